@@ -51,6 +51,9 @@ func (e *encoder) element(name string, v reflect.Value, fi *fieldInfo) error {
 		return nil
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
+			if v.IsNil() && fi != nil && fi.opt {
+				return nil
+			}
 			e.simple(name, base64.StdEncoding.EncodeToString(v.Bytes()))
 			return nil
 		}

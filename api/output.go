@@ -1,0 +1,72 @@
+package api
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// OutputPrefix is the store prefix rendered images are written under; the coordinator removes
+// them when they expire.
+const OutputPrefix = "outputs/"
+
+// OutputURL returns the public URL of a stored output.
+func OutputURL(publicURL, key string) string {
+	return publicURL + "/arcgis/output/" + strings.TrimPrefix(key, OutputPrefix)
+}
+
+// serveOutput streams a rendered image while it has not expired. Names are 128-bit random ids,
+// so a URL cannot be guessed.
+func (s *Server) serveOutput(c *gin.Context) {
+	name := c.Param("name")
+	if strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") || len(name) > 80 {
+		c.String(http.StatusNotFound, "no such output\n")
+		return
+	}
+	rc, info, err := s.p.Outputs.Open(c.Request.Context(), OutputPrefix+name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.String(http.StatusNotFound, "no such output (outputs expire after %s)\n", s.p.OutputTTL)
+		return
+	case err != nil:
+		s.p.Logger.Error("open output", "key", name, "err", err)
+		c.String(http.StatusServiceUnavailable, "output store unavailable\n")
+		return
+	}
+	defer rc.Close()
+	if !info.ModTime.IsZero() && time.Since(info.ModTime) > s.p.OutputTTL {
+		c.String(http.StatusNotFound, "no such output (outputs expire after %s)\n", s.p.OutputTTL)
+		return
+	}
+	h := c.Writer.Header()
+	h.Set("Content-Type", info.ContentType)
+	h.Set("Content-Length", strconv.FormatInt(info.Size, 10))
+	h.Set("Cache-Control", "private, max-age="+strconv.Itoa(int(s.p.OutputTTL.Seconds())))
+	c.Status(http.StatusOK)
+	if c.Request.Method == http.MethodHead {
+		return
+	}
+	if _, err := io.Copy(c.Writer, rc); err != nil {
+		s.p.Logger.Warn("send output", "key", name, "err", err)
+	}
+}
+
+// healthz says the process is alive.
+func (s *Server) healthz(c *gin.Context) { c.String(http.StatusOK, "ok\n") }
+
+// readyz says whether the dependencies answer.
+func (s *Server) readyz(c *gin.Context) {
+	if s.p.Ready != nil {
+		if err := s.p.Ready(c.Request.Context()); err != nil {
+			c.String(http.StatusServiceUnavailable, "not ready: %v\n", err)
+			return
+		}
+	}
+	c.String(http.StatusOK, "ready\n")
+}

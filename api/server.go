@@ -1,0 +1,161 @@
+// Package api is the farm's HTTP front end (gin). It serves:
+//
+//	POST /arcgis/services/<service>/MapServer        SOAP 1.1 MapServer endpoint (soap.go)
+//	GET  /arcgis/services/<service>/MapServer?wsdl   the WSDL, generated from the message types (soap.go)
+//	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
+//	GET  /api/v2/…                                    the legislative-data API (mounted handler)
+//	GET  /healthz, /readyz                            liveness and readiness (health.go)
+//
+// The api answers information operations itself and sends renders to the farm through the
+// operations in internal/mapserver; it knows nothing of maps beyond that.
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/soap"
+)
+
+// Outputs reads rendered images back for serving.
+type Outputs interface {
+	Open(ctx context.Context, key string) (io.ReadCloser, blob.Info, error)
+}
+
+// Params configure a Server.
+type Params struct {
+	Listen       string
+	PublicURL    string        // base URL clients use, no trailing slash
+	MaxBodyBytes int64         // largest SOAP request body
+	OutputTTL    time.Duration // how long rendered images stay reachable
+	Ops          *mapserver.Server
+	Codec        *soap.Codec
+	Outputs      Outputs
+	// Legislative serves /api/v2/…; nil leaves it out.
+	Legislative http.Handler
+	// Ready reports whether the dependencies (Redis, the store) answer.
+	Ready  func(ctx context.Context) error
+	Logger *slog.Logger
+}
+
+// Server is the HTTP front end.
+type Server struct {
+	p      Params
+	engine *gin.Engine
+}
+
+// New builds the server and its routes.
+func New(p Params) *Server {
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
+	gin.SetMode(gin.ReleaseMode)
+	e := gin.New()
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.HandleMethodNotAllowed = true
+	s := &Server{p: p, engine: e}
+	e.Use(s.requestLog, s.recoverPanics)
+
+	soapH := &soapHandler{p: p}
+	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)
+	e.GET("/arcgis/services/:service/MapServer", soapH.serveGet)
+	e.GET("/arcgis/output/:name", s.serveOutput)
+	e.HEAD("/arcgis/output/:name", s.serveOutput)
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	if p.Legislative != nil {
+		h := gin.WrapH(p.Legislative)
+		e.Any("/api/v2", h)
+		e.Any("/api/v2/*path", h)
+	}
+	return s
+}
+
+// Handler returns the HTTP handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// Run serves until ctx is done, then finishes in-flight requests (up to 30s).
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.engine,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("api: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("api: shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("api: %w", err)
+	}
+	return nil
+}
+
+// NewID returns a random 128-bit hex id: request ids and output names, unguessable.
+func NewID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("api: crypto/rand failed: %v", err)) // the platform's CSPRNG never fails
+	}
+	return hex.EncodeToString(b[:])
+}
+
+const requestIDKey = "request_id"
+
+// requestLog gives each request an id (or keeps a sane X-Request-Id) and logs it when done.
+func (s *Server) requestLog(c *gin.Context) {
+	id := c.GetHeader("X-Request-Id")
+	if len(id) < 8 || len(id) > 64 || !isToken(id) {
+		id = NewID()
+	}
+	c.Set(requestIDKey, id)
+	c.Header("X-Request-Id", id)
+	start := time.Now()
+	c.Next()
+	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path,
+		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "ms", float64(time.Since(start).Microseconds())/1000,
+		"remote", c.ClientIP())
+}
+
+func isToken(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) recoverPanics(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.p.Logger.Error("panic serving request", "request_id", c.GetString(requestIDKey), "panic", fmt.Sprint(r))
+			c.AbortWithStatus(http.StatusInternalServerError)
+		}
+	}()
+	c.Next()
+}

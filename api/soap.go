@@ -1,0 +1,125 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mapfarm/mapfarm/internal/farm"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/soap"
+)
+
+// soapHandler serves the MapServer SOAP endpoint of every service.
+type soapHandler struct {
+	p    Params
+	bufs sync.Pool
+}
+
+func (h *soapHandler) buffer() *bytes.Buffer {
+	if b, ok := h.bufs.Get().(*bytes.Buffer); ok {
+		b.Reset()
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+// serveSOAP decodes the request, runs the operation and writes the response or a fault.
+func (h *soapHandler) serveSOAP(c *gin.Context) {
+	buf := h.buffer()
+	defer h.bufs.Put(buf)
+
+	svc, ok := h.p.Ops.Service(c.Param("service"))
+	if !ok {
+		h.fault(c, buf, http.StatusNotFound, soap.ClientFault("service %q does not exist", c.Param("service")))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		h.fault(c, buf, http.StatusRequestEntityTooLarge, soap.ClientFault("request body is larger than the limit of %d bytes", h.p.MaxBodyBytes))
+		return
+	case err != nil:
+		h.fault(c, buf, http.StatusBadRequest, soap.ClientFault("reading the request body: %v", err))
+		return
+	}
+	req, err := h.p.Codec.ReadRequest(bytes.NewReader(body), nil)
+	if err != nil {
+		h.fault(c, buf, http.StatusInternalServerError, toFault(err))
+		return
+	}
+	c.Set("soap_op", req.Operation)
+	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
+	resp, err := h.p.Ops.Do(c.Request.Context(), call, req.Operation, req.Body)
+	if err != nil {
+		f := toFault(err)
+		if f.Code == soap.FaultServer {
+			h.p.Logger.Error("operation failed", "request_id", call.RequestID, "op", req.Operation, "err", err)
+		}
+		h.fault(c, buf, http.StatusInternalServerError, f)
+		return
+	}
+	if err := h.p.Codec.WriteResponse(buf, req.Operation, resp); err != nil {
+		buf.Reset()
+		h.fault(c, buf, http.StatusInternalServerError, toFault(err))
+		return
+	}
+	c.Data(http.StatusOK, "text/xml; charset=utf-8", buf.Bytes())
+}
+
+func (h *soapHandler) fault(c *gin.Context, buf *bytes.Buffer, status int, f *soap.Fault) {
+	buf.Reset()
+	h.p.Codec.WriteFault(buf, f)
+	c.Data(status, "text/xml; charset=utf-8", buf.Bytes())
+}
+
+// toFault is the one place errors become faults: the request's fault (soap:Client) for bad
+// input, unknown names and unimplemented operations; soap:Server for the rest, with a message
+// that says what failed.
+func toFault(err error) *soap.Fault {
+	var f *soap.Fault
+	switch {
+	case errors.As(err, &f):
+		return f
+	case errors.Is(err, mapserver.ErrInvalidArgument), errors.Is(err, mapserver.ErrNotFound):
+		return &soap.Fault{Code: soap.FaultClient, String: strings.TrimPrefix(err.Error(), mapserver.ErrInvalidArgument.Error()+": "), Err: err}
+	case errors.Is(err, mapserver.ErrNotImplemented):
+		return &soap.Fault{Code: soap.FaultClient, String: err.Error() + " by this server yet", Err: err}
+	case errors.Is(err, farm.ErrTimeout):
+		return &soap.Fault{Code: soap.FaultServer, String: "the render farm did not answer in time; try again", Err: err}
+	}
+	return soap.AsFault(err)
+}
+
+// serveGet answers GET on the endpoint: the WSDL for ?wsdl, a short note otherwise.
+func (h *soapHandler) serveGet(c *gin.Context) {
+	svc, ok := h.p.Ops.Service(c.Param("service"))
+	if !ok {
+		c.String(http.StatusNotFound, "service %q does not exist\n", c.Param("service"))
+		return
+	}
+	if !hasQueryKey(c.Request.URL.RawQuery, "wsdl") {
+		c.String(http.StatusOK, "%s MapServer SOAP endpoint. POST SOAP 1.1 requests here; the WSDL is at ?wsdl.\n", svc.Name)
+		return
+	}
+	buf := h.buffer()
+	defer h.bufs.Put(buf)
+	h.p.Codec.WriteWSDL(buf, soap.WSDLOptions{ServiceName: svc.Name, Address: h.p.PublicURL + "/arcgis/services/" + svc.Name + "/MapServer"})
+	c.Data(http.StatusOK, "text/xml; charset=utf-8", buf.Bytes())
+}
+
+func hasQueryKey(raw, key string) bool {
+	for _, kv := range strings.Split(raw, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,164 @@
+// Package app wires the farm's roles from a configuration: it opens Redis (or the embedded
+// server), the object store and the catalog, and runs the api, worker and coordinator a role
+// needs until its context ends. The mapfarm command and the end-to-end tests share it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mapfarm/mapfarm/api"
+	"github.com/mapfarm/mapfarm/coordinator"
+	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/embedredis"
+	"github.com/mapfarm/mapfarm/internal/farm"
+	"github.com/mapfarm/mapfarm/internal/legislative"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/worker"
+)
+
+// Roles name what one process runs.
+const (
+	RoleServe       = "serve" // api + coordinator + worker
+	RoleAPI         = "api"
+	RoleWorker      = "worker"
+	RoleCoordinator = "coordinator"
+)
+
+// Hooks let the caller observe the running farm.
+type Hooks struct {
+	// Listening is called with the api's public URL and the loaded catalog once it accepts
+	// connections.
+	Listening func(publicURL string, cat *catalog.Catalog)
+}
+
+// Run wires the components a role needs and runs them until ctx ends.
+func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logger, hooks Hooks) error {
+	runAPI := role == "serve" || role == "api"
+	runWorker := role == "serve" || role == "worker"
+	runCoord := role == "serve" || role == "coordinator"
+
+	// Redis: the embedded server only when everything runs in this one process.
+	redisAddr := cfg.Redis.Addr
+	if cfg.Redis.Embedded() {
+		if role != "serve" {
+			return errors.New("a separate " + role + " needs a shared Redis: set MAPFARM_REDIS_ADDR (or redis.addr)")
+		}
+		srv, err := embedredis.Start()
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		redisAddr = srv.Addr()
+		logger.Info("embedded redis started", "addr", redisAddr)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: redisAddr, DB: cfg.Redis.DB, Password: cfg.Redis.Password, PoolSize: 256})
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis %s: %w", redisAddr, err)
+	}
+
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+
+	var cat *catalog.Catalog
+	if runAPI || runWorker {
+		def, err := servicedef.Load(cfg.Services)
+		if err != nil {
+			return err
+		}
+		cat, err = catalog.Open(def)
+		if err != nil {
+			return err
+		}
+		defer cat.Close()
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	if runWorker {
+		r, err := render.NewRenderer()
+		if err != nil {
+			return err
+		}
+		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
+			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger})
+		g.Go(func() error { return w.Run(gctx) })
+	}
+	if runCoord {
+		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger})
+		g.Go(func() error { return c.Run(gctx) })
+	}
+	if runAPI {
+		ln, err := net.Listen("tcp", cfg.Listen)
+		if err != nil {
+			return fmt.Errorf("api: listen: %w", err)
+		}
+		publicURL := cfg.PublicURL
+		if strings.HasSuffix(cfg.Listen, ":0") && publicURL == "http://"+cfg.Listen {
+			publicURL = "http://" + ln.Addr().String()
+		}
+		ops := mapserver.New(mapserver.Params{
+			Catalog:  cat,
+			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
+			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes},
+			OutputURL: func(key string) string { return api.OutputURL(publicURL, key) },
+			NewID:     api.NewID,
+			Logger:    logger,
+		})
+		srv := api.New(api.Params{
+			Listen: cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
+			Ops: ops, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
+			Legislative: legislative.New(legislative.Options{}),
+			Ready: func(ctx context.Context) error {
+				if err := rdb.Ping(ctx).Err(); err != nil {
+					return fmt.Errorf("redis: %w", err)
+				}
+				_, err := store.Stat(ctx, "readyz-probe")
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("store: %w", err)
+				}
+				return nil
+			},
+			Logger: logger,
+		})
+		g.Go(func() error { return srv.Run(gctx, ln) })
+		if hooks.Listening != nil {
+			hooks.Listening(publicURL, cat)
+		}
+	}
+	return g.Wait()
+}
+
+// objectStore is what the roles need of the store.
+type objectStore interface {
+	worker.Store
+	api.Outputs
+	coordinator.Store
+	Stat(ctx context.Context, key string) (blob.Info, error)
+}
+
+func openStore(ctx context.Context, cfg *config.Config) (objectStore, error) {
+	if cfg.Store.Kind == "minio" {
+		m := cfg.Store.MinIO
+		return blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: m.Endpoint, AccessKey: m.AccessKey, SecretKey: m.SecretKey,
+			Bucket: m.Bucket, UseSSL: m.UseSSL, CreateBucket: true})
+	}
+	return blob.NewDisk(cfg.Store.Dir)
+}

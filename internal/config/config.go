@@ -1,0 +1,288 @@
+// Package config is the farm's configuration: one documented struct, loaded once in main from
+// an optional YAML file and the environment, then handed to the api, worker and coordinator. A
+// zero value means "the default" for every field; Load applies the defaults explicitly.
+//
+// Secrets (Redis password, MinIO keys) are read only from the environment or from files named
+// in it, never from the YAML file, and are never logged.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole configuration of a mapfarm process.
+type Config struct {
+	// Listen is the api's TCP address. YAML `listen`, env MAPFARM_LISTEN. Default "127.0.0.1:8080".
+	Listen string `yaml:"listen"`
+	// PublicURL is the base URL clients reach the api at; it is written into WSDLs and image
+	// URLs. YAML `publicURL`, env MAPFARM_PUBLIC_URL. Default "http://" + Listen.
+	PublicURL string `yaml:"publicURL"`
+	// Namespace is the target namespace of the SOAP messages and WSDL; it ends in "/10.7".
+	// YAML `namespace`, env MAPFARM_NAMESPACE. Default "http://schemas.mapfarm.dev/gis/10.7".
+	Namespace string `yaml:"namespace"`
+	// Services is the service definition file (see docs/service-definitions.md). YAML
+	// `services`, env MAPFARM_SERVICES. Default "services/services.yaml".
+	Services string `yaml:"services"`
+	// Redis is the queue's server. An empty Addr starts the embedded Redis-compatible server
+	// in-process (the one-machine default).
+	Redis Redis `yaml:"redis"`
+	// Store is where rendered images and caches are written.
+	Store Store `yaml:"store"`
+	// Limits bound requests and work.
+	Limits Limits `yaml:"limits"`
+	// Worker tunes the render workers.
+	Worker Worker `yaml:"worker"`
+	// LogLevel is debug, info, warn or error. YAML `logLevel`, env MAPFARM_LOG_LEVEL. Default info.
+	LogLevel string `yaml:"logLevel"`
+}
+
+// Redis locates the queue's Redis server.
+type Redis struct {
+	// Addr is host:port. YAML `redis.addr`, env MAPFARM_REDIS_ADDR. Empty: embedded server.
+	Addr string `yaml:"addr"`
+	// DB is the database number. YAML `redis.db`, env MAPFARM_REDIS_DB. Default 0.
+	DB int `yaml:"db"`
+	// Password comes from env MAPFARM_REDIS_PASSWORD or the file named by
+	// MAPFARM_REDIS_PASSWORD_FILE only.
+	Password string `yaml:"-"`
+}
+
+// Embedded reports whether the in-process server is used.
+func (r Redis) Embedded() bool { return r.Addr == "" }
+
+// Store selects the object store.
+type Store struct {
+	// Kind is "disk" or "minio". YAML `store.kind`, env MAPFARM_STORE. Default "disk".
+	Kind string `yaml:"kind"`
+	// Dir is the disk store's root. YAML `store.dir`, env MAPFARM_STORE_DIR. Default
+	// "$XDG_CACHE_HOME/mapfarm/store" (~/.cache/mapfarm/store).
+	Dir string `yaml:"dir"`
+	// MinIO is the S3 server used when Kind is "minio".
+	MinIO MinIO `yaml:"minio"`
+}
+
+// MinIO locates a MinIO (or S3-compatible) bucket.
+type MinIO struct {
+	// Endpoint is host:port. YAML `store.minio.endpoint`, env MAPFARM_MINIO_ENDPOINT.
+	Endpoint string `yaml:"endpoint"`
+	// Bucket is created when missing. YAML `store.minio.bucket`, env MAPFARM_MINIO_BUCKET.
+	// Default "mapfarm".
+	Bucket string `yaml:"bucket"`
+	// UseSSL selects https. YAML `store.minio.useSSL`, env MAPFARM_MINIO_USE_SSL.
+	UseSSL bool `yaml:"useSSL"`
+	// AccessKey and SecretKey come from env MAPFARM_MINIO_ACCESS_KEY / MAPFARM_MINIO_SECRET_KEY
+	// (or *_FILE) only.
+	AccessKey string `yaml:"-"`
+	SecretKey string `yaml:"-"`
+}
+
+// Limits are the documented bounds of the service.
+type Limits struct {
+	// MaxBodyBytes is the largest request body. Default 8 MiB. Env MAPFARM_MAX_BODY_BYTES.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxImageWidth and MaxImageHeight bound rendered images. Default 4096 each.
+	MaxImageWidth  int `yaml:"maxImageWidth"`
+	MaxImageHeight int `yaml:"maxImageHeight"`
+	// RenderTimeout bounds how long the api waits for a render (queue wait included). Default 30s.
+	RenderTimeout time.Duration `yaml:"renderTimeout"`
+	// OutputTTL is how long a rendered image stays reachable by its URL. Default 10m.
+	OutputTTL time.Duration `yaml:"outputTTL"`
+	// MaxRecordCount caps the records one query, find or identify returns. Default 1000.
+	MaxRecordCount int `yaml:"maxRecordCount"`
+}
+
+// Worker tunes the render workers.
+type Worker struct {
+	// Concurrency is how many tasks one worker process renders at once. Default: the number of
+	// CPUs. Env MAPFARM_WORKER_CONCURRENCY.
+	Concurrency int `yaml:"concurrency"`
+	// PollInterval is how often an idle worker looks for new tasks (asynq's TaskCheckInterval);
+	// it bounds the queue latency of interactive renders. Default 2ms.
+	PollInterval time.Duration `yaml:"pollInterval"`
+}
+
+// Load reads the YAML file at path (none when path is empty), applies the environment and the
+// defaults, and validates the result.
+func Load(path string) (*Config, error) {
+	c := &Config{}
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		dec := yaml.NewDecoder(strings.NewReader(string(b)))
+		dec.KnownFields(true)
+		if err := dec.Decode(c); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", path, err)
+		}
+	}
+	if err := c.applyEnv(); err != nil {
+		return nil, err
+	}
+	c.applyDefaults()
+	return c, c.Validate()
+}
+
+func (c *Config) applyEnv() error {
+	str := func(key string, dst *string) {
+		if v, ok := os.LookupEnv(key); ok {
+			*dst = v
+		}
+	}
+	str("MAPFARM_LISTEN", &c.Listen)
+	str("MAPFARM_PUBLIC_URL", &c.PublicURL)
+	str("MAPFARM_NAMESPACE", &c.Namespace)
+	str("MAPFARM_SERVICES", &c.Services)
+	str("MAPFARM_REDIS_ADDR", &c.Redis.Addr)
+	str("MAPFARM_STORE", &c.Store.Kind)
+	str("MAPFARM_STORE_DIR", &c.Store.Dir)
+	str("MAPFARM_MINIO_ENDPOINT", &c.Store.MinIO.Endpoint)
+	str("MAPFARM_MINIO_BUCKET", &c.Store.MinIO.Bucket)
+	str("MAPFARM_LOG_LEVEL", &c.LogLevel)
+	var errs []error
+	num := func(key string, dst *int) {
+		if v, ok := os.LookupEnv(key); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
+				return
+			}
+			*dst = n
+		}
+	}
+	num("MAPFARM_REDIS_DB", &c.Redis.DB)
+	num("MAPFARM_WORKER_CONCURRENCY", &c.Worker.Concurrency)
+	if v, ok := os.LookupEnv("MAPFARM_MAX_BODY_BYTES"); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config: MAPFARM_MAX_BODY_BYTES=%q is not a number", v))
+		}
+		c.Limits.MaxBodyBytes = n
+	}
+	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok {
+		c.Store.MinIO.UseSSL = v == "true" || v == "1"
+	}
+	for key, dst := range map[string]*string{
+		"MAPFARM_REDIS_PASSWORD":   &c.Redis.Password,
+		"MAPFARM_MINIO_ACCESS_KEY": &c.Store.MinIO.AccessKey,
+		"MAPFARM_MINIO_SECRET_KEY": &c.Store.MinIO.SecretKey,
+	} {
+		v, err := secret(key)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if v != "" {
+			*dst = v
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// secret reads env key, or the file named by key_FILE.
+func secret(key string) (string, error) {
+	if v := os.Getenv(key); v != "" {
+		return v, nil
+	}
+	if f := os.Getenv(key + "_FILE"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("config: %s_FILE: %w", key, err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	return "", nil
+}
+
+func (c *Config) applyDefaults() {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:8080"
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Listen
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if c.Namespace == "" {
+		c.Namespace = "http://schemas.mapfarm.dev/gis/10.7"
+	}
+	if c.Services == "" {
+		c.Services = "services/services.yaml"
+	}
+	if c.Store.Kind == "" {
+		c.Store.Kind = "disk"
+	}
+	if c.Store.Dir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		c.Store.Dir = dir + "/mapfarm/store"
+	}
+	if c.Store.MinIO.Bucket == "" {
+		c.Store.MinIO.Bucket = "mapfarm"
+	}
+	l := &c.Limits
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = 8 << 20
+	}
+	if l.MaxImageWidth <= 0 {
+		l.MaxImageWidth = 4096
+	}
+	if l.MaxImageHeight <= 0 {
+		l.MaxImageHeight = 4096
+	}
+	if l.RenderTimeout <= 0 {
+		l.RenderTimeout = 30 * time.Second
+	}
+	if l.OutputTTL <= 0 {
+		l.OutputTTL = 10 * time.Minute
+	}
+	if l.MaxRecordCount <= 0 {
+		l.MaxRecordCount = 1000
+	}
+	if c.Worker.Concurrency <= 0 {
+		c.Worker.Concurrency = runtime.NumCPU()
+	}
+	if c.Worker.PollInterval <= 0 {
+		c.Worker.PollInterval = 2 * time.Millisecond
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+}
+
+// Validate reports every inconsistency at once.
+func (c *Config) Validate() error {
+	var errs []error
+	if !strings.HasSuffix(c.Namespace, "/10.7") {
+		errs = append(errs, fmt.Errorf("config: namespace %q must end in /10.7", c.Namespace))
+	}
+	switch c.Store.Kind {
+	case "disk":
+	case "minio":
+		if c.Store.MinIO.Endpoint == "" {
+			errs = append(errs, errors.New("config: store.kind is minio but no endpoint is set (store.minio.endpoint or MAPFARM_MINIO_ENDPOINT)"))
+		}
+		if c.Store.MinIO.AccessKey == "" || c.Store.MinIO.SecretKey == "" {
+			errs = append(errs, errors.New("config: store.kind is minio but MAPFARM_MINIO_ACCESS_KEY / MAPFARM_MINIO_SECRET_KEY are not set"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("config: store.kind %q is neither disk nor minio", c.Store.Kind))
+	}
+	if c.Limits.MaxImageWidth > 16384 || c.Limits.MaxImageHeight > 16384 {
+		errs = append(errs, errors.New("config: image limits above 16384 pixels are not supported"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("config: logLevel %q is not debug, info, warn or error", c.LogLevel))
+	}
+	return errors.Join(errs...)
+}

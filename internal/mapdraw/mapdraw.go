@@ -1,0 +1,301 @@
+// Package mapdraw draws one map of the catalog for one request. It is the meeting point of the
+// service definition and the renderer: it turns each layer's renderer, symbols and label
+// classes into render layers, applies the request's layer states (visibility, labels,
+// definition expressions), draws and encodes. Workers call it for ExportMapImage; legends and
+// tiles will too.
+package mapdraw
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/where"
+)
+
+// LayerState is a layer's state for one drawing.
+type LayerState struct {
+	ID                   int
+	Visible              bool
+	ShowLabels           bool
+	DefinitionExpression string
+}
+
+// Request is one drawing of a map.
+type Request struct {
+	Map    *catalog.Map
+	View   render.View
+	Layers []LayerState // every layer to draw; layers not listed are not drawn
+	// Background replaces the map's background colour when not nil.
+	Background *color.NRGBA
+	// Transparent, when not nil, is the colour made fully transparent in the output.
+	Transparent *color.NRGBA
+	Format      render.Format
+	Quality     int // JPEG quality; 0 = 75
+}
+
+// ErrBadRequest marks errors caused by the request (a bad definition expression, an unknown
+// layer).
+type ErrBadRequest struct{ Err error }
+
+func (e *ErrBadRequest) Error() string { return e.Err.Error() }
+func (e *ErrBadRequest) Unwrap() error { return e.Err }
+
+// WhereSchema is the where-clause schema of a feature layer's stored columns: the columns of
+// Feature.Values, in order.
+func WhereSchema(fs []feature.Field) where.Schema {
+	s := make(where.Schema, len(fs))
+	for i, f := range fs {
+		t := where.String
+		switch f.Type {
+		case feature.FieldOID, feature.FieldInteger, feature.FieldSmallInteger:
+			t = where.Integer
+		case feature.FieldDouble, feature.FieldSingle:
+			t = where.Double
+		case feature.FieldDate:
+			t = where.Date
+		}
+		s[i] = where.Field{Name: f.Name, Type: t}
+	}
+	return s
+}
+
+// Compile parses and compiles a where clause against a layer's stored columns. An empty clause
+// compiles to nil (everything matches).
+func Compile(clause string, l *feature.Layer) (*where.Predicate, error) {
+	if clause == "" {
+		return nil, nil
+	}
+	e, err := where.Parse(clause)
+	if err != nil {
+		return nil, err
+	}
+	return e.Compile(WhereSchema(l.Fields()))
+}
+
+// Draw draws and encodes the image.
+func Draw(ctx context.Context, r *render.Renderer, req Request) ([]byte, error) {
+	m, err := Build(req)
+	if err != nil {
+		return nil, err
+	}
+	img, err := r.Draw(ctx, m, req.View)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release(img)
+	if t := req.Transparent; t != nil {
+		makeTransparent(img.Pix, *t)
+	}
+	var buf bytes.Buffer
+	buf.Grow(req.View.Width * req.View.Height / 4)
+	if err := render.Encode(&buf, img, req.Format, render.EncodeOptions{Quality: req.Quality}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// makeTransparent clears every pixel of exactly the colour c (premultiplied RGBA pixels).
+func makeTransparent(pix []byte, c color.NRGBA) {
+	for i := 0; i+3 < len(pix); i += 4 {
+		if pix[i+3] == 255 && pix[i] == c.R && pix[i+1] == c.G && pix[i+2] == c.B {
+			pix[i], pix[i+1], pix[i+2], pix[i+3] = 0, 0, 0, 0
+		}
+	}
+}
+
+// Build turns a request into the renderer's map. Layers are drawn bottom-up: the catalog lists
+// layer 0 on top, as ArcGIS does.
+func Build(req Request) (render.Map, error) {
+	bg := req.Map.Def.BackgroundColor.NRGBA()
+	if req.Background != nil {
+		bg = *req.Background
+	}
+	out := render.Map{Background: bg}
+	states := make(map[int]LayerState, len(req.Layers))
+	for _, s := range req.Layers {
+		states[s.ID] = s
+	}
+	for i := len(req.Map.Layers) - 1; i >= 0; i-- {
+		l := req.Map.Layers[i]
+		st, ok := states[l.ID]
+		if !ok || !st.Visible {
+			continue
+		}
+		rl, err := buildLayer(l, st, req.View.Scale())
+		if err != nil {
+			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
+		}
+		out.Layers = append(out.Layers, rl)
+	}
+	return out, nil
+}
+
+func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, error) {
+	data := l.Data
+	pred, err := Compile(st.DefinitionExpression, data)
+	if err != nil {
+		return render.Layer{}, fmt.Errorf("definition expression: %w", err)
+	}
+	rd := &l.Def.Renderer
+	var rendererIdx []int
+	for _, name := range rd.RendererFields() {
+		i := data.FieldIndex(name)
+		if i < 0 {
+			return render.Layer{}, fmt.Errorf("renderer field %q is not a column of the layer", name)
+		}
+		rendererIdx = append(rendererIdx, i)
+	}
+	symbols := map[*servicedef.Symbol]*render.Symbol{}
+	symbolOf := func(s *servicedef.Symbol) *render.Symbol {
+		if rs, ok := symbols[s]; ok {
+			return rs
+		}
+		rs := convertSymbol(s)
+		symbols[s] = rs
+		return rs
+	}
+	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale}
+	if rd.Type == servicedef.SimpleRenderer || rd.Type == "" {
+		if rd.Symbol != nil {
+			rl.Symbol = *convertSymbol(rd.Symbol)
+		}
+	}
+
+	var label *servicedef.Label
+	var labelIdx []int
+	if st.ShowLabels {
+		for i := range l.Def.Labels {
+			lb := &l.Def.Labels[i]
+			if lb.ScaleRange.Contains(scale) {
+				label = lb
+				break
+			}
+		}
+	}
+	if label != nil {
+		rl.Label = labelStyle(label)
+		for _, p := range label.Text {
+			idx := -1
+			if p.Field != "" {
+				idx = data.FieldIndex(p.Field)
+				if idx < 0 {
+					return render.Layer{}, fmt.Errorf("label field %q is not a column of the layer", p.Field)
+				}
+			}
+			labelIdx = append(labelIdx, idx)
+		}
+	}
+	simple := rd.Type == servicedef.SimpleRenderer || rd.Type == ""
+	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
+		vals := make([]any, len(rendererIdx))
+		n := 0
+		var stop bool
+		data.Search(b, func(f *feature.Feature) bool {
+			n++
+			if n%1024 == 0 && ctx.Err() != nil {
+				stop = true
+				return false
+			}
+			if f.Geom == nil || (pred != nil && !pred.Match(f.Values)) {
+				return true
+			}
+			rf := render.Feature{Geom: f.Geom}
+			if !simple {
+				for i, idx := range rendererIdx {
+					vals[i] = f.Values[idx]
+				}
+				s := rd.SymbolFor(vals)
+				if s == nil {
+					return true
+				}
+				rf.Symbol = symbolOf(s)
+			}
+			if label != nil {
+				rf.Label = labelText(label, labelIdx, f.Values)
+			}
+			return yield(rf)
+		})
+		if stop {
+			return ctx.Err()
+		}
+		return nil
+	})
+	return rl, nil
+}
+
+func labelText(l *servicedef.Label, idx []int, vals []any) string {
+	if len(l.Text) == 1 && idx[0] >= 0 {
+		if v := vals[idx[0]]; v != nil {
+			if s, ok := v.(string); ok {
+				return s
+			}
+			return servicedef.FormatValue(v)
+		}
+		return ""
+	}
+	var b []byte
+	for i, p := range l.Text {
+		if p.Field == "" {
+			b = append(b, p.Literal...)
+			continue
+		}
+		if v := vals[idx[i]]; v != nil {
+			b = append(b, servicedef.FormatValue(v)...)
+		}
+	}
+	return string(b)
+}
+
+func labelStyle(l *servicedef.Label) *render.LabelStyle {
+	ls := &render.LabelStyle{Font: l.Font.Family, Size: l.Font.Size, Color: l.Color.NRGBA(), Priority: -l.Priority}
+	if l.Halo != nil {
+		ls.Halo, ls.HaloWidth = l.Halo.Color.NRGBA(), l.Halo.Width
+	}
+	return ls
+}
+
+var dashes = map[servicedef.LineStyle][]float64{
+	servicedef.LineDash:       {4, 3},
+	servicedef.LineDot:        {1, 2},
+	servicedef.LineDashDot:    {4, 2, 1, 2},
+	servicedef.LineDashDotDot: {4, 2, 1, 2, 1, 2},
+}
+
+var markers = map[servicedef.MarkerStyle]render.MarkerStyle{
+	servicedef.MarkerCircle: render.MarkerCircle, servicedef.MarkerSquare: render.MarkerSquare,
+	servicedef.MarkerCross: render.MarkerCross, servicedef.MarkerX: render.MarkerX, servicedef.MarkerDiamond: render.MarkerDiamond,
+}
+
+// convertSymbol turns a service-definition symbol into the renderer's.
+func convertSymbol(s *servicedef.Symbol) *render.Symbol {
+	rs := &render.Symbol{}
+	outline := func(o *servicedef.Outline) {
+		if o == nil || o.Style == servicedef.LineNull {
+			return
+		}
+		rs.Stroke, rs.StrokeWidth, rs.Dash = o.Color.NRGBA(), o.Width, dashes[o.Style]
+	}
+	switch s.Type {
+	case servicedef.SimpleFill:
+		if s.FillStyle != servicedef.FillNull {
+			rs.Fill = s.Color.NRGBA()
+		}
+		outline(s.Outline)
+	case servicedef.SimpleLine:
+		if s.LineStyle != servicedef.LineNull {
+			rs.Stroke, rs.StrokeWidth, rs.Dash = s.Color.NRGBA(), s.Width, dashes[s.LineStyle]
+		}
+	case servicedef.SimpleMarker:
+		rs.Fill, rs.Marker, rs.MarkerSize = s.Color.NRGBA(), markers[s.MarkerStyle], s.Size
+		outline(s.Outline)
+	}
+	return rs
+}

@@ -1,0 +1,165 @@
+package mapserver
+
+import (
+	"math"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+)
+
+// This file turns catalog values into the schema's descriptions of them.
+
+func ptr[T any](v T) *T { return &v }
+
+// spatialReference describes an SR as ArcGIS does: geographic or projected, with WKT,
+// precision and WKIDs.
+func spatialReference(sr proj.SR) gisxml.SpatialReference {
+	p := sr.Precision()
+	f := gisxml.SpatialReferenceFields{
+		XOrigin: ptr(p.XOrigin), YOrigin: ptr(p.YOrigin), XYScale: ptr(p.XYScale),
+		ZOrigin: ptr(p.ZOrigin), ZScale: ptr(p.ZScale), MOrigin: ptr(p.MOrigin), MScale: ptr(p.MScale),
+		XYTolerance: ptr(p.XYTolerance), ZTolerance: ptr(p.ZTolerance), MTolerance: ptr(p.MTolerance),
+		HighPrecision: ptr(true), WKID: ptr(sr.WKID), LatestWKID: ptr(sr.LatestWKID()),
+	}
+	if wkt := sr.WKT(); wkt != "" {
+		f.WKT = ptr(wkt)
+	}
+	switch {
+	case sr.IsGeographic():
+		return &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: f}
+	case sr.Known():
+		return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: f}
+	default:
+		return &gisxml.UnknownCoordinateSystem{SpatialReferenceFields: f}
+	}
+}
+
+func envelope(b orb.Bound, sr proj.SR) *gisxml.EnvelopeN {
+	return &gisxml.EnvelopeN{XMin: b.Min[0], YMin: b.Min[1], XMax: b.Max[0], YMax: b.Max[1], SpatialReference: spatialReference(sr)}
+}
+
+func rgb(c servicedef.Color) *gisxml.RgbColor {
+	return &gisxml.RgbColor{ColorFields: gisxml.ColorFields{AlphaValue: ptr(c.A)}, Red: c.R, Green: c.G, Blue: c.B}
+}
+
+func gisName(esri string) string { return "gis" + strings.TrimPrefix(esri, "esri") }
+
+func fieldType(t feature.FieldType) gisxml.FieldType { return gisxml.FieldType(gisName(t.String())) }
+
+func geometryType(g feature.GeometryType) gisxml.GeometryType {
+	return gisxml.GeometryType(gisName(g.String()))
+}
+
+// fields describes a layer's or table's published fields, the shape field included for layers.
+func fields(fs []feature.Field, shape *gisxml.GeometryDef) *gisxml.Fields {
+	out := &gisxml.Fields{}
+	for _, f := range fs {
+		gf := &gisxml.Field{Name: f.Name, Type: fieldType(f.Type), IsNullable: f.Nullable, Length: f.Length,
+			Editable: ptr(f.Type != feature.FieldOID), AliasName: ptr(f.Alias), Required: ptr(f.Type == feature.FieldOID)}
+		if f.Type == feature.FieldOID {
+			gf.IsNullable = false
+		}
+		if f.Type == feature.FieldDouble {
+			gf.Precision, gf.Scale = 0, 0
+		}
+		out.FieldArray = append(out.FieldArray, gf)
+	}
+	if shape != nil {
+		out.FieldArray = append(out.FieldArray, &gisxml.Field{Name: "Shape", Type: gisxml.FieldTypeGeometry, IsNullable: true,
+			Editable: ptr(true), Required: ptr(true), AliasName: ptr("Shape"), GeometryDef: shape})
+	}
+	return out
+}
+
+func shapeDef(l *catalog.Layer, sr proj.SR) *gisxml.GeometryDef {
+	avg := 0
+	if n := l.Data.Len(); n > 0 {
+		avg = int(math.Round(float64(l.Data.VertexCount()) / float64(n)))
+	}
+	return &gisxml.GeometryDef{AvgNumPoints: avg, GeometryType: geometryType(l.Data.GeometryType()), SpatialReference: spatialReference(sr)}
+}
+
+func layerInfo(m *catalog.Map, l *catalog.Layer) *gisxml.MapLayerInfo {
+	aliases := make(gisxml.ArrayOfString, 0, len(l.Fields)+1)
+	for _, f := range l.Fields {
+		aliases = append(aliases, f.Alias)
+	}
+	aliases = append(aliases, "Shape")
+	d := l.Def
+	return &gisxml.MapLayerInfo{
+		LayerID: l.ID, Name: l.Name, Description: d.Description,
+		LayerType: "Feature Layer", SourceDescription: "GeoPackage Feature Class",
+		HasLabels: len(d.Labels) > 0, CanSelect: true, CanScaleSymbols: false,
+		MinScale: l.MinScale, MaxScale: l.MaxScale, Extent: envelope(l.Extent, m.SR),
+		HasHyperlinks: false, HasAttributes: true, CanIdentify: true, CanFind: true, IsFeatureLayer: true,
+		Fields: fields(l.Fields, shapeDef(l, m.SR)), DisplayField: l.DisplayField, IDField: l.IDField,
+		IsComposite: false, ParentLayerID: -1, FieldAliases: aliases, CopyrightText: d.CopyrightText,
+		RelateInfos: gisxml.ArrayOfRelateInfo{}, SupportsTime: ptr(false), HasAttachments: ptr(false),
+		HTMLPopupType:              ptr(gisxml.ServerHTMLPopupTypeNone),
+		HasLayerDrawingDescription: ptr(true), HasSubtype: ptr(false), CanModifyDrawingDescription: ptr(true),
+		SupportsStatistics: ptr(true), SupportsAdvancedQueries: ptr(true), HasLiveData: ptr(false),
+	}
+}
+
+func tableInfo(t *catalog.Table) *gisxml.StandaloneTableInfo {
+	return &gisxml.StandaloneTableInfo{
+		ID: t.ID, Name: t.Name, Fields: fields(t.Fields, nil), RelateInfos: gisxml.ArrayOfRelateInfo{},
+		SupportsTime: ptr(false), HasAttachments: ptr(false), DisplayField: ptr(t.DisplayField),
+		Description: ptr(t.Def.Description), IDField: ptr(t.IDField), HasSubtype: ptr(false),
+		SupportsStatistics: ptr(true), SupportsAdvancedQueries: ptr(true),
+	}
+}
+
+// layerDescription is a layer's state in the default map description.
+func layerDescription(l *catalog.Layer) *gisxml.LayerDescription {
+	return &gisxml.LayerDescription{
+		LayerID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, ScaleSymbols: false,
+		SelectionColor: &gisxml.RgbColor{Red: 0, Green: 255, Blue: 255}, SetSelectionSymbol: false,
+		SelectionBufferDistance: 0, ShowSelectionBuffer: false, DefinitionExpression: l.Def.DefinitionExpression,
+		SourceID:           ptr(""),
+		LayerResultOptions: &gisxml.LayerResultOptions{IncludeGeometry: ptr(true), ReturnFieldNamesInResults: ptr(false), FormatValuesInResults: ptr(true)},
+		UseTime:            ptr(false), TimeDataCumulative: ptr(false), TimeOffset: ptr(0.0), TimeOffsetUnits: ptr(gisxml.TimeUnitsYears),
+	}
+}
+
+func defaultMapDescription(m *catalog.Map) *gisxml.MapDescription {
+	lds := make(gisxml.ArrayOfLayerDescription, 0, len(m.Layers))
+	for _, l := range m.Layers {
+		lds = append(lds, layerDescription(l))
+	}
+	bg := m.Def.BackgroundColor
+	return &gisxml.MapDescription{
+		Name:              m.Name,
+		MapArea:           &gisxml.MapExtent{MapAreaFields: gisxml.MapAreaFields{Extent: envelope(m.InitialExtent, m.SR)}},
+		LayerDescriptions: lds,
+		Rotation:          0,
+		SpatialReference:  spatialReference(m.SR),
+		SelectionColor:    &gisxml.RgbColor{Red: 0, Green: 255, Blue: 255},
+		BackgroundSymbol: &gisxml.SimpleFillSymbol{
+			FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(bg)},
+			Style:            gisxml.SFSSolid,
+		},
+		HonorLayerReordering: ptr(false),
+	}
+}
+
+func units(sr proj.SR) gisxml.Units {
+	if sr.IsGeographic() {
+		return gisxml.DecimalDegrees
+	}
+	return gisxml.Meters
+}
+
+func propertySet(kv ...any) *gisxml.PropertySet {
+	ps := &gisxml.PropertySet{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return ps
+}

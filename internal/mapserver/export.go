@@ -1,0 +1,250 @@
+package mapserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+// imageFormats maps the schema's image formats to the farm's format names. gisImagePNG is the
+// 8-bit palette PNG, as in ArcGIS; JPGPNG is decided per request.
+var imageFormats = map[gisxml.ImageFormat]string{
+	gisxml.ImagePNG:   "png8",
+	gisxml.ImagePNG24: "png24",
+	gisxml.ImagePNG32: "png32",
+	gisxml.ImageJPG:   "jpg",
+	gisxml.ImageGIF:   "gif",
+}
+
+var extensions = map[string]string{"png8": "png", "png24": "png", "png32": "png", "jpg": "jpg", "gif": "gif"}
+
+// ExportMapImage renders a map through the farm and answers with the image's URL or bytes.
+func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.ExportMapImage) (*gisxml.ExportMapImageResponse, error) {
+	md := req.MapDescription
+	if md == nil {
+		return nil, invalid("ExportMapImage: MapDescription is required")
+	}
+	if req.ImageDescription == nil || req.ImageDescription.ImageDisplay == nil {
+		return nil, invalid("ExportMapImage: ImageDescription/ImageDisplay is required (ImageWidth, ImageHeight, ImageDPI)")
+	}
+	m, err := mapOf(c, md.Name)
+	if err != nil {
+		return nil, err
+	}
+	disp := req.ImageDescription.ImageDisplay
+	view, err := s.resolveView(m, md, disp)
+	if err != nil {
+		return nil, err
+	}
+	imgType := req.ImageDescription.ImageType
+	if imgType == nil {
+		imgType = &gisxml.ImageType{ImageFormat: gisxml.ImagePNG, ImageReturnType: gisxml.ImageReturnURL}
+	}
+	transparent, err := transparentColor(md, disp)
+	if err != nil {
+		return nil, err
+	}
+	format, err := formatOf(imgType.ImageFormat, transparent != nil)
+	if err != nil {
+		return nil, err
+	}
+	layers, visible, err := layerStates(m, md.LayerDescriptions, view.Scale())
+	if err != nil {
+		return nil, err
+	}
+	job := task.ExportMap{
+		RequestID: s.p.NewID(), Service: c.Service.Name, Map: m.Name,
+		Extent: [4]float64{view.Extent.Min[0], view.Extent.Min[1], view.Extent.Max[0], view.Extent.Max[1]},
+		Width:  view.Width, Height: view.Height, DPI: view.DPI, Rotation: view.Rotation,
+		Layers: layers, Format: format,
+		Inline: imgType.ImageReturnType == gisxml.ImageReturnMimeData,
+	}
+	job.Key = "outputs/" + job.RequestID + "." + extensions[format]
+	if transparent != nil {
+		job.Transparent = &[3]uint8{transparent.R, transparent.G, transparent.B}
+	}
+	if fs, ok := md.BackgroundSymbol.(*gisxml.SimpleFillSymbol); ok && fs.Color != nil {
+		bg, err := colorOf(fs.Color)
+		if err != nil {
+			return nil, invalid("MapDescription/BackgroundSymbol/Color: %v", err)
+		}
+		job.Background = &[4]uint8{bg.R, bg.G, bg.B, bg.A}
+	}
+	res, err := s.p.Exporter.Export(ctx, job)
+	if err != nil {
+		return nil, fmt.Errorf("export map image: %w", err)
+	}
+	if res.Error != "" {
+		if res.ClientError {
+			return nil, invalid("%s", res.Error)
+		}
+		return nil, fmt.Errorf("export map image: worker: %s", res.Error)
+	}
+	img := &gisxml.MapImage{
+		Extent: envelope(view.Extent, m.SR), VisibleLayerIDs: visible, MapScale: view.Scale(),
+		ImageHeight: view.Height, ImageWidth: view.Width, ImageDPI: view.DPI, ImageType: ptr(res.ContentType),
+	}
+	if job.Inline {
+		img.ImageData = res.Data
+		if img.ImageData == nil {
+			return nil, errors.New("export map image: worker returned no image data")
+		}
+	} else {
+		img.ImageURL = s.p.OutputURL(res.Key)
+	}
+	return &gisxml.ExportMapImageResponse{Result: img}, nil
+}
+
+func formatOf(f gisxml.ImageFormat, transparent bool) (string, error) {
+	if f == gisxml.ImageJPGPNG {
+		if transparent {
+			return "png32", nil
+		}
+		return "jpg", nil
+	}
+	if name, ok := imageFormats[f]; ok {
+		return name, nil
+	}
+	return "", invalid("ImageFormat %s is not supported (supported: gisImagePNG, gisImagePNG24, gisImagePNG32, gisImageJPG, gisImageGIF, gisImageJPGPNG)", f)
+}
+
+func transparentColor(md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (*color.NRGBA, error) {
+	tc := disp.TransparentColor
+	if tc == nil {
+		tc = md.TransparentColor
+	}
+	if tc == nil {
+		return nil, nil
+	}
+	c, err := colorOf(tc)
+	if err != nil {
+		return nil, invalid("TransparentColor: %v", err)
+	}
+	return &c, nil
+}
+
+// layerStates merges the request's layer descriptions with the map's defaults and returns every
+// layer's state in drawing order plus the ids of the layers that draw at this scale.
+func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float64) ([]task.LayerOverride, gisxml.ArrayOfInt, error) {
+	byID := map[int]*gisxml.LayerDescription{}
+	for i, ld := range lds {
+		if ld == nil {
+			continue
+		}
+		l, ok := m.Layer(ld.LayerID)
+		if !ok {
+			return nil, nil, invalid("LayerDescriptions[%d]: map %s has no layer %d", i, m.Name, ld.LayerID)
+		}
+		if ld.DefinitionExpression != "" {
+			if _, err := mapdraw.Compile(ld.DefinitionExpression, l.Data); err != nil {
+				return nil, nil, invalid("LayerDescriptions[%d] (layer %d) DefinitionExpression: %v", i, ld.LayerID, err)
+			}
+		}
+		byID[ld.LayerID] = ld
+	}
+	out := make([]task.LayerOverride, 0, len(m.Layers))
+	visible := gisxml.ArrayOfInt{}
+	for _, l := range m.Layers {
+		o := task.LayerOverride{ID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, DefinitionExpression: l.Def.DefinitionExpression}
+		if ld, ok := byID[l.ID]; ok {
+			o.Visible, o.ShowLabels = ld.Visible, ld.ShowLabels
+			if ld.DefinitionExpression != "" {
+				o.DefinitionExpression = ld.DefinitionExpression
+			}
+		}
+		if o.Visible && l.Def.ScaleRange.Contains(scale) {
+			visible = append(visible, l.ID)
+		}
+		out = append(out, o)
+	}
+	return out, visible, nil
+}
+
+// colorOf reads any schema colour as non-premultiplied RGBA. AlphaValue 0 is transparent, 255
+// (or absent) opaque.
+func colorOf(c gisxml.Color) (color.NRGBA, error) {
+	a := uint8(255)
+	if f := c.ColorPart(); f.AlphaValue != nil {
+		a = *f.AlphaValue
+	}
+	switch v := c.(type) {
+	case *gisxml.RgbColor:
+		return color.NRGBA{v.Red, v.Green, v.Blue, a}, nil
+	case *gisxml.GrayColor:
+		return color.NRGBA{v.GrayLevel, v.GrayLevel, v.GrayLevel, a}, nil
+	case *gisxml.CmykColor:
+		k := 255 - float64(v.Black)
+		ch := func(x uint8) uint8 { return uint8((255 - float64(x)) * k / 255) }
+		return color.NRGBA{ch(v.Cyan), ch(v.Magenta), ch(v.Yellow), a}, nil
+	case *gisxml.HsvColor:
+		r, g, b := hsvToRGB(float64(v.Hue), float64(v.Saturation)/100, float64(v.Value)/100)
+		return color.NRGBA{r, g, b, a}, nil
+	case *gisxml.HlsColor:
+		r, g, b := hlsToRGB(float64(v.Hue), float64(v.Lightness)/100, float64(v.Saturation)/100)
+		return color.NRGBA{r, g, b, a}, nil
+	}
+	return color.NRGBA{}, fmt.Errorf("colour type %s is not supported", c.GisType())
+}
+
+func hsvToRGB(h, s, v float64) (uint8, uint8, uint8) {
+	c := v * s
+	return chroma(h, c, v-c)
+}
+
+func hlsToRGB(h, l, s float64) (uint8, uint8, uint8) {
+	c := (1 - abs(2*l-1)) * s
+	return chroma(h, c, l-c/2)
+}
+
+func chroma(h, c, m float64) (uint8, uint8, uint8) {
+	h = mod(h, 360) / 60
+	x := c * (1 - abs(mod(h, 2)-1))
+	var r, g, b float64
+	switch {
+	case h < 1:
+		r, g, b = c, x, 0
+	case h < 2:
+		r, g, b = x, c, 0
+	case h < 3:
+		r, g, b = 0, c, x
+	case h < 4:
+		r, g, b = 0, x, c
+	case h < 5:
+		r, g, b = x, 0, c
+	default:
+		r, g, b = c, 0, x
+	}
+	to := func(f float64) uint8 { return uint8(clamp((f+m)*255+0.5, 0, 255)) }
+	return to(r), to(g), to(b)
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+func mod(a, b float64) float64 {
+	r := a - b*float64(int(a/b))
+	if r < 0 {
+		r += b
+	}
+	return r
+}
+
+func clamp(f, lo, hi float64) float64 {
+	if f < lo {
+		return lo
+	}
+	if f > hi {
+		return hi
+	}
+	return f
+}

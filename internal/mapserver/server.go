@@ -1,0 +1,180 @@
+// Package mapserver implements the MapServer operations on the loaded catalog, free of any
+// transport: each operation takes its gisxml request value and returns its gisxml response value.
+// The SOAP front end (api/) only decodes, calls Do and encodes; a REST front end could reuse
+// the same operations.
+//
+// Operations live one family per file: info.go (service and map information), export.go
+// (ExportMapImage through the render farm). An operation's errors wrap ErrInvalidArgument when
+// the request is at fault; the front end turns that into a client fault.
+package mapserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapview"
+	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+// ErrInvalidArgument marks errors caused by the request.
+var ErrInvalidArgument = errors.New("invalid argument")
+
+// ErrNotFound marks a request for a service, map, layer or record that does not exist.
+var ErrNotFound = errors.New("not found")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// Exporter renders a map image on the farm and reports where it went.
+type Exporter interface {
+	Export(ctx context.Context, job task.ExportMap) (task.Result, error)
+}
+
+// Limits are the bounds operations enforce and report in GetServiceConfigurationInfo.
+type Limits struct {
+	MaxImageWidth  int
+	MaxImageHeight int
+	MaxRecordCount int
+	MaxBodyBytes   int64
+}
+
+// Params configure a Server.
+type Params struct {
+	Catalog  *catalog.Catalog
+	Exporter Exporter
+	Limits   Limits
+	// OutputURL returns the public URL of a stored output object.
+	OutputURL func(key string) string
+	// NewID returns a fresh, unguessable id for a render.
+	NewID  func() string
+	Logger *slog.Logger
+}
+
+// Server runs operations against a catalog.
+type Server struct {
+	p   Params
+	ops map[string]opFunc
+}
+
+// Call is one operation invocation on one service.
+type Call struct {
+	Service *catalog.Service
+	// RequestID follows the call into the farm's logs.
+	RequestID string
+}
+
+type opFunc func(ctx context.Context, c *Call, req any) (any, error)
+
+// handle adapts a typed operation to the dispatch table.
+func handle[Req, Resp any](f func(ctx context.Context, c *Call, req *Req) (*Resp, error)) opFunc {
+	return func(ctx context.Context, c *Call, req any) (any, error) {
+		r, ok := req.(*Req)
+		if !ok {
+			return nil, fmt.Errorf("mapserver: operation got %T", req)
+		}
+		return f(ctx, c, r)
+	}
+}
+
+// New returns a Server.
+func New(p Params) *Server {
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
+	s := &Server{p: p}
+	s.ops = map[string]opFunc{
+		"GetDocumentInfo":              handle(s.GetDocumentInfo),
+		"GetMapCount":                  handle(s.GetMapCount),
+		"GetMapName":                   handle(s.GetMapName),
+		"GetDefaultMapName":            handle(s.GetDefaultMapName),
+		"GetServerInfo":                handle(s.GetServerInfo),
+		"GetServiceConfigurationInfo":  handle(s.GetServiceConfigurationInfo),
+		"GetSupportedImageReturnTypes": handle(s.GetSupportedImageReturnTypes),
+		"IsFixedScaleMap":              handle(s.IsFixedScaleMap),
+		"ExportMapImage":               handle(s.ExportMapImage),
+	}
+	return s
+}
+
+// Supports reports whether the operation is implemented.
+func (s *Server) Supports(op string) bool { _, ok := s.ops[op]; return ok }
+
+// ErrNotImplemented is returned for operations of the interface this build does not serve yet.
+var ErrNotImplemented = errors.New("operation not implemented")
+
+// Do runs one operation. req is a pointer to the operation's gisxml request struct; the
+// result a pointer to its response struct.
+func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, error) {
+	f, ok := s.ops[op]
+	if !ok {
+		if _, known := gisxml.Load().Operation(op); known {
+			return nil, fmt.Errorf("%w: %s", ErrNotImplemented, op)
+		}
+		return nil, invalid("unknown operation %q", op)
+	}
+	return f(ctx, c, req)
+}
+
+// Service finds a service by name, case-insensitively.
+func (s *Server) Service(name string) (*catalog.Service, bool) { return s.p.Catalog.Service(name) }
+
+// mapOf finds a map of the call's service; "" means the default map.
+func mapOf(c *Call, name string) (*catalog.Map, error) {
+	if m, ok := c.Service.Map(name); ok {
+		return m, nil
+	}
+	names := make([]string, 0, len(c.Service.Maps))
+	for _, m := range c.Service.Maps {
+		names = append(names, m.Name)
+	}
+	return nil, fmt.Errorf("%w: %w: map %q is not in service %s (maps: %s)", ErrInvalidArgument, ErrNotFound, name, c.Service.Name, strings.Join(names, ", "))
+}
+
+// viewMap adapts a catalog map to what mapview needs.
+type viewMap struct{ m *catalog.Map }
+
+func (v viewMap) SpatialReference() proj.SR { return v.m.SR }
+func (v viewMap) DefaultExtent() orb.Bound  { return v.m.InitialExtent }
+func (v viewMap) FeatureBounds(layerID int, ids []int) (orb.Bound, error) {
+	l, ok := v.m.Layer(layerID)
+	if !ok {
+		return orb.Bound{}, invalid("MapArea/LayerID %d is not a layer of map %s", layerID, v.m.Name)
+	}
+	var b orb.Bound
+	first := true
+	add := func(fb orb.Bound) {
+		if first {
+			b, first = fb, false
+			return
+		}
+		b = b.Union(fb)
+	}
+	if len(ids) == 0 {
+		return l.Extent, nil
+	}
+	for _, id := range ids {
+		f, ok := l.Data.ByID(int64(id))
+		if !ok {
+			return orb.Bound{}, invalid("MapArea/FeatureIDs: layer %d has no feature %d", layerID, id)
+		}
+		add(f.Bound)
+	}
+	return b, nil
+}
+
+func (s *Server) resolveView(m *catalog.Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (mapview.View, error) {
+	v, err := mapview.Resolve(viewMap{m}, md, disp, mapview.Limits{MaxWidth: s.p.Limits.MaxImageWidth, MaxHeight: s.p.Limits.MaxImageHeight})
+	if errors.Is(err, mapview.ErrBadRequest) {
+		return v, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	}
+	return v, err
+}

@@ -1,0 +1,111 @@
+// Package task defines the work the farm queues: the task type names, their queues, their JSON
+// payloads and the results workers report back. The api and the coordinator build tasks with
+// the constructors here; the worker registers one handler per type name. Nothing here renders
+// or stores anything.
+//
+// Interactive results travel back on a Redis list named by DoneKey: the worker pushes one
+// Result, the api blocks on the list (BLPOP) for at most its render timeout. That is quicker
+// than polling asynq's task state, and a result nobody waits for expires.
+package task
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hibiken/asynq"
+)
+
+// Queues. Workers weigh them 6:1, so seeding never starves interactive renders.
+const (
+	QueueInteractive = "interactive"
+	QueueSeed        = "seed"
+)
+
+// QueuePriorities is the asynq queue weighting every worker uses.
+func QueuePriorities() map[string]int {
+	return map[string]int{QueueInteractive: 6, QueueSeed: 1}
+}
+
+// Task type names.
+const (
+	TypeExportMap = "map:export"
+)
+
+// ResultTTL is how long an unclaimed result stays in Redis.
+const ResultTTL = 2 * time.Minute
+
+// DoneKey names the Redis list a task's result is pushed to.
+func DoneKey(id string) string { return "mapfarm:done:" + id }
+
+// LayerOverride is what a request changes of one layer for one render.
+type LayerOverride struct {
+	ID                   int    `json:"id"`
+	Visible              bool   `json:"visible"`
+	ShowLabels           bool   `json:"showLabels"`
+	DefinitionExpression string `json:"definitionExpression,omitempty"`
+}
+
+// ExportMap asks for one map image.
+type ExportMap struct {
+	RequestID string `json:"requestId"`
+	Service   string `json:"service"`
+	Map       string `json:"map"`
+	// Extent is xmin, ymin, xmax, ymax in the map's spatial reference, already fitted to the
+	// image's aspect ratio.
+	Extent   [4]float64 `json:"extent"`
+	Width    int        `json:"width"`
+	Height   int        `json:"height"`
+	DPI      float64    `json:"dpi"`
+	Rotation float64    `json:"rotation,omitempty"`
+	// Layers lists every layer's state for this render, in drawing order (bottom first).
+	Layers []LayerOverride `json:"layers"`
+	// Background overrides the map's background colour (RGBA), when set.
+	Background *[4]uint8 `json:"background,omitempty"`
+	// Transparent, when set, is the colour made fully transparent in the output (RGB).
+	Transparent *[3]uint8 `json:"transparent,omitempty"`
+	// Format is the output format: "png", "png8", "png24", "png32", "jpg", "gif", … (see
+	// internal/render's formats).
+	Format string `json:"format"`
+	// Key is the object key the image is written to.
+	Key string `json:"key"`
+	// Inline asks for the image bytes in the Result as well (ImageReturnMimeData).
+	Inline bool `json:"inline,omitempty"`
+}
+
+// Result is what a worker reports for an interactive task.
+type Result struct {
+	Key         string `json:"key,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Size        int    `json:"size,omitempty"`
+	Data        []byte `json:"data,omitempty"`
+	RenderNanos int64  `json:"renderNanos,omitempty"`
+	// Error is set when the task failed; ClientError tells a bad request from a server fault.
+	Error       string `json:"error,omitempty"`
+	ClientError bool   `json:"clientError,omitempty"`
+}
+
+// NewExportMap builds the asynq task for an ExportMap; its asynq id is the request id, so a
+// retried enqueue cannot duplicate it.
+func NewExportMap(p ExportMap, timeout time.Duration) (*asynq.Task, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("task: encode %s: %w", TypeExportMap, err)
+	}
+	return asynq.NewTask(TypeExportMap, b,
+		asynq.Queue(QueueInteractive),
+		asynq.TaskID(p.RequestID),
+		asynq.MaxRetry(1),
+		asynq.Timeout(timeout),
+		asynq.Deadline(time.Now().Add(timeout)),
+	), nil
+}
+
+// DecodeExportMap reads an ExportMap payload.
+func DecodeExportMap(b []byte) (ExportMap, error) {
+	var p ExportMap
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("task: decode %s: %w", TypeExportMap, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,101 @@
+// Command mapfarm runs the map farm. One binary, one subcommand per role:
+//
+//	mapfarm serve         api + coordinator + worker in one process (default). With no Redis
+//	                      address configured it starts an embedded Redis-compatible server and
+//	                      writes to a local-disk store: the whole farm on a machine with only Go.
+//	mapfarm api           the HTTP front end only
+//	mapfarm worker        a render worker only (run as many as you like)
+//	mapfarm coordinator   the coordinator only
+//
+// Configuration: an optional YAML file (-config) and MAPFARM_* environment variables; see
+// internal/config and the README.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/mapfarm/mapfarm/internal/app"
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/config"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "mapfarm:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: mapfarm [serve|api|worker|coordinator] [-config file.yaml] [-listen addr]
+
+  serve         api + coordinator + worker in one process (the default)
+  api           the HTTP front end (SOAP, WSDL, images, legislative API)
+  worker        a render worker
+  coordinator   the coordinator
+
+Every setting can also be given as a MAPFARM_* environment variable (see README.md).`
+
+func run(args []string) error {
+	role := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		role, args = args[0], args[1:]
+	}
+	switch role {
+	case "serve", "api", "worker", "coordinator":
+	case "help":
+		fmt.Println(usage)
+		return nil
+	default:
+		return fmt.Errorf("unknown command %q\n%s", role, usage)
+	}
+	fs := flag.NewFlagSet("mapfarm "+role, flag.ContinueOnError)
+	cfgPath := fs.String("config", "", "YAML configuration file")
+	listen := fs.String("listen", "", "api listen address (overrides config)")
+	fs.Usage = func() { fmt.Fprintln(fs.Output(), usage); fs.PrintDefaults() }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *listen != "" {
+		os.Setenv("MAPFARM_LISTEN", *listen)
+	}
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(cfg.LogLevel, role)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return app.Run(ctx, role, cfg, logger, app.Hooks{Listening: func(url string, cat *catalog.Catalog) { printBanner(url, cfg.Namespace, cat) }})
+}
+
+func newLogger(level, role string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l})).With("service", "mapfarm", "role", role, "pid", os.Getpid())
+}
+
+func printBanner(publicURL, namespace string, cat *catalog.Catalog) {
+	var names []string
+	for _, s := range cat.Services() {
+		names = append(names, s.Name)
+	}
+	first, mapName := cat.Services()[0].Name, cat.Services()[0].DefaultMap().Name
+	endpoint := publicURL + "/arcgis/services/" + first + "/MapServer"
+	fmt.Printf(`mapfarm is serving %s
+  SOAP endpoint: %s   (WSDL: %s?wsdl)
+  legislative API: %s/api/v2/
+
+Try it (renders the world map through the farm and prints its URL):
+
+curl -s -H 'Content-Type: text/xml' %s --data '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="%s"><soap:Body><gis:ExportMapImage><MapDescription><Name>%s</Name><Rotation>0</Rotation></MapDescription><ImageDescription><ImageType><ImageFormat>gisImagePNG32</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>384</ImageHeight><ImageWidth>512</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>'
+
+`, strings.Join(names, ", "), endpoint, endpoint, publicURL, endpoint, namespace, mapName)
+}

@@ -1,0 +1,109 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+// exportMapHandler renders one ExportMapImage request, writes it to the store under the key
+// the api chose, and pushes the Result to the task's done list.
+type exportMapHandler struct{ p Params }
+
+// ProcessTask implements asynq.Handler.
+func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	job, err := task.DecodeExportMap(t.Payload())
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+	}
+	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.RequestID, "service", job.Service)
+	start := time.Now()
+	data, format, err := h.render(ctx, job)
+	renderTime := time.Since(start)
+	var bad *mapdraw.ErrBadRequest
+	switch {
+	case errors.As(err, &bad), errors.Is(err, errUnknown), errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrUnsupportedFormat):
+		h.report(ctx, job, task.Result{Error: err.Error(), ClientError: true})
+		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+	case err != nil:
+		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
+			h.report(ctx, job, task.Result{Error: err.Error()})
+		}
+		return err
+	}
+	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
+		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
+			h.report(ctx, job, task.Result{Error: "store: " + err.Error()})
+		}
+		return fmt.Errorf("export map: %w", err)
+	}
+	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
+	if job.Inline {
+		res.Data = data
+	}
+	h.report(ctx, job, res)
+	log.Debug("rendered", "bytes", len(data), "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
+	return nil
+}
+
+var errUnknown = errors.New("unknown service or map")
+
+func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]byte, render.Format, error) {
+	format, err := render.ParseFormat(job.Format)
+	if err != nil {
+		return nil, 0, err
+	}
+	svc, ok := h.p.Catalog.Service(job.Service)
+	if !ok {
+		return nil, 0, fmt.Errorf("%w: service %q", errUnknown, job.Service)
+	}
+	m, ok := svc.Map(job.Map)
+	if !ok {
+		return nil, 0, fmt.Errorf("%w: map %q of service %q", errUnknown, job.Map, job.Service)
+	}
+	req := mapdraw.Request{
+		Map: m,
+		View: render.View{
+			Extent: orb.Bound{Min: orb.Point{job.Extent[0], job.Extent[1]}, Max: orb.Point{job.Extent[2], job.Extent[3]}},
+			Width:  job.Width, Height: job.Height, DPI: job.DPI, Rotation: job.Rotation,
+		},
+		Format: format,
+	}
+	for _, l := range job.Layers {
+		req.Layers = append(req.Layers, mapdraw.LayerState{ID: l.ID, Visible: l.Visible, ShowLabels: l.ShowLabels, DefinitionExpression: l.DefinitionExpression})
+	}
+	if b := job.Background; b != nil {
+		req.Background = &color.NRGBA{b[0], b[1], b[2], b[3]}
+	}
+	if t := job.Transparent; t != nil {
+		req.Transparent = &color.NRGBA{t[0], t[1], t[2], 255}
+	}
+	data, err := mapdraw.Draw(ctx, h.p.Renderer, req)
+	return data, format, err
+}
+
+// report pushes the result for the waiting api; a result nobody collects expires.
+func (h *exportMapHandler) report(ctx context.Context, job task.ExportMap, r task.Result) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		h.p.Logger.Error("encode result", "request_id", job.RequestID, "err", err)
+		return
+	}
+	key := task.DoneKey(job.RequestID)
+	pipe := h.p.Redis.TxPipeline()
+	pipe.RPush(ctx, key, b)
+	pipe.Expire(ctx, key, task.ResultTTL)
+	if _, err := pipe.Exec(ctx); err != nil {
+		h.p.Logger.Error("report result", "request_id", job.RequestID, "err", err)
+	}
+}

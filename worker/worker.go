@@ -1,0 +1,99 @@
+// Package worker is the render worker: an asynq server that takes render tasks off the
+// queues, draws them with the renderer and writes the bytes to object storage. Workers are
+// stateless; run as many as the queues need. Each task type has one handler, registered on an
+// asynq.ServeMux by its type name (see internal/task):
+//
+//	map:export   exportMapHandler   ExportMapImage renders
+//
+// Retries: a handler returns asynq.SkipRetry for a request that can never succeed (bad
+// definition expression, unknown map), and a plain error for a transient failure (store
+// unreachable), which asynq retries. The object store client does its own HTTP retries; the
+// worker adds none.
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+// Store is where rendered bytes go.
+type Store interface {
+	Put(ctx context.Context, key string, data []byte, contentType string) error
+}
+
+// Params configure a Worker.
+type Params struct {
+	Redis        redis.UniversalClient // queue and result lists
+	Catalog      *catalog.Catalog
+	Store        Store
+	Renderer     *render.Renderer
+	Concurrency  int           // tasks rendered at once; default 1
+	PollInterval time.Duration // how often an idle worker checks the queues; default 2ms
+	Logger       *slog.Logger
+}
+
+// Worker runs render tasks.
+type Worker struct {
+	p   Params
+	srv *asynq.Server
+	mux *asynq.ServeMux
+}
+
+// New returns a Worker; Run starts it.
+func New(p Params) *Worker {
+	if p.Concurrency <= 0 {
+		p.Concurrency = 1
+	}
+	if p.PollInterval <= 0 {
+		p.PollInterval = 2 * time.Millisecond
+	}
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
+	srv := asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
+		Concurrency:       p.Concurrency,
+		Queues:            task.QueuePriorities(),
+		TaskCheckInterval: p.PollInterval,
+		ShutdownTimeout:   30 * time.Second,
+		Logger:            asynqLogger{p.Logger},
+		LogLevel:          asynq.WarnLevel,
+		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
+			id, _ := asynq.GetTaskID(ctx)
+			p.Logger.Warn("task failed", "type", t.Type(), "task_id", id, "err", err)
+		}),
+	})
+	mux := asynq.NewServeMux()
+	mux.Handle(task.TypeExportMap, &exportMapHandler{p: p})
+	return &Worker{p: p, srv: srv, mux: mux}
+}
+
+// Run processes tasks until ctx is done, then stops taking new tasks and waits (up to 30s) for
+// the ones in flight; unfinished tasks go back to the queue.
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.srv.Start(w.mux); err != nil {
+		return fmt.Errorf("worker: start: %w", err)
+	}
+	w.p.Logger.Info("worker started", "concurrency", w.p.Concurrency, "queues", task.QueuePriorities())
+	<-ctx.Done()
+	w.srv.Shutdown()
+	w.p.Logger.Info("worker stopped")
+	return nil
+}
+
+// asynqLogger routes asynq's own logs to slog.
+type asynqLogger struct{ l *slog.Logger }
+
+func (a asynqLogger) Debug(args ...any) { a.l.Debug(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Info(args ...any)  { a.l.Info(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Warn(args ...any)  { a.l.Warn(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Error(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq") }
+func (a asynqLogger) Fatal(args ...any) { a.l.Error(fmt.Sprint(args...), "component", "asynq") }
