@@ -1,0 +1,319 @@
+// Package e2e tests the whole farm from outside: it starts api, coordinator and worker processes
+// (in-process, or as real separate processes) against a real Redis and a real MinIO server and
+// talks to them as clients do.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/app"
+	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/testenv"
+)
+
+const namespace = "http://schemas.mapfarm.dev/gis/10.7"
+
+// farm is a running in-process farm.
+type farm struct {
+	url   string
+	store *blob.MinIO
+}
+
+// startFarm runs api + coordinator + worker on real Redis and MinIO until the test ends.
+func startFarm(t *testing.T) *farm {
+	t.Helper()
+	mi := testenv.MinIO(t)
+	bucket := testenv.Bucket(t)
+	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
+	t.Setenv("MAPFARM_SERVICES", "../services/services.yaml")
+	t.Setenv("MAPFARM_REDIS_ADDR", testenv.Redis(t))
+	t.Setenv("MAPFARM_REDIS_DB", strconv.Itoa(testenv.RedisDB(t)))
+	t.Setenv("MAPFARM_STORE", "minio")
+	t.Setenv("MAPFARM_MINIO_ENDPOINT", mi.Endpoint)
+	t.Setenv("MAPFARM_MINIO_BUCKET", bucket)
+	t.Setenv("MAPFARM_MINIO_ACCESS_KEY", mi.AccessKey)
+	t.Setenv("MAPFARM_MINIO_SECRET_KEY", mi.SecretKey)
+	t.Setenv("MAPFARM_NAMESPACE", namespace)
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	urlc := make(chan string, 1)
+	errc := make(chan error, 1)
+	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	go func() {
+		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
+	}()
+	var url string
+	select {
+	case url = <-urlc:
+	case err := <-errc:
+		cancel()
+		t.Fatalf("farm did not start: %v", err)
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatal("farm did not start within 60s")
+	}
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-errc:
+			if err != nil {
+				t.Errorf("farm stopped with %v", err)
+			}
+		case <-time.After(40 * time.Second):
+			t.Error("farm did not stop within 40s")
+		}
+	})
+	store, err := blob.NewMinIO(context.Background(), blob.MinIOConfig{Endpoint: mi.Endpoint, AccessKey: mi.AccessKey, SecretKey: mi.SecretKey, Bucket: bucket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &farm{url: url, store: store}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
+// zeepSummary is what zeep_client.py prints.
+type zeepSummary struct {
+	MapCount       int    `json:"mapCount"`
+	DefaultMapName string `json:"defaultMapName"`
+	MapName0       string `json:"mapName0"`
+	Name           string `json:"name"`
+	Units          string `json:"units"`
+	WKID           int    `json:"wkid"`
+	FullExtent     []float64
+	Layers         []struct {
+		ID     int       `json:"id"`
+		Name   string    `json:"name"`
+		Fields []string  `json:"fields"`
+		Extent []float64 `json:"extent"`
+	} `json:"layers"`
+	DocumentInfo map[string]any `json:"documentInfo"`
+	Config       map[string]any `json:"config"`
+	ReturnTypes  string         `json:"returnTypes"`
+	FixedScale   bool           `json:"fixedScale"`
+	Mime         struct {
+		Width, Height int
+		Scale         float64
+		Type          string
+		Visible       []int
+		Extent        []float64
+	} `json:"mime"`
+	URL struct {
+		URL   string `json:"url"`
+		Type  string `json:"type"`
+		Width int    `json:"width"`
+	} `json:"url"`
+	Faults map[string][]string `json:"faults"`
+}
+
+func runZeep(t *testing.T, wsdl, address string) (zeepSummary, string) {
+	t.Helper()
+	py := testenv.Python(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, "testdata/zeep_client.py", wsdl, address, namespace, dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zeep client: %v\n%s", err, stderr.String())
+	}
+	var s zeepSummary
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatalf("zeep output: %v\n%s", err, out)
+	}
+	return s, dir
+}
+
+// TestZeepClients drives the farm with zeep clients generated from the served WSDL and from
+// the ArcGIS reference WSDL, and checks the values against the sample data and the images by
+// their pixels.
+func TestZeepClients(t *testing.T) {
+	f := startFarm(t)
+	endpoint := f.url + "/arcgis/services/world/MapServer"
+
+	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
+	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
+	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
+	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct{ name, wsdl string }{
+		{"served WSDL", endpoint + "?wsdl"},
+		{"reference WSDL", refPath},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := runZeep(t, tc.wsdl, endpoint)
+			checkSummary(t, s)
+			img := decodePNG(t, filepath.Join(dir, "mime.png"))
+			checkWorldImage(t, img, 400, 300)
+			checkURL(t, f, s.URL.URL)
+		})
+	}
+}
+
+func checkSummary(t *testing.T, s zeepSummary) {
+	t.Helper()
+	if s.MapCount != 1 || s.DefaultMapName != s.Name || s.MapName0 != s.Name {
+		t.Errorf("maps: count %d, default %q, index 0 %q, info %q", s.MapCount, s.DefaultMapName, s.MapName0, s.Name)
+	}
+	if s.WKID != 3857 || s.Units != "gisMeters" {
+		t.Errorf("spatial reference %d, units %s; want 3857 and gisMeters", s.WKID, s.Units)
+	}
+	var countries bool
+	for _, l := range s.Layers {
+		if strings.EqualFold(l.Name, "countries") {
+			countries = true
+			if !contains(l.Fields, "NAME") || !contains(l.Fields, "ISO_N3") {
+				t.Errorf("countries fields %v lack NAME/ISO_N3", l.Fields)
+			}
+			// Web Mercator world: x spans ±20037508 m (the antimeridian), within a metre.
+			if len(l.Extent) != 4 || l.Extent[0] > -20037000 || l.Extent[2] < 20037000 {
+				t.Errorf("countries extent %v does not span the world", l.Extent)
+			}
+		}
+	}
+	if !countries {
+		t.Errorf("no countries layer in %+v", s.Layers)
+	}
+	if s.Config["MaximumImageWidth"] != float64(4096) || s.Config["MaximumRecordCount"] != float64(1000) {
+		t.Errorf("service configuration %v", s.Config)
+	}
+	if s.ReturnTypes != "gisImageReturnURL" || s.FixedScale {
+		t.Errorf("return types %q fixed %v", s.ReturnTypes, s.FixedScale)
+	}
+	if s.Mime.Width != 400 || s.Mime.Height != 300 || s.Mime.Type != "image/png" || s.Mime.Scale <= 0 {
+		t.Errorf("MIME image %+v", s.Mime)
+	}
+	if s.URL.Type != "image/jpeg" || !strings.Contains(s.URL.URL, "/arcgis/output/") {
+		t.Errorf("URL image %+v", s.URL)
+	}
+	if f := s.Faults["index"]; len(f) != 2 || f[0] != "soap:Client" || !strings.Contains(f[1], "Index 7 is out of range") {
+		t.Errorf("GetMapName(7) fault %v", f)
+	}
+	if f := s.Faults["map"]; len(f) != 2 || !strings.Contains(f[1], `map "NoSuchMap"`) {
+		t.Errorf("GetServerInfo(NoSuchMap) fault %v", f)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	return img
+}
+
+// checkWorldImage looks at the pixels: ocean in the mid Pacific and the South Atlantic, land
+// fill in central Africa, Brazil and Siberia.
+func checkWorldImage(t *testing.T, img image.Image, w, h int) {
+	t.Helper()
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Fatalf("image is %dx%d, want %dx%d", b.Dx(), b.Dy(), w, h)
+	}
+	ocean := color.NRGBA{198, 219, 239, 255}
+	land := color.NRGBA{232, 228, 216, 255}
+	// The default extent is the map's initial extent fitted to 4:3; sample by fractions of the
+	// image that are ocean or land in any world view of that shape.
+	samples := []struct {
+		name string
+		x, y float64
+		want color.NRGBA
+	}{
+		{"mid Pacific", 0.03, 0.55, ocean},
+		{"South Atlantic", 0.42, 0.62, ocean},
+		{"central Africa", 0.545, 0.52, land},
+		{"Brazil", 0.35, 0.58, land},
+		{"Siberia", 0.78, 0.22, land},
+	}
+	for _, s := range samples {
+		x, y := int(s.x*float64(w)), int(s.y*float64(h))
+		if got := nearest(img, x, y, s.want, 3); !got {
+			r, g, b, _ := img.At(x, y).RGBA()
+			t.Errorf("%s pixel (%d,%d) = %d,%d,%d, want about %v", s.name, x, y, r>>8, g>>8, b>>8, s.want)
+		}
+	}
+}
+
+// nearest reports whether a pixel within radius r of (x, y) has about colour c (labels and
+// borders may cover the exact spot).
+func nearest(img image.Image, x, y int, c color.NRGBA, r int) bool {
+	for dy := -r; dy <= r; dy++ {
+		for dx := -r; dx <= r; dx++ {
+			cr, cg, cb, _ := img.At(x+dx, y+dy).RGBA()
+			if near(cr>>8, c.R) && near(cg>>8, c.G) && near(cb>>8, c.B) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func near(a uint32, b uint8) bool { d := int(a) - int(b); return d >= -6 && d <= 6 }
+
+// checkURL fetches an image by its URL and finds its bytes in MinIO.
+func checkURL(t *testing.T, f *farm, url string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body bytes.Buffer
+	body.ReadFrom(resp.Body)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/jpeg" {
+		t.Fatalf("GET %s: %s %s", url, resp.Status, resp.Header.Get("Content-Type"))
+	}
+	name := url[strings.LastIndex(url, "/")+1:]
+	stored, err := f.store.Get(context.Background(), "outputs/"+name)
+	if err != nil {
+		t.Fatalf("image not in MinIO: %v", err)
+	}
+	if !bytes.Equal(stored, body.Bytes()) {
+		t.Fatalf("served image (%d bytes) differs from MinIO's (%d bytes)", body.Len(), len(stored))
+	}
+	if len(name) < 32 {
+		t.Errorf("output name %q is guessable", name)
+	}
+}
