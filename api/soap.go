@@ -88,7 +88,7 @@ func toFault(err error) *soap.Fault {
 	case errors.As(err, &f):
 		return f
 	case errors.Is(err, mapserver.ErrInvalidArgument), errors.Is(err, mapserver.ErrNotFound):
-		return &soap.Fault{Code: soap.FaultClient, String: strings.TrimPrefix(err.Error(), mapserver.ErrInvalidArgument.Error()+": "), Err: err}
+		return &soap.Fault{Code: soap.FaultClient, String: err.Error(), Err: err}
 	case errors.Is(err, mapserver.ErrNotImplemented):
 		return &soap.Fault{Code: soap.FaultClient, String: err.Error() + " by this server yet", Err: err}
 	case errors.Is(err, farm.ErrTimeout):

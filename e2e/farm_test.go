@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"image"
 	"image/color"
 	"image/png"
@@ -91,7 +92,10 @@ func startFarm(t *testing.T) *farm {
 
 type testWriter struct{ t *testing.T }
 
-func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 // zeepSummary is what zeep_client.py prints.
 type zeepSummary struct {
@@ -316,4 +320,82 @@ func checkURL(t *testing.T, f *farm, url string) {
 	if len(name) < 32 {
 		t.Errorf("output name %q is guessable", name)
 	}
+}
+
+// TestBadInput sends broken requests: each gets a SOAP fault naming the problem, and the farm
+// keeps serving.
+func TestBadInput(t *testing.T) {
+	f := startFarm(t)
+	endpoint := f.url + "/arcgis/services/world/MapServer"
+	env := func(body string) string {
+		return `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body>` + body + `</soap:Body></soap:Envelope>`
+	}
+	export := func(w, h int) string {
+		return env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageDisplay><ImageHeight>` +
+			strconv.Itoa(h) + `</ImageHeight><ImageWidth>` + strconv.Itoa(w) + `</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`)
+	}
+	cases := []struct {
+		name, url, body string
+		status          int
+		code, want      string
+	}{
+		{"malformed XML", endpoint, `<soap:Envelope><soap:Body><gis:GetMapCount>`, 500, "soap:Client", "malformed XML"},
+		{"unknown operation", endpoint, env(`<gis:BrewCoffee/>`), 500, "soap:Client", `unknown operation "BrewCoffee"`},
+		{"unknown map", endpoint, env(`<gis:GetServerInfo><MapName>Atlantis</MapName></gis:GetServerInfo>`), 500, "soap:Client", `map "Atlantis" is not in service world`},
+		{"unknown service", f.url + "/arcgis/services/nowhere/MapServer", env(`<gis:GetMapCount/>`), 404, "soap:Client", `service "nowhere" does not exist`},
+		{"missing required field", endpoint, env(`<gis:ExportMapImage><ImageDescription/></gis:ExportMapImage>`), 500, "soap:Client", "MapDescription is required"},
+		{"bad number", endpoint, env(`<gis:GetMapName><Index>one</Index></gis:GetMapName>`), 500, "soap:Client", `GetMapName/Index: "one" is not an xs:int`},
+		{"image too large", endpoint, export(20000, 300), 500, "soap:Client", "20000×300 pixels is larger than the limit of 4096×4096"},
+		{"zero-size image", endpoint, export(0, 300), 500, "soap:Client", "must be positive"},
+		{"bad definition expression", endpoint, env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions><LayerDescription><LayerID>1</LayerID><Visible>true</Visible><DefinitionExpression>NAME = = 'x'</DefinitionExpression></LayerDescription></LayerDescriptions></MapDescription><ImageDescription><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "DefinitionExpression"},
+		{"unsupported format", endpoint, env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageType><ImageFormat>gisImageEMF</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "gisImageEMF is not supported"},
+		{"oversized body", endpoint, env(`<gis:GetMapCount>` + strings.Repeat("<x>padding</x>", 700_000) + `</gis:GetMapCount>`), 413, "soap:Client", "larger than the limit of 8388608 bytes"},
+		{"entity expansion", endpoint, `<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY lol "lol">]>` + env(`<gis:GetMapCount/>`), 500, "soap:Client", "DTDs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, tc.url, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body bytes.Buffer
+			body.ReadFrom(resp.Body)
+			code, msg := parseFault(t, body.Bytes())
+			t.Logf("HTTP %d %s: %s", resp.StatusCode, code, msg)
+			if resp.StatusCode != tc.status || code != tc.code || !strings.Contains(msg, tc.want) {
+				t.Errorf("got HTTP %d %s %q; want HTTP %d %s containing %q", resp.StatusCode, code, msg, tc.status, tc.code, tc.want)
+			}
+		})
+	}
+	// Still serving.
+	resp, err := http.Post(endpoint, "text/xml", strings.NewReader(env(`<gis:GetMapCount/>`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("after bad input, GetMapCount answers %s", resp.Status)
+	}
+}
+
+// parseFault reads faultcode and faultstring from a SOAP fault envelope.
+func parseFault(t *testing.T, b []byte) (code, msg string) {
+	t.Helper()
+	var env struct {
+		Body struct {
+			Fault struct {
+				Code   string `xml:"faultcode"`
+				String string `xml:"faultstring"`
+			} `xml:"Fault"`
+		} `xml:"Body"`
+	}
+	if err := xml.Unmarshal(b, &env); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, b)
+	}
+	return env.Body.Fault.Code, env.Body.Fault.String
 }

@@ -30,8 +30,26 @@ var ErrInvalidArgument = errors.New("invalid argument")
 // ErrNotFound marks a request for a service, map, layer or record that does not exist.
 var ErrNotFound = errors.New("not found")
 
+// RequestError is an error caused by the request. It matches ErrInvalidArgument, and ErrNotFound
+// when it names something that does not exist; its message is the whole explanation.
+type RequestError struct {
+	Msg      string
+	NotFound bool
+}
+
+func (e *RequestError) Error() string { return e.Msg }
+
+// Is makes errors.Is(err, ErrInvalidArgument) and, for missing things, ErrNotFound hold.
+func (e *RequestError) Is(target error) bool {
+	return target == ErrInvalidArgument || (e.NotFound && target == ErrNotFound)
+}
+
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+	return &RequestError{Msg: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &RequestError{Msg: fmt.Sprintf(format, args...), NotFound: true}
 }
 
 // Exporter renders a map image on the farm and reports where it went.
@@ -136,7 +154,7 @@ func mapOf(c *Call, name string) (*catalog.Map, error) {
 	for _, m := range c.Service.Maps {
 		names = append(names, m.Name)
 	}
-	return nil, fmt.Errorf("%w: %w: map %q is not in service %s (maps: %s)", ErrInvalidArgument, ErrNotFound, name, c.Service.Name, strings.Join(names, ", "))
+	return nil, notFound("map %q is not in service %s (maps: %s)", name, c.Service.Name, strings.Join(names, ", "))
 }
 
 // viewMap adapts a catalog map to what mapview needs.
@@ -173,8 +191,9 @@ func (v viewMap) FeatureBounds(layerID int, ids []int) (orb.Bound, error) {
 
 func (s *Server) resolveView(m *catalog.Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (mapview.View, error) {
 	v, err := mapview.Resolve(viewMap{m}, md, disp, mapview.Limits{MaxWidth: s.p.Limits.MaxImageWidth, MaxHeight: s.p.Limits.MaxImageHeight})
-	if errors.Is(err, mapview.ErrBadRequest) {
-		return v, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	var bad *mapview.BadRequestError
+	if errors.As(err, &bad) {
+		return v, invalid("%s", bad.Msg)
 	}
 	return v, err
 }

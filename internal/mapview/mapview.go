@@ -15,7 +15,6 @@
 package mapview
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -96,11 +95,13 @@ type Limits struct {
 	MaxWidth, MaxHeight int
 }
 
-// ErrBadRequest marks errors caused by the request.
-var ErrBadRequest = errors.New("bad map view")
+// BadRequestError is an error caused by the request; its message names the field at fault.
+type BadRequestError struct{ Msg string }
+
+func (e *BadRequestError) Error() string { return e.Msg }
 
 func bad(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
+	return &BadRequestError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // Resolve computes the view of a MapDescription drawn into an ImageDisplay.
