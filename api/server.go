@@ -137,7 +137,7 @@ func (s *Server) requestLog(c *gin.Context) {
 	start := time.Now()
 	c.Next()
 	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path,
-		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "ms", float64(time.Since(start).Microseconds())/1000,
+		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "worker", c.GetString("worker"), "ms", float64(time.Since(start).Microseconds())/1000,
 		"remote", c.ClientIP())
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -69,6 +70,10 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		buf.Reset()
 		h.fault(c, buf, http.StatusInternalServerError, toFault(err))
 		return
+	}
+	if ri := call.Render; ri != nil {
+		c.Header("Server-Timing", fmt.Sprintf(`render;dur=%.3f;desc="%s"`, float64(ri.Render.Microseconds())/1000, ri.Worker))
+		c.Set("worker", ri.Worker)
 	}
 	c.Data(http.StatusOK, "text/xml; charset=utf-8", buf.Bytes())
 }

@@ -94,6 +94,7 @@ func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]by
 
 // report pushes the result for the waiting api; a result nobody collects expires.
 func (h *exportMapHandler) report(ctx context.Context, job task.ExportMap, r task.Result) {
+	r.Worker = h.p.ID
 	b, err := json.Marshal(r)
 	if err != nil {
 		h.p.Logger.Error("encode result", "request_id", job.RequestID, "err", err)

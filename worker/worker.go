@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -39,6 +40,8 @@ type Params struct {
 	Concurrency  int           // tasks rendered at once; default 1
 	PollInterval time.Duration // how often an idle worker checks the queues; default 2ms
 	Logger       *slog.Logger
+	// ID names this worker in results and logs; default host:pid.
+	ID string
 }
 
 // Worker runs render tasks.
@@ -58,6 +61,10 @@ func New(p Params) *Worker {
 	}
 	if p.Logger == nil {
 		p.Logger = slog.Default()
+	}
+	if p.ID == "" {
+		host, _ := os.Hostname()
+		p.ID = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
 	srv := asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
 		Concurrency:       p.Concurrency,

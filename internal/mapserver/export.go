@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
@@ -80,6 +81,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 	if err != nil {
 		return nil, fmt.Errorf("export map image: %w", err)
 	}
+	c.Render = &RenderInfo{Worker: res.Worker, Render: time.Duration(res.RenderNanos)}
 	if res.Error != "" {
 		if res.ClientError {
 			return nil, invalid("%s", res.Error)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/paulmach/orb"
 
@@ -88,6 +89,14 @@ type Call struct {
 	Service *catalog.Service
 	// RequestID follows the call into the farm's logs.
 	RequestID string
+	// Render is filled by operations that rendered on the farm.
+	Render *RenderInfo
+}
+
+// RenderInfo tells how a farm render went, for logs and the Server-Timing header.
+type RenderInfo struct {
+	Worker string        // host:pid of the worker
+	Render time.Duration // the worker's draw and encode time
 }
 
 type opFunc func(ctx context.Context, c *Call, req any) (any, error)

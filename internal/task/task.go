@@ -80,6 +80,8 @@ type Result struct {
 	Size        int    `json:"size,omitempty"`
 	Data        []byte `json:"data,omitempty"`
 	RenderNanos int64  `json:"renderNanos,omitempty"`
+	// Worker names the worker process that did the task (host:pid).
+	Worker string `json:"worker,omitempty"`
 	// Error is set when the task failed; ClientError tells a bad request from a server fault.
 	Error       string `json:"error,omitempty"`
 	ClientError bool   `json:"clientError,omitempty"`

@@ -1,0 +1,164 @@
+package e2e
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/testenv"
+)
+
+// buildBinary builds the mapfarm command once per test.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mapfarm")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/mapfarm/mapfarm").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startProcess runs one role of the farm as its own process until the test ends, then stops it
+// with SIGTERM (a graceful shutdown) and waits.
+func startProcess(t *testing.T, bin, role string, env []string) {
+	t.Helper()
+	cmd := exec.Command(bin, role)
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), env...)
+	logf, err := os.Create(filepath.Join(t.TempDir(), role+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s exited with %v", role, err)
+			}
+		case <-time.After(40 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("%s did not stop within 40s of SIGTERM", role)
+		}
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("%s log:\n%s", role, b)
+		}
+	})
+}
+
+// TestSeparateProcesses runs api, coordinator and two workers as separate processes on real
+// Redis and MinIO and checks that both workers render.
+func TestSeparateProcesses(t *testing.T) {
+	mi := testenv.MinIO(t)
+	bin := buildBinary(t)
+	addr := freePort(t)
+	env := []string{
+		"MAPFARM_LISTEN=" + addr,
+		"MAPFARM_REDIS_ADDR=" + testenv.Redis(t),
+		"MAPFARM_REDIS_DB=" + strconv.Itoa(testenv.RedisDB(t)),
+		"MAPFARM_STORE=minio",
+		"MAPFARM_MINIO_ENDPOINT=" + mi.Endpoint,
+		"MAPFARM_MINIO_BUCKET=" + testenv.Bucket(t),
+		"MAPFARM_MINIO_ACCESS_KEY=" + mi.AccessKey,
+		"MAPFARM_MINIO_SECRET_KEY=" + mi.SecretKey,
+		"MAPFARM_WORKER_CONCURRENCY=1",
+		"MAPFARM_LOG_LEVEL=warn",
+	}
+	startProcess(t, bin, "worker", env)
+	startProcess(t, bin, "worker", env)
+	startProcess(t, bin, "coordinator", env)
+	startProcess(t, bin, "api", env)
+
+	base := "http://" + addr
+	waitReady(t, base+"/readyz", 60*time.Second)
+	endpoint := base + "/arcgis/services/world/MapServer"
+
+	const requests, clients = 24, 4
+	workers := map[string]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	desc := regexp.MustCompile(`desc="([^"]+)"`)
+	work := make(chan int, requests)
+	for i := 0; i < requests; i++ {
+		work <- i
+	}
+	close(work)
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body><gis:ExportMapImage>` +
+					`<MapDescription><Name>Layers</Name><Rotation>` + strconv.Itoa(i) + `</Rotation></MapDescription><ImageDescription>` +
+					`<ImageType><ImageFormat>gisImagePNG</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType>` +
+					`<ImageDisplay><ImageHeight>256</ImageHeight><ImageWidth>256</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>`
+				resp, err := http.Post(endpoint, "text/xml", strings.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				m := desc.FindStringSubmatch(resp.Header.Get("Server-Timing"))
+				if resp.StatusCode != 200 || m == nil {
+					t.Errorf("request %d: %s, Server-Timing %q", i, resp.Status, resp.Header.Get("Server-Timing"))
+					continue
+				}
+				mu.Lock()
+				workers[m[1]]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("renders per worker: %v", workers)
+	if len(workers) != 2 {
+		t.Fatalf("renders were done by %d worker(s) %v, want both", len(workers), workers)
+	}
+}
+
+func waitReady(t *testing.T, url string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s not ready within %s", url, limit)
+}
+
