@@ -37,7 +37,7 @@ type farm struct {
 }
 
 // startFarm runs api + coordinator + worker on real Redis and MinIO until the test ends.
-func startFarm(t *testing.T) *farm {
+func startFarm(t testing.TB) *farm {
 	t.Helper()
 	mi := testenv.MinIO(t)
 	bucket := testenv.Bucket(t)
@@ -90,7 +90,7 @@ func startFarm(t *testing.T) *farm {
 	return &farm{url: url, store: store}
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))

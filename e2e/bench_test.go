@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var renderDur = regexp.MustCompile(`render;dur=([0-9.]+)`)
+
+// BenchmarkFarmOverhead measures what the farm adds to a render: one ExportMapImage through
+// api → Redis queue → worker → MinIO → image URL, minus the worker's own draw-and-encode time
+// (from the Server-Timing header). Reported: median and p99 of that overhead, in ms.
+//
+//	go test ./e2e -run '^$' -bench FarmOverhead -benchtime 300x
+func BenchmarkFarmOverhead(b *testing.B) {
+	f := startFarm(b)
+	endpoint := f.url + "/arcgis/services/world/MapServer"
+	body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body><gis:ExportMapImage>` +
+		`<MapDescription><Name>Layers</Name></MapDescription><ImageDescription>` +
+		`<ImageType><ImageFormat>gisImagePNG24</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType>` +
+		`<ImageDisplay><ImageHeight>256</ImageHeight><ImageWidth>256</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>`
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	post := func() (total, render time.Duration) {
+		start := time.Now()
+		resp, err := client.Post(endpoint, "text/xml", strings.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf [4096]byte
+		for {
+			if _, err := resp.Body.Read(buf[:]); err != nil {
+				break
+			}
+		}
+		resp.Body.Close()
+		total = time.Since(start)
+		m := renderDur.FindStringSubmatch(resp.Header.Get("Server-Timing"))
+		if resp.StatusCode != 200 || m == nil {
+			b.Fatalf("%s, Server-Timing %q", resp.Status, resp.Header.Get("Server-Timing"))
+		}
+		ms, _ := strconv.ParseFloat(m[1], 64)
+		return total, time.Duration(ms * float64(time.Millisecond))
+	}
+	for i := 0; i < 20; i++ { // warm up connections, caches and the worker
+		post()
+	}
+	overheads := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		total, render := post()
+		overheads = append(overheads, float64(total-render)/float64(time.Millisecond))
+	}
+	b.StopTimer()
+	sort.Float64s(overheads)
+	b.ReportMetric(overheads[len(overheads)/2], "overhead-p50-ms")
+	b.ReportMetric(overheads[(len(overheads)*99)/100], "overhead-p99-ms")
+}
+
+// rssOf returns a process's peak resident set size in MB (VmHWM).
+func rssOf(pid int) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return -1
+}

@@ -1,0 +1,343 @@
+// Package catalog turns a validated service definition into services that
+// are ready to serve: every layer's and table's rows loaded into memory
+// (reprojected to its map's spatial reference), extents computed, and the
+// published fields resolved against the data.
+//
+// A Catalog is built once at startup by Open and is read-only afterwards,
+// so every request can use it concurrently without locks. Lookups follow
+// ArcGIS: service names are case-insensitive, an empty map name means the
+// default (first) map, layers and tables are addressed by ID.
+package catalog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/feature/geojson"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
+	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+)
+
+// Catalog holds the loaded services.
+type Catalog struct {
+	services []*Service
+}
+
+// Service is one loaded MapServer service.
+type Service struct {
+	// Def is the service's definition.
+	Def *servicedef.Service
+	// Name is the service name as written in the definition.
+	Name string
+	// Maps are the service's maps; Maps[0] is the default map.
+	Maps []*Map
+}
+
+// Map is one loaded map (data frame).
+type Map struct {
+	// Def is the map's definition.
+	Def *servicedef.Map
+	// Name is the map name.
+	Name string
+	// SR is the map's spatial reference; every layer's geometries are in it.
+	SR proj.SR
+	// FullExtent is the union of the layers' extents.
+	FullExtent orb.Bound
+	// InitialExtent is the definition's initialExtent, or FullExtent.
+	InitialExtent orb.Bound
+	// Layers are in definition order (layer 0 draws on top).
+	Layers []*Layer
+	// Tables are the standalone tables.
+	Tables []*Table
+}
+
+// Layer is one loaded feature layer.
+type Layer struct {
+	// Def is the layer's definition (renderer, labels, visibility, …).
+	Def *servicedef.Layer
+	// ID is the layer ID.
+	ID int
+	// Name is the layer name.
+	Name string
+	// Data holds the features, in the map's SR. Layers of the same map (or
+	// of different services) reading the same table in the same SR share it.
+	Data *feature.Layer
+	// Fields are the published fields, in definition order, with aliases;
+	// the object-ID field is always first.
+	Fields []feature.Field
+	// FieldIndex[i] is the position of Fields[i] in Data.Fields() (and so
+	// in Feature.Values).
+	FieldIndex []int
+	// Extent is the extent of the layer's features.
+	Extent orb.Bound
+	// DisplayField is the name of the display field.
+	DisplayField string
+	// IDField is the name of the object-ID field ("" if the table has none).
+	IDField string
+	// MinScale and MaxScale are the layer's scale range (ArcGIS semantics,
+	// 0 = no limit).
+	MinScale, MaxScale float64
+}
+
+// Table is one loaded standalone table.
+type Table struct {
+	// Def is the table's definition.
+	Def *servicedef.Table
+	// ID is the table ID (unique among the map's layers and tables).
+	ID int
+	// Name is the table name.
+	Name string
+	// Data holds the rows (no geometry).
+	Data *feature.Layer
+	// Fields, FieldIndex, DisplayField and IDField are as for Layer.
+	Fields       []feature.Field
+	FieldIndex   []int
+	DisplayField string
+	IDField      string
+}
+
+// Open loads every service of cfg. Each GeoPackage or GeoJSON file is
+// opened once, read into memory and closed again before Open returns.
+func Open(cfg *servicedef.Config) (*Catalog, error) {
+	ld := &loader{files: map[string]*gpkg.File{}, jsons: map[string]*geojson.File{}, layers: map[layerKey]*feature.Layer{}}
+	defer ld.close()
+	c := &Catalog{}
+	for _, sd := range cfg.Services {
+		s := &Service{Def: sd, Name: sd.Name}
+		for _, md := range sd.Maps {
+			m, err := ld.loadMap(md)
+			if err != nil {
+				return nil, fmt.Errorf("catalog: service %s: %w", sd.Name, err)
+			}
+			s.Maps = append(s.Maps, m)
+		}
+		c.services = append(c.services, s)
+	}
+	return c, nil
+}
+
+// Close releases the catalog's data. The catalog holds no open files (all
+// data is in memory); Close exists so that sources kept open in future
+// (databases, on-demand GeoPackages) are released by the same call.
+func (c *Catalog) Close() error {
+	c.services = nil
+	return nil
+}
+
+// Services returns the services in definition order.
+func (c *Catalog) Services() []*Service { return c.services }
+
+// Service returns the named service, case-insensitively as ArcGIS does.
+func (c *Catalog) Service(name string) (*Service, bool) {
+	for _, s := range c.services {
+		if strings.EqualFold(s.Name, name) {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// DefaultMap returns the first map.
+func (s *Service) DefaultMap() *Map { return s.Maps[0] }
+
+// Map returns the named map (case-insensitive); "" is the default map.
+func (s *Service) Map(name string) (*Map, bool) {
+	if name == "" {
+		return s.DefaultMap(), true
+	}
+	for _, m := range s.Maps {
+		if strings.EqualFold(m.Name, name) {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// Layer returns the layer with the given ID.
+func (m *Map) Layer(id int) (*Layer, bool) {
+	for _, l := range m.Layers {
+		if l.ID == id {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// Table returns the standalone table with the given ID.
+func (m *Map) Table(id int) (*Table, bool) {
+	for _, t := range m.Tables {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+type layerKey struct {
+	path, table string
+	wkid        int // 0 for attribute-only reads
+}
+
+type loader struct {
+	files  map[string]*gpkg.File
+	jsons  map[string]*geojson.File
+	layers map[layerKey]*feature.Layer
+}
+
+func (ld *loader) close() {
+	for _, f := range ld.files {
+		f.Close()
+	}
+}
+
+func (ld *loader) file(path string) (*gpkg.File, error) {
+	if f, ok := ld.files[path]; ok {
+		return f, nil
+	}
+	f, err := gpkg.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	ld.files[path] = f
+	return f, nil
+}
+
+// read loads (once) a table: reprojected to sr, or attributes only when sr
+// is the zero SR.
+func (ld *loader) read(src servicedef.Source, sr proj.SR) (*feature.Layer, error) {
+	k := layerKey{src.GeoPackage + src.GeoJSON, strings.ToLower(src.Table), sr.LatestWKID()}
+	if l, ok := ld.layers[k]; ok {
+		return l, nil
+	}
+	var (
+		l   *feature.Layer
+		err error
+	)
+	if src.GeoJSON != "" {
+		l, err = ld.readGeoJSON(src.GeoJSON, sr)
+	} else {
+		l, err = ld.readGeoPackage(src, sr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ld.layers[k] = l
+	return l, nil
+}
+
+func (ld *loader) readGeoPackage(src servicedef.Source, sr proj.SR) (*feature.Layer, error) {
+	f, err := ld.file(src.GeoPackage)
+	if err != nil {
+		return nil, err
+	}
+	if sr.WKID == 0 {
+		return f.ReadAttributes(src.Table)
+	}
+	return f.ReadLayer(src.Table, sr)
+}
+
+func (ld *loader) readGeoJSON(path string, sr proj.SR) (*feature.Layer, error) {
+	f, ok := ld.jsons[path]
+	if !ok {
+		var err error
+		if f, err = geojson.Open(path); err != nil {
+			return nil, err
+		}
+		ld.jsons[path] = f
+	}
+	if sr.WKID == 0 {
+		return f.ReadAttributes(), nil
+	}
+	return f.ReadLayer(sr)
+}
+
+func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
+	m := &Map{Def: md, Name: md.Name, SR: md.SpatialReference, FullExtent: feature.EmptyBound()}
+	for _, d := range md.Layers {
+		data, err := ld.read(d.Source, md.SpatialReference)
+		if err != nil {
+			return nil, fmt.Errorf("map %s layer %d (%s): %w", md.Name, d.ID, d.Name, err)
+		}
+		fields, idx, idField, err := publish(data, d.Fields)
+		if err != nil {
+			return nil, fmt.Errorf("map %s layer %d (%s): %w", md.Name, d.ID, d.Name, err)
+		}
+		l := &Layer{
+			Def: d, ID: d.ID, Name: d.Name, Data: data,
+			Fields: fields, FieldIndex: idx, Extent: data.Extent(),
+			DisplayField: d.DisplayField, IDField: idField,
+			MinScale: d.MinScale, MaxScale: d.MaxScale,
+		}
+		m.FullExtent = m.FullExtent.Union(l.Extent)
+		m.Layers = append(m.Layers, l)
+	}
+	for _, d := range md.Tables {
+		data, err := ld.read(d.Source, proj.SR{})
+		if err != nil {
+			return nil, fmt.Errorf("map %s table %d (%s): %w", md.Name, d.ID, d.Name, err)
+		}
+		fields, idx, idField, err := publish(data, d.Fields)
+		if err != nil {
+			return nil, fmt.Errorf("map %s table %d (%s): %w", md.Name, d.ID, d.Name, err)
+		}
+		m.Tables = append(m.Tables, &Table{
+			Def: d, ID: d.ID, Name: d.Name, Data: data,
+			Fields: fields, FieldIndex: idx, DisplayField: d.DisplayField, IDField: idField,
+		})
+	}
+	m.InitialExtent = m.FullExtent
+	if md.InitialExtent != nil {
+		m.InitialExtent = *md.InitialExtent
+	}
+	return m, nil
+}
+
+// publish resolves the definition's field list against the data: the OID
+// field first (always published), then the listed fields in order with
+// their aliases. A nil list publishes every field.
+func publish(data *feature.Layer, defs []servicedef.Field) ([]feature.Field, []int, string, error) {
+	all := data.Fields()
+	var (
+		fields  []feature.Field
+		idx     []int
+		idField string
+	)
+	for i, f := range all {
+		if f.Type == feature.FieldOID {
+			idField = f.Name
+			fields = append(fields, f)
+			idx = append(idx, i)
+			break
+		}
+	}
+	if defs == nil {
+		for i, f := range all {
+			if f.Name != idField {
+				fields = append(fields, f)
+				idx = append(idx, i)
+			}
+		}
+		return fields, idx, idField, nil
+	}
+	for _, d := range defs {
+		i := data.FieldIndex(d.Name)
+		if i < 0 {
+			return nil, nil, "", fmt.Errorf("field %q is not in table %s", d.Name, data.Name())
+		}
+		f := all[i]
+		if d.Alias != "" {
+			f.Alias = d.Alias
+		}
+		if f.Name == idField {
+			fields[0].Alias = f.Alias
+			continue
+		}
+		fields = append(fields, f)
+		idx = append(idx, i)
+	}
+	return fields, idx, idField, nil
+}

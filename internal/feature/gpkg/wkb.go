@@ -1,0 +1,243 @@
+package gpkg
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/paulmach/orb"
+)
+
+// ErrGeometry is wrapped by every geometry decoding error.
+var ErrGeometry = errors.New("gpkg: invalid geometry")
+
+// Envelope flags of the GeoPackage binary header (spec §2.1.3.1.1).
+const (
+	flagLittleEndian = 1 << 0
+	flagEnvelopeMask = 0x0e
+	flagEmpty        = 1 << 4
+	flagExtended     = 1 << 5
+)
+
+// DecodeGeometry decodes a GeoPackage geometry blob: the "GP" header (with
+// its optional envelope) followed by ISO WKB. Z and M ordinates are dropped.
+// A NULL blob (nil) or a blob flagged empty yields a nil geometry and no
+// error.
+func DecodeGeometry(blob []byte) (orb.Geometry, error) {
+	if blob == nil {
+		return nil, nil
+	}
+	if len(blob) < 8 || blob[0] != 'G' || blob[1] != 'P' {
+		return nil, fmt.Errorf("%w: missing GP header", ErrGeometry)
+	}
+	flags := blob[3]
+	if flags&flagExtended != 0 {
+		return nil, fmt.Errorf("%w: extended geometry types are not supported", ErrGeometry)
+	}
+	var envLen int
+	switch (flags & flagEnvelopeMask) >> 1 {
+	case 0:
+	case 1:
+		envLen = 32
+	case 2, 3:
+		envLen = 48
+	case 4:
+		envLen = 64
+	default:
+		return nil, fmt.Errorf("%w: bad envelope indicator", ErrGeometry)
+	}
+	if flags&flagEmpty != 0 {
+		return nil, nil
+	}
+	start := 8 + envLen
+	if len(blob) < start {
+		return nil, fmt.Errorf("%w: truncated header", ErrGeometry)
+	}
+	d := wkbReader{buf: blob[start:]}
+	g := d.geometry(0)
+	if d.err != nil {
+		return nil, d.err
+	}
+	return g, nil
+}
+
+// DecodeWKB decodes ISO (and EWKB-flagged) well-known binary, dropping Z
+// and M ordinates.
+func DecodeWKB(b []byte) (orb.Geometry, error) {
+	d := wkbReader{buf: b}
+	g := d.geometry(0)
+	if d.err != nil {
+		return nil, d.err
+	}
+	return g, nil
+}
+
+// wkbReader is a cursor over a WKB buffer. The first error sticks; later
+// reads return zero values.
+type wkbReader struct {
+	buf []byte
+	off int
+	err error
+}
+
+func (r *wkbReader) fail(msg string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s at byte %d", ErrGeometry, msg, r.off)
+	}
+}
+
+func (r *wkbReader) need(n int) bool {
+	if r.err != nil {
+		return false
+	}
+	if len(r.buf)-r.off < n {
+		r.fail("truncated WKB")
+		return false
+	}
+	return true
+}
+
+func (r *wkbReader) uint32(order binary.ByteOrder) uint32 {
+	if !r.need(4) {
+		return 0
+	}
+	v := order.Uint32(r.buf[r.off:])
+	r.off += 4
+	return v
+}
+
+func (r *wkbReader) count(order binary.ByteOrder, min int) int {
+	n := int(r.uint32(order))
+	// every element takes at least min bytes: refuse counts the buffer cannot hold
+	if r.err == nil && n*min > len(r.buf)-r.off {
+		r.fail("element count exceeds data")
+		return 0
+	}
+	return n
+}
+
+// header reads a byte order and a type code and returns the base type
+// (1…7) and the number of ordinates per point.
+func (r *wkbReader) header() (binary.ByteOrder, uint32, int) {
+	if !r.need(1) {
+		return nil, 0, 0
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	switch r.buf[r.off] {
+	case 0:
+		order = binary.BigEndian
+	case 1:
+	default:
+		r.fail("bad byte order")
+		return nil, 0, 0
+	}
+	r.off++
+	code := r.uint32(order)
+	dims := 2
+	// EWKB flags
+	if code&0x80000000 != 0 {
+		dims++
+	}
+	if code&0x40000000 != 0 {
+		dims++
+	}
+	code &= 0x0fffffff
+	// ISO: 1000 Z, 2000 M, 3000 ZM
+	switch code / 1000 {
+	case 1, 2:
+		dims++
+	case 3:
+		dims += 2
+	}
+	return order, code % 1000, dims
+}
+
+func (r *wkbReader) point(order binary.ByteOrder, dims int) orb.Point {
+	if !r.need(8 * dims) {
+		return orb.Point{}
+	}
+	x := math.Float64frombits(order.Uint64(r.buf[r.off:]))
+	y := math.Float64frombits(order.Uint64(r.buf[r.off+8:]))
+	r.off += 8 * dims
+	return orb.Point{x, y}
+}
+
+func (r *wkbReader) points(order binary.ByteOrder, dims int) []orb.Point {
+	n := r.count(order, 8*dims)
+	ps := make([]orb.Point, n)
+	for i := range ps {
+		ps[i] = r.point(order, dims)
+	}
+	return ps
+}
+
+func (r *wkbReader) polygon(order binary.ByteOrder, dims int) orb.Polygon {
+	n := r.count(order, 4)
+	p := make(orb.Polygon, n)
+	for i := range p {
+		p[i] = r.points(order, dims)
+	}
+	return p
+}
+
+func (r *wkbReader) geometry(depth int) orb.Geometry {
+	if depth > 8 {
+		r.fail("geometry nested too deeply")
+		return nil
+	}
+	order, typ, dims := r.header()
+	if r.err != nil {
+		return nil
+	}
+	switch typ {
+	case 1:
+		return r.point(order, dims)
+	case 2:
+		return orb.LineString(r.points(order, dims))
+	case 3:
+		return r.polygon(order, dims)
+	case 4:
+		n := r.count(order, 5)
+		mp := make(orb.MultiPoint, n)
+		for i := range mp {
+			if p, ok := r.geometry(depth + 1).(orb.Point); ok {
+				mp[i] = p
+			} else {
+				r.fail("multipoint member is not a point")
+			}
+		}
+		return mp
+	case 5:
+		n := r.count(order, 9)
+		ml := make(orb.MultiLineString, n)
+		for i := range ml {
+			if ls, ok := r.geometry(depth + 1).(orb.LineString); ok {
+				ml[i] = ls
+			} else {
+				r.fail("multilinestring member is not a linestring")
+			}
+		}
+		return ml
+	case 6:
+		n := r.count(order, 9)
+		mp := make(orb.MultiPolygon, n)
+		for i := range mp {
+			if p, ok := r.geometry(depth + 1).(orb.Polygon); ok {
+				mp[i] = p
+			} else {
+				r.fail("multipolygon member is not a polygon")
+			}
+		}
+		return mp
+	case 7:
+		n := r.count(order, 5)
+		c := make(orb.Collection, n)
+		for i := range c {
+			c[i] = r.geometry(depth + 1)
+		}
+		return c
+	}
+	r.fail(fmt.Sprintf("unsupported WKB type %d", typ))
+	return nil
+}
