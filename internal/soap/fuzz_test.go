@@ -1,0 +1,38 @@
+package soap_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// FuzzReadRequest feeds arbitrary bytes to the request reader: it must return a request or a
+// fault, never panic, and whatever it reads must write back out.
+func FuzzReadRequest(f *testing.F) {
+	for _, seed := range []string{
+		envelope(`<g:GetMapCount/>`),
+		envelope(`<g:GetMapName><Index>3</Index></g:GetMapName>`),
+		envelope(`<g:ExportMapImage><MapDescription><Name>L</Name><MapArea xsi:type="g:CenterAndScale"><Center xsi:type="g:PointN"><X>1</X><Y>2</Y></Center><Scale>5</Scale></MapArea><LayerDescriptions><LayerDescription><LayerID>1</LayerID></LayerDescription></LayerDescriptions></MapDescription></g:ExportMapImage>`),
+		envelope(`<g:QueryFeatureCount><QueryFilter xsi:type="g:SpatialFilter"><FilterGeometry xsi:type="g:PolygonN"><RingArray><Ring><PointArray><Point><X>1</X><Y>1</Y></Point></PointArray></Ring></RingArray></FilterGeometry></QueryFilter></g:QueryFeatureCount>`),
+		envelope(`<g:GetMapTile><MapName>x</MapName><Level>1</Level><Format xsi:nil="true"/></g:GetMapTile>`),
+		`<!DOCTYPE a>` + envelope(`<g:GetMapCount/>`),
+		`not xml at all`,
+	} {
+		f.Add([]byte(seed))
+	}
+	c := newCodec()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		req, err := c.ReadRequest(bytes.NewReader(data), nil)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "soap:Client: ") {
+				t.Fatalf("error is not a client fault: %v", err)
+			}
+			return
+		}
+		// A decoded request is a valid value of the schema: it writes out again.
+		var b bytes.Buffer
+		if err := c.WriteResponse(&b, req.Operation, req.Body); err != nil {
+			t.Fatalf("re-encoding %s: %v", req.Operation, err)
+		}
+	})
+}
