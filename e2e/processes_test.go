@@ -19,12 +19,12 @@ import (
 )
 
 // buildBinary builds the mapfarm command once per test.
-func buildBinary(t *testing.T) string {
+func buildBinary(t *testing.T, pkg string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "mapfarm")
+	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/mapfarm/mapfarm").CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -80,7 +80,7 @@ func startProcess(t *testing.T, bin, role string, env []string) {
 // Redis and MinIO and checks that both workers render.
 func TestSeparateProcesses(t *testing.T) {
 	mi := testenv.MinIO(t)
-	bin := buildBinary(t)
+	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	addr := freePort(t)
 	env := []string{
 		"MAPFARM_LISTEN=" + addr,
@@ -143,6 +143,18 @@ func TestSeparateProcesses(t *testing.T) {
 	t.Logf("renders per worker: %v", workers)
 	if len(workers) != 2 {
 		t.Fatalf("renders were done by %d worker(s) %v, want both", len(workers), workers)
+	}
+
+	// The operator's tool reads the same service.
+	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
+	out, err := exec.Command(tool, "info", "-endpoint", endpoint, "-timeout", "20s").CombinedOutput()
+	if err != nil {
+		t.Fatalf("cachetool info: %v\n%s", err, out)
+	}
+	for _, want := range []string{`map "Layers"  spatial reference 3857  units gisMeters`, `layer 1 "Countries"  Feature Layer`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("cachetool info lacks %q:\n%s", want, out)
+		}
 	}
 }
 

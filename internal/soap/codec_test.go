@@ -150,3 +150,35 @@ func TestFaultEnvelope(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A request written by the client side reads back through the server side.
+func TestRequestRoundTrip(t *testing.T) {
+	c := newCodec()
+	in := &gisxml.ExportMapImage{
+		MapDescription: &gisxml.MapDescription{Name: "Layers", Rotation: 12.5,
+			MapArea: &gisxml.CenterAndScale{Center: &gisxml.PointN{X: 1, Y: -2}, Scale: 5e6}},
+		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPG, ImageReturnType: gisxml.ImageReturnURL}},
+	}
+	var b bytes.Buffer
+	if err := c.WriteRequest(&b, "ExportMapImage", in); err != nil {
+		t.Fatal(err)
+	}
+	req, err := c.ReadRequest(&b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := req.Body.(*gisxml.ExportMapImage)
+	cs := out.MapDescription.MapArea.(*gisxml.CenterAndScale)
+	if out.MapDescription.Rotation != 12.5 || cs.Scale != 5e6 || cs.Center.(*gisxml.PointN).Y != -2 || out.ImageDescription.ImageType.ImageFormat != gisxml.ImageJPG {
+		t.Fatalf("round trip lost values: %+v", out.MapDescription)
+	}
+	// And a fault reads back as a *Fault.
+	b.Reset()
+	c.WriteFault(&b, soap.ClientFault("nope"))
+	var resp gisxml.ExportMapImageResponse
+	err = c.ReadResponse(&b, "ExportMapImage", &resp)
+	var f *soap.Fault
+	if !errors.As(err, &f) || f.String != "nope" || f.Code != soap.FaultClient {
+		t.Fatalf("fault read as %v", err)
+	}
+}
