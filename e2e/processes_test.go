@@ -173,4 +173,3 @@ func waitReady(t *testing.T, url string, limit time.Duration) {
 	}
 	t.Fatalf("%s not ready within %s", url, limit)
 }
-
