@@ -12,6 +12,7 @@ import (
 	"image/color"
 	"image/png"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -177,7 +178,7 @@ func TestZeepClients(t *testing.T) {
 			s, dir := runZeep(t, tc.wsdl, endpoint)
 			checkSummary(t, s)
 			img := decodePNG(t, filepath.Join(dir, "mime.png"))
-			checkWorldImage(t, img, 400, 300)
+			checkWorldImage(t, img, 400, 300, s.Mime.Extent)
 			checkURL(t, f, s.URL.URL)
 		})
 	}
@@ -249,35 +250,60 @@ func decodePNG(t *testing.T, path string) image.Image {
 	return img
 }
 
-// checkWorldImage looks at the pixels: ocean in the mid Pacific and the South Atlantic, land
-// fill in central Africa, Brazil and Siberia.
-func checkWorldImage(t *testing.T, img image.Image, w, h int) {
+// checkWorldImage looks at the pixels: boxes of open ocean are ocean-coloured, boxes inside big
+// countries mostly land-coloured (borders and labels take the rest). ext is the image's extent
+// in Web Mercator metres.
+func checkWorldImage(t *testing.T, img image.Image, w, h int, ext []float64) {
 	t.Helper()
 	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
 		t.Fatalf("image is %dx%d, want %dx%d", b.Dx(), b.Dy(), w, h)
 	}
-	ocean := color.NRGBA{198, 219, 239, 255}
-	land := color.NRGBA{232, 228, 216, 255}
-	// The default extent is the map's initial extent fitted to 4:3; sample by fractions of the
-	// image that are ocean or land in any world view of that shape.
-	samples := []struct {
-		name string
-		x, y float64
-		want color.NRGBA
+	boxes := []struct {
+		name                   string
+		lon0, lat0, lon1, lat1 float64
+		want                   color.NRGBA
+		share                  float64
 	}{
-		{"mid Pacific", 0.03, 0.55, ocean},
-		{"South Atlantic", 0.42, 0.62, ocean},
-		{"central Africa", 0.545, 0.52, land},
-		{"Brazil", 0.35, 0.58, land},
-		{"Siberia", 0.78, 0.22, land},
+		{"South Pacific", -140, -50, -100, -20, ocean, 0.85},
+		{"South Atlantic", -35, -45, -20, -25, ocean, 0.85},
+		{"central Africa", 15, -10, 30, 8, land, 0.3},
+		{"Brazil", -65, -15, -45, -3, land, 0.3},
+		{"Siberia", 90, 55, 130, 68, land, 0.3},
 	}
-	for _, s := range samples {
-		x, y := int(s.x*float64(w)), int(s.y*float64(h))
-		if got := nearest(img, x, y, s.want, 3); !got {
-			r, g, b, _ := img.At(x, y).RGBA()
-			t.Errorf("%s pixel (%d,%d) = %d,%d,%d, want about %v", s.name, x, y, r>>8, g>>8, b>>8, s.want)
+	for _, b := range boxes {
+		x0, y0 := toPixel(ext, w, h, b.lon0, b.lat1)
+		x1, y1 := toPixel(ext, w, h, b.lon1, b.lat0)
+		if got := share(img, image.Rect(x0, y0, x1, y1), b.want); got < b.share {
+			t.Errorf("%s (pixels %d,%d–%d,%d): %.0f%% of pixels are %v, want at least %.0f%%", b.name, x0, y0, x1, y1, got*100, b.want, b.share*100)
 		}
 	}
+}
+
+// toPixel converts longitude/latitude to a pixel of an image of the Web Mercator extent ext.
+func toPixel(ext []float64, w, h int, lon, lat float64) (int, int) {
+	const r = 6378137.0
+	x := lon * math.Pi / 180 * r
+	y := math.Log(math.Tan(math.Pi/4+lat*math.Pi/360)) * r
+	return int((x - ext[0]) / (ext[2] - ext[0]) * float64(w)), int((ext[3] - y) / (ext[3] - ext[1]) * float64(h))
+}
+
+// share returns the fraction of the pixels in r that have about colour c.
+func share(img image.Image, r image.Rectangle, c color.NRGBA) float64 {
+	r = r.Intersect(img.Bounds())
+	n, hit := 0, 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			n++
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if near(cr>>8, c.R) && near(cg>>8, c.G) && near(cb>>8, c.B) {
+				hit++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(hit) / float64(n)
 }
 
 // nearest reports whether a pixel within radius r of (x, y) has about colour c (labels and

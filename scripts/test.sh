@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# scripts/test.sh: install and start what the tests need, then run them.
+#
+#   ./scripts/test.sh                      # everything: gofmt, vet, tests, fuzz smoke
+#   ./scripts/test.sh ./internal/blob/...  # only these packages (no fuzz smoke)
+#
+# On a fresh Debian 12 machine with only Go, it:
+#   - uses the Redis on 127.0.0.1:6379 if it answers PING, else starts its own
+#     on a free loopback port in a temp dir (installing redis-server with apt
+#     if needed);
+#   - builds the pinned MinIO server once into $MAPFARM_CACHE/bin (see
+#     scripts/minio.sh) and starts it on a free loopback port with a temp data
+#     dir and fresh credentials;
+#   - installs python3-zeep with apt if /usr/bin/python3 cannot import zeep;
+#   - exports MAPFARM_TEST_* and MAPFARM_REQUIRE_SERVICES=1 and runs gofmt,
+#     go vet, go test and the fuzz smoke targets.
+# Servers it started are stopped when it exits. See docs/testing.md.
+#
+# Environment (all optional):
+#   MAPFARM_CACHE            cache dir (default $HOME/.cache/mapfarm)
+#   MAPFARM_REDIS_PROBE      Redis to reuse if it answers (default 127.0.0.1:6379)
+#   MAPFARM_TEST_REDIS       use this Redis instead of probing or starting one
+#   MAPFARM_TEST_MINIO_ENDPOINT/_ACCESS_KEY/_SECRET_KEY
+#                            use this MinIO instead of starting one
+#   MAPFARM_GO_TEST_TIMEOUT  go test -timeout (default 20m)
+#   MAPFARM_GO_TEST_FLAGS    extra go test flags, e.g. "-v -run TestX"
+#   MAPFARM_FUZZ_TIME        time per fuzz target (default 30s; 0 skips them)
+#   MAPFARM_FUZZ_TARGETS     extra fuzz targets, space-separated "pkg:FuzzName"
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+: "${HOME:=$(cd ~ && pwd)}"
+
+# Fuzz smoke targets, "package:FuzzFunc", each run for MAPFARM_FUZZ_TIME in
+# full runs. Add new fuzz targets here.
+FUZZ_TARGETS=(
+	./internal/blob:FuzzDiskKey
+)
+# shellcheck disable=SC2206 # word splitting intended
+FUZZ_TARGETS+=(${MAPFARM_FUZZ_TARGETS:-})
+
+GO_TEST_TIMEOUT=${MAPFARM_GO_TEST_TIMEOUT:-20m}
+FUZZ_TIME=${MAPFARM_FUZZ_TIME:-30s}
+REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
+
+PKGS=("$@")
+FULL_RUN=0
+if ((${#PKGS[@]} == 0)); then
+	PKGS=(./...)
+	FULL_RUN=1
+fi
+
+SCRIPT_START=$SECONDS
+section() { printf '\n==== %s ====\n' "$*"; }
+note() { printf '  %s\n' "$*"; }
+die() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mapfarm-test.XXXXXX")
+PIDS=()
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- helpers
+
+APT_UPDATED=0
+apt_install() {
+	local sudo=()
+	if ((EUID != 0)); then
+		command -v sudo >/dev/null || die "need root or sudo to apt-get install $*"
+		sudo=(sudo -n)
+	fi
+	command -v apt-get >/dev/null || die "apt-get not found; install $* by hand"
+	if ((APT_UPDATED == 0)); then
+		note "apt-get update"
+		"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+		APT_UPDATED=1
+	fi
+	note "apt-get install $*"
+	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# redis_ping HOST:PORT succeeds if a Redis answers PING there (bash only,
+# no redis-cli needed).
+redis_ping() {
+	local host=${1%:*} port=${1##*:}
+	timeout 3 bash -c '
+		exec 3<>"/dev/tcp/$0/$1" || exit 1
+		printf "PING\r\n" >&3
+		IFS= read -r -t 2 line <&3 || exit 1
+		[[ $line == +PONG* ]]
+	' "$host" "$port" 2>/dev/null
+}
+
+# http_ok URL-PATH HOST:PORT succeeds if GET answers 200 (bash only).
+http_ok() {
+	local path=$1 host=${2%:*} port=${2##*:}
+	timeout 3 bash -c '
+		exec 3<>"/dev/tcp/$0/$1" || exit 1
+		printf "GET %s HTTP/1.0\r\nHost: %s:%s\r\n\r\n" "$2" "$0" "$1" >&3
+		IFS= read -r -t 2 line <&3 || exit 1
+		[[ $line == "HTTP/1."?" 200"* ]]
+	' "$host" "$port" "$path" 2>/dev/null
+}
+
+# port_in_use PORT succeeds if something accepts connections on loopback.
+port_in_use() { timeout 1 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0"' "$1" 2>/dev/null; }
+
+# free_port prints a loopback port nothing listens on, chosen at random
+# below Linux's ephemeral range (32768+) so outgoing connections don't
+# take it meanwhile.
+free_port() {
+	local i port
+	for ((i = 0; i < 100; i++)); do
+		port=$((20000 + RANDOM % 12000))
+		if ! port_in_use "$port"; then
+			echo "$port"
+			return 0
+		fi
+	done
+	die "no free loopback port found in 100 tries"
+}
+
+random_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# wait_for SECONDS DESCRIPTION PID COMMAND...: poll COMMAND every 0.2s until
+# it succeeds, the process PID dies, or time runs out.
+wait_for() {
+	local secs=$1 what=$2 pid=$3 i
+	shift 3
+	for ((i = 0; i < secs * 5; i++)); do
+		if "$@"; then return 0; fi
+		kill -0 "$pid" 2>/dev/null || { note "$what exited while starting"; return 1; }
+		sleep 0.2
+	done
+	note "$what did not answer within ${secs}s"
+	return 1
+}
+
+# ---------------------------------------------------------------- Go
+
+section "Go"
+command -v go >/dev/null || die "go is not on PATH"
+go version
+
+# ---------------------------------------------------------------- Redis
+
+start_redis() {
+	if ! command -v redis-server >/dev/null; then
+		apt_install redis-server
+	fi
+	local attempt port pid
+	for ((attempt = 1; attempt <= 3; attempt++)); do
+		port=$(free_port)
+		mkdir -p "$WORK/redis"
+		redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+			--dir "$WORK/redis" --daemonize no --logfile "$WORK/redis.log" &
+		pid=$!
+		if wait_for 10 "redis-server" "$pid" redis_ping "127.0.0.1:$port"; then
+			PIDS+=("$pid")
+			MAPFARM_TEST_REDIS=127.0.0.1:$port
+			note "started redis-server $(redis-server --version | awk '{print $3}') on $MAPFARM_TEST_REDIS (pid $pid)"
+			return 0
+		fi
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		tail -n 5 "$WORK/redis.log" 2>/dev/null | sed 's/^/    /' || true
+	done
+	die "could not start redis-server"
+}
+
+section "Redis"
+if [[ -n ${MAPFARM_TEST_REDIS:-} ]]; then
+	redis_ping "$MAPFARM_TEST_REDIS" || die "MAPFARM_TEST_REDIS=$MAPFARM_TEST_REDIS does not answer PING"
+	note "using MAPFARM_TEST_REDIS=$MAPFARM_TEST_REDIS"
+elif redis_ping "$REDIS_PROBE"; then
+	MAPFARM_TEST_REDIS=$REDIS_PROBE
+	note "using the Redis already running on $MAPFARM_TEST_REDIS"
+else
+	note "no Redis answers on $REDIS_PROBE; starting one"
+	start_redis
+fi
+export MAPFARM_TEST_REDIS
+
+# ---------------------------------------------------------------- MinIO
+
+start_minio() {
+	local bin attempt port pid t0=$SECONDS
+	bin=$(./scripts/minio.sh path) || die "could not build MinIO (scripts/minio.sh path)"
+	note "MinIO binary: $bin (ready after $((SECONDS - t0))s)"
+	MAPFARM_TEST_MINIO_ACCESS_KEY="mapfarm-$(random_hex 4)"
+	MAPFARM_TEST_MINIO_SECRET_KEY="$(random_hex 16)"
+	for ((attempt = 1; attempt <= 3; attempt++)); do
+		port=$(free_port)
+		rm -rf "$WORK/minio-data"
+		mkdir -p "$WORK/minio-data"
+		MINIO_ROOT_USER=$MAPFARM_TEST_MINIO_ACCESS_KEY \
+			MINIO_ROOT_PASSWORD=$MAPFARM_TEST_MINIO_SECRET_KEY \
+			MINIO_BROWSER=off MINIO_UPDATE=off MINIO_CI_CD=1 \
+			"$bin" server --quiet --address "127.0.0.1:$port" "$WORK/minio-data" \
+			>"$WORK/minio.log" 2>&1 &
+		pid=$!
+		if wait_for 60 "minio" "$pid" http_ok /minio/health/live "127.0.0.1:$port"; then
+			PIDS+=("$pid")
+			MAPFARM_TEST_MINIO_ENDPOINT=127.0.0.1:$port
+			note "started MinIO on $MAPFARM_TEST_MINIO_ENDPOINT (pid $pid, data $WORK/minio-data)"
+			return 0
+		fi
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		tail -n 5 "$WORK/minio.log" 2>/dev/null | sed 's/^/    /' || true
+	done
+	die "could not start MinIO"
+}
+
+section "MinIO"
+if [[ -n ${MAPFARM_TEST_MINIO_ENDPOINT:-} ]]; then
+	[[ -n ${MAPFARM_TEST_MINIO_ACCESS_KEY:-} && -n ${MAPFARM_TEST_MINIO_SECRET_KEY:-} ]] ||
+		die "MAPFARM_TEST_MINIO_ENDPOINT is set but the access or secret key is not"
+	http_ok /minio/health/live "$MAPFARM_TEST_MINIO_ENDPOINT" ||
+		die "MAPFARM_TEST_MINIO_ENDPOINT=$MAPFARM_TEST_MINIO_ENDPOINT is not live"
+	note "using MAPFARM_TEST_MINIO_ENDPOINT=$MAPFARM_TEST_MINIO_ENDPOINT"
+else
+	start_minio
+fi
+export MAPFARM_TEST_MINIO_ENDPOINT MAPFARM_TEST_MINIO_ACCESS_KEY MAPFARM_TEST_MINIO_SECRET_KEY
+
+# ---------------------------------------------------------------- Python
+
+section "python3-zeep"
+if ! /usr/bin/python3 -c 'import zeep' 2>/dev/null; then
+	apt_install python3-zeep
+	/usr/bin/python3 -c 'import zeep' || die "python3-zeep installed but /usr/bin/python3 cannot import zeep"
+fi
+export MAPFARM_TEST_PYTHON=/usr/bin/python3
+note "$MAPFARM_TEST_PYTHON: zeep $(/usr/bin/python3 -c 'import zeep; print(zeep.__version__)')"
+
+export MAPFARM_REQUIRE_SERVICES=1
+
+# ---------------------------------------------------------------- checks
+
+FAILED=()
+run_step() {
+	local name=$1 t0=$SECONDS
+	shift
+	section "$name"
+	if "$@"; then
+		note "$name: ok ($((SECONDS - t0))s)"
+	else
+		note "$name: FAILED ($((SECONDS - t0))s)"
+		FAILED+=("$name")
+	fi
+}
+
+gofmt_check() {
+	local files
+	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
+	[[ -z ${files// /} ]] && return 0
+	local bad
+	# shellcheck disable=SC2086 # file paths contain no spaces in this repo
+	bad=$(gofmt -l $files) || return 1
+	if [[ -n $bad ]]; then
+		echo "not gofmt-formatted (run gofmt -w):"
+		printf '%s\n' "$bad" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+fuzz_smoke() {
+	local target pkg name rc=0
+	for target in "${FUZZ_TARGETS[@]}"; do
+		pkg=${target%%:*}
+		name=${target#*:}
+		note "fuzz $pkg $name for $FUZZ_TIME"
+		go test -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZ_TIME" "$pkg" || rc=1
+	done
+	return "$rc"
+}
+
+run_step "gofmt" gofmt_check
+run_step "go vet" go vet "${PKGS[@]}"
+# shellcheck disable=SC2086 # word splitting intended
+run_step "go test" go test -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${PKGS[@]}"
+if ((FULL_RUN == 0)); then
+	section "fuzz smoke"
+	note "skipped: packages were named on the command line"
+elif [[ $FUZZ_TIME == 0 ]]; then
+	section "fuzz smoke"
+	note "skipped: MAPFARM_FUZZ_TIME=0"
+elif ((${#FUZZ_TARGETS[@]} == 0)); then
+	section "fuzz smoke"
+	note "no fuzz targets listed (FUZZ_TARGETS in scripts/test.sh)"
+else
+	run_step "fuzz smoke" fuzz_smoke
+fi
+
+section "summary"
+note "total $((SECONDS - SCRIPT_START))s"
+if ((${#FAILED[@]} > 0)); then
+	for log in "$WORK"/redis.log "$WORK"/minio.log; do
+		[[ -s $log ]] || continue
+		note "last lines of $(basename "$log"):"
+		tail -n 15 "$log" | sed 's/^/    /'
+	done
+	note "FAILED: ${FAILED[*]}"
+	exit 1
+fi
+note "all passed"
