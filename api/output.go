@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
 )
 
 // OutputPrefix is the store prefix rendered images are written under; the coordinator removes
@@ -29,7 +32,13 @@ func (s *Server) serveOutput(c *gin.Context) {
 		c.String(http.StatusNotFound, "no such output\n")
 		return
 	}
-	rc, info, err := s.p.Outputs.Open(c.Request.Context(), OutputPrefix+name)
+	if o, ok := s.recent.get(OutputPrefix + name); ok {
+		h := c.Writer.Header()
+		h.Set("Cache-Control", "private, max-age="+strconv.Itoa(int(s.p.OutputTTL.Seconds())))
+		c.Data(http.StatusOK, o.contentType, o.data)
+		return
+	}
+	rc, info, err := s.openOutput(c.Request.Context(), OutputPrefix+name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		c.String(http.StatusNotFound, "no such output (outputs expire after %s)\n", s.p.OutputTTL)
@@ -54,6 +63,23 @@ func (s *Server) serveOutput(c *gin.Context) {
 	}
 	if _, err := io.Copy(c.Writer, rc); err != nil {
 		s.p.Logger.Warn("send output", "key", name, "err", err)
+	}
+}
+
+// openOutput opens a stored output. A fresh image rendered for another api replica may still be
+// on its way to the store, so a missing one is looked for again for a short, bounded while.
+func (s *Server) openOutput(ctx context.Context, key string) (io.ReadCloser, blob.Info, error) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		rc, info, err := s.p.Outputs.Open(ctx, key)
+		if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
+			return rc, info, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, blob.Info{}, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 

@@ -45,6 +45,9 @@ type Params struct {
 	Outputs      Outputs
 	// Legislative serves /api/v2/…; nil leaves it out.
 	Legislative http.Handler
+	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
+	// fill it, the output route reads it. Nil: a private, empty one.
+	Recent *RecentOutputs
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
@@ -54,6 +57,7 @@ type Params struct {
 type Server struct {
 	p      Params
 	engine *gin.Engine
+	recent *RecentOutputs
 }
 
 // New builds the server and its routes.
@@ -66,7 +70,10 @@ func New(p Params) *Server {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{p: p, engine: e}
+	s := &Server{p: p, engine: e, recent: p.Recent}
+	if s.recent == nil {
+		s.recent = NewRecentOutputs(0)
+	}
 	e.Use(s.requestLog, s.recoverPanics)
 
 	soapH := &soapHandler{p: p}

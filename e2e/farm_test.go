@@ -336,7 +336,13 @@ func checkURL(t *testing.T, f *farm, url string) {
 		t.Fatalf("GET %s: %s %s", url, resp.Status, resp.Header.Get("Content-Type"))
 	}
 	name := url[strings.LastIndex(url, "/")+1:]
-	stored, err := f.store.Get(context.Background(), "outputs/"+name)
+	// The worker writes to MinIO right after it reports, so the write may still be landing.
+	var stored []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if stored, err = f.store.Get(context.Background(), "outputs/"+name); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if err != nil {
 		t.Fatalf("image not in MinIO: %v", err)
 	}

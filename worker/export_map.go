@@ -41,18 +41,33 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 		}
 		return err
 	}
+	// The result (with the bytes, when they fit) goes to the waiting api before the store write:
+	// the api answers from those bytes and serves the image URL from memory until the write
+	// lands, so the object store's write latency is off the request's path. A failed write
+	// fails the task, and asynq renders and writes it again.
+	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
+	if len(data) <= task.MaxInlineBytes {
+		res.Data = data
+	} else if err := h.put(ctx, job, data, format); err != nil {
+		return err
+	}
+	h.report(ctx, job, res)
+	if res.Data != nil {
+		if err := h.put(ctx, job, data, format); err != nil {
+			return err
+		}
+	}
+	log.Debug("rendered", "bytes", len(data), "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
+	return nil
+}
+
+func (h *exportMapHandler) put(ctx context.Context, job task.ExportMap, data []byte, format render.Format) error {
 	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
 		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
 			h.report(ctx, job, task.Result{Error: "store: " + err.Error()})
 		}
 		return fmt.Errorf("export map: %w", err)
 	}
-	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
-	if job.Inline {
-		res.Data = data
-	}
-	h.report(ctx, job, res)
-	log.Debug("rendered", "bytes", len(data), "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
 	return nil
 }
 

@@ -38,7 +38,7 @@ type Params struct {
 	Store        Store
 	Renderer     *render.Renderer
 	Concurrency  int           // tasks rendered at once; default 1
-	PollInterval time.Duration // how often an idle worker checks the queues; default 2ms
+	PollInterval time.Duration // how often an idle worker checks the queues; default 1ms
 	Logger       *slog.Logger
 	// ID names this worker in results and logs; default host:pid.
 	ID string
@@ -57,7 +57,7 @@ func New(p Params) *Worker {
 		p.Concurrency = 1
 	}
 	if p.PollInterval <= 0 {
-		p.PollInterval = 2 * time.Millisecond
+		p.PollInterval = time.Millisecond
 	}
 	if p.Logger == nil {
 		p.Logger = slog.Default()

@@ -113,7 +113,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if strings.HasSuffix(cfg.Listen, ":0") && publicURL == "http://"+cfg.Listen {
 			publicURL = "http://" + ln.Addr().String()
 		}
+		recent := api.NewRecentOutputs(0)
 		ops := mapserver.New(mapserver.Params{
+			Recent:   recent,
 			Catalog:  cat,
 			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
 			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
@@ -124,7 +126,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		})
 		srv := api.New(api.Params{
 			Listen: cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
-			Ops: ops, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
+			Ops: ops, Recent: recent, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: legislative.New(legislative.Options{}),
 			Ready: func(ctx context.Context) error {
 				if err := rdb.Ping(ctx).Err(); err != nil {

@@ -105,7 +105,7 @@ type Worker struct {
 	// CPUs. Env MAPFARM_WORKER_CONCURRENCY.
 	Concurrency int `yaml:"concurrency"`
 	// PollInterval is how often an idle worker looks for new tasks (asynq's TaskCheckInterval);
-	// it bounds the queue latency of interactive renders. Default 2ms.
+	// it bounds the queue latency of interactive renders (about half of it on average). Default 1ms.
 	PollInterval time.Duration `yaml:"pollInterval"`
 }
 
@@ -251,7 +251,7 @@ func (c *Config) applyDefaults() {
 		c.Worker.Concurrency = runtime.NumCPU()
 	}
 	if c.Worker.PollInterval <= 0 {
-		c.Worker.PollInterval = 2 * time.Millisecond
+		c.Worker.PollInterval = time.Millisecond
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"

@@ -2,7 +2,6 @@ package mapserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image/color"
 	"time"
@@ -64,8 +63,8 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		Extent: [4]float64{view.Extent.Min[0], view.Extent.Min[1], view.Extent.Max[0], view.Extent.Max[1]},
 		Width:  view.Width, Height: view.Height, DPI: view.DPI, Rotation: view.Rotation,
 		Layers: layers, Format: format,
-		Inline: imgType.ImageReturnType == gisxml.ImageReturnMimeData,
 	}
+	inline := imgType.ImageReturnType == gisxml.ImageReturnMimeData
 	job.Key = "outputs/" + job.RequestID + "." + extensions[format]
 	if transparent != nil {
 		job.Transparent = &[3]uint8{transparent.R, transparent.G, transparent.B}
@@ -92,12 +91,15 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		Extent: envelope(view.Extent, m.SR), VisibleLayerIDs: visible, MapScale: view.Scale(),
 		ImageHeight: view.Height, ImageWidth: view.Width, ImageDPI: view.DPI, ImageType: ptr(res.ContentType),
 	}
-	if job.Inline {
+	switch {
+	case inline && res.Data != nil:
 		img.ImageData = res.Data
-		if img.ImageData == nil {
-			return nil, errors.New("export map image: worker returned no image data")
+	case inline:
+		return nil, fmt.Errorf("export map image: the %d-byte image is larger than the %d bytes returned inline; ask for a URL", res.Size, task.MaxInlineBytes)
+	default:
+		if res.Data != nil && s.p.Recent != nil {
+			s.p.Recent.Remember(res.Key, res.ContentType, res.Data)
 		}
-	} else {
 		img.ImageURL = s.p.OutputURL(res.Key)
 	}
 	return &gisxml.ExportMapImageResponse{Result: img}, nil

@@ -58,6 +58,11 @@ type Exporter interface {
 	Export(ctx context.Context, job task.ExportMap) (task.Result, error)
 }
 
+// RecentOutputs remembers freshly rendered images.
+type RecentOutputs interface {
+	Remember(key, contentType string, data []byte)
+}
+
 // Limits are the bounds operations enforce and report in GetServiceConfigurationInfo.
 type Limits struct {
 	MaxImageWidth  int
@@ -74,7 +79,10 @@ type Params struct {
 	// OutputURL returns the public URL of a stored output object.
 	OutputURL func(key string) string
 	// NewID returns a fresh, unguessable id for a render.
-	NewID  func() string
+	NewID func() string
+	// Recent, when set, keeps the bytes of images answered by URL, so they can be served
+	// before the worker's store write lands.
+	Recent RecentOutputs
 	Logger *slog.Logger
 }
 
@@ -128,6 +136,19 @@ func New(p Params) *Server {
 		"GetSupportedImageReturnTypes": handle(s.GetSupportedImageReturnTypes),
 		"IsFixedScaleMap":              handle(s.IsFixedScaleMap),
 		"ExportMapImage":               handle(s.ExportMapImage),
+		"QueryFeatureCount":            handle(s.QueryFeatureCount),
+		"QueryFeatureCount2":           handle(s.QueryFeatureCount2),
+		"QueryFeatureIDs":              handle(s.QueryFeatureIDs),
+		"QueryFeatureIDs2":             handle(s.QueryFeatureIDs2),
+		"QueryFeatureData":             handle(s.QueryFeatureData),
+		"QueryFeatureData2":            handle(s.QueryFeatureData2),
+		"QueryRowCount":                handle(s.QueryRowCount),
+		"QueryRowIDs":                  handle(s.QueryRowIDs),
+		"QueryData":                    handle(s.QueryData),
+		"QueryDataStatistics":          handle(s.QueryDataStatistics),
+		"Find":                         handle(s.Find),
+		"Identify":                     handle(s.Identify),
+		"GetSQLSyntaxInfo":             handle(s.GetSQLSyntaxInfo),
 	}
 	return s
 }

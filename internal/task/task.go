@@ -69,9 +69,11 @@ type ExportMap struct {
 	Format string `json:"format"`
 	// Key is the object key the image is written to.
 	Key string `json:"key"`
-	// Inline asks for the image bytes in the Result as well (ImageReturnMimeData).
-	Inline bool `json:"inline,omitempty"`
 }
+
+// MaxInlineBytes is the largest image a worker sends back in its Result; larger ones are only
+// written to the store, before the result is reported.
+const MaxInlineBytes = 8 << 20
 
 // Result is what a worker reports for an interactive task.
 type Result struct {

@@ -1,0 +1,185 @@
+package mapserver
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapview"
+)
+
+// searchLayer is a layer that Find or Identify searches, with the definition expression the
+// request's MapDescription gives it.
+type searchLayer struct {
+	src     *source
+	defExpr string
+}
+
+// searchLayers resolves the view of a Find or Identify request and the layers it searches, in
+// map order (topmost first): those listed in ids (every layer when empty), and of those only
+// the ones visible at the view's scale when visibleOnly.
+func (s *Server) searchLayers(c *Call, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, ids gisxml.ArrayOfInt, visibleOnly bool) (*catalog.Map, mapview.View, []searchLayer, error) {
+	if md == nil {
+		return nil, mapview.View{}, nil, invalid("MapDescription is required")
+	}
+	m, err := mapOf(c, md.Name)
+	if err != nil {
+		return nil, mapview.View{}, nil, err
+	}
+	v, err := s.resolveView(m, md, disp)
+	if err != nil {
+		return nil, mapview.View{}, nil, err
+	}
+	states, visible, err := layerStates(m, md.LayerDescriptions, v.Scale())
+	if err != nil {
+		return nil, mapview.View{}, nil, err
+	}
+	for i, id := range ids {
+		if _, ok := m.Layer(id); !ok {
+			return nil, mapview.View{}, nil, invalid("LayerIDs[%d]: map %s has no layer %d", i, m.Name, id)
+		}
+	}
+	var out []searchLayer
+	for i, l := range m.Layers {
+		if len(ids) > 0 && !slices.Contains(ids, l.ID) {
+			continue
+		}
+		if visibleOnly && !slices.Contains(visible, l.ID) {
+			continue
+		}
+		out = append(out, searchLayer{src: layerSource(m, l), defExpr: states[i].DefinitionExpression})
+	}
+	return m, v, out, nil
+}
+
+// Find searches the text of the layers' fields: Contains finds a case-insensitive substring,
+// otherwise the whole value must equal SearchString exactly (case-sensitively). Numeric fields
+// match when SearchString is the same number. SearchFields is a comma list (empty: every
+// field). One result per matching feature, for the first field that matches; at most
+// MaxRecordCount results in all.
+func (s *Server) Find(_ context.Context, c *Call, req *gisxml.Find) (*gisxml.FindResponse, error) {
+	if req.SearchString == "" {
+		return nil, invalid("SearchString is required")
+	}
+	visibleOnly := req.FindOption != gisxml.FindAllLayers
+	if req.FindOption != "" && req.FindOption != gisxml.FindAllLayers && req.FindOption != gisxml.FindVisibleLayers {
+		return nil, invalid("FindOption %q is not a gisFindOption value", req.FindOption)
+	}
+	m, _, layers, err := s.searchLayers(c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, visibleOnly)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for n := range strings.SplitSeq(req.SearchFields, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	needle := strings.ToLower(req.SearchString)
+	num, numErr := strconv.ParseFloat(strings.TrimSpace(req.SearchString), 64)
+	limit := s.maxRecords()
+	results := gisxml.ArrayOfMapServerFindResult{}
+	for _, sl := range layers {
+		src := sl.src
+		var cols []int // positions in src.fields
+		for i, f := range src.fields {
+			if f.Type == feature.FieldBlob || f.Type == feature.FieldDate {
+				continue
+			}
+			if len(names) == 0 || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, f.Name) }) {
+				cols = append(cols, i)
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		p, err := newPlan(src, nil, sl.defExpr)
+		if err != nil {
+			return nil, err
+		}
+		feats, err := p.collect()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range feats {
+			for _, i := range cols {
+				v := f.Values[src.fieldIndex[i]]
+				if !findMatch(v, req.SearchString, needle, req.Contains, num, numErr == nil) {
+					continue
+				}
+				results = append(results, &gisxml.MapServerFindResult{
+					Value: valueText(v), LayerID: src.id, FeatureID: int(f.ID), FieldName: src.fields[i].Name,
+					Shape: geometryOut(f.Geom, m.SR), Properties: properties(src, f),
+				})
+				break
+			}
+			if len(results) >= limit {
+				return &gisxml.FindResponse{Result: results}, nil
+			}
+		}
+	}
+	return &gisxml.FindResponse{Result: results}, nil
+}
+
+func findMatch(v any, exact, lower string, contains bool, num float64, isNum bool) bool {
+	switch x := v.(type) {
+	case string:
+		if contains {
+			return strings.Contains(strings.ToLower(x), lower)
+		}
+		return x == exact
+	case int64:
+		if contains {
+			return strings.Contains(strconv.FormatInt(x, 10), lower)
+		}
+		return isNum && float64(x) == num
+	case float64:
+		if contains {
+			return strings.Contains(strconv.FormatFloat(x, 'f', -1, 64), lower)
+		}
+		return isNum && x == num
+	}
+	return false
+}
+
+// valueText is a value as Find and Identify show it.
+func valueText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "Null"
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case time.Time:
+		return x.UTC().Format("2006-01-02 15:04:05")
+	case []byte:
+		return "Blob"
+	}
+	return fmt.Sprint(v)
+}
+
+// properties are a feature's published field values keyed by field alias, as text, and
+// "Shape" with the geometry type, as ArcGIS's Find and Identify give them.
+func properties(src *source, f *feature.Feature) *gisxml.PropertySet {
+	ps := &gisxml.PropertySet{PropertyArray: make(gisxml.ArrayOfPropertySetProperty, 0, len(src.fields)+1)}
+	for i, fd := range src.fields {
+		name := fd.Alias
+		if name == "" {
+			name = fd.Name
+		}
+		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: name, Value: valueText(f.Values[src.fieldIndex[i]])})
+	}
+	if src.hasShape {
+		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: "Shape", Value: strings.TrimPrefix(src.data.GeometryType().String(), "esriGeometry")})
+	}
+	return ps
+}

@@ -1,0 +1,129 @@
+package mapserver
+
+import (
+	"context"
+	"html"
+	"strings"
+
+	"github.com/paulmach/orb"
+	"github.com/peterstace/simplefeatures/geom"
+
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+)
+
+// Identify finds the features within Tolerance pixels of SearchShape (any geometry kind, in the
+// map's spatial reference). Tolerance becomes map units through the view the MapDescription and
+// ImageDisplay resolve to (map units per pixel). The options:
+//
+//   - gisIdentifyAllLayers: every layer in LayerIDs (all when empty), visible or not;
+//   - gisIdentifyVisibleLayers: those of them visible at the view's scale;
+//   - gisIdentifyTopmost: the visible layers, results of the topmost layer with a hit only;
+//   - gisIdentifyVisibleWithHTMLPopup, gisIdentifyTopOneWithHTMLPopup: as VisibleLayers and
+//     Topmost (one feature), each result with an HTML popup of its attributes.
+//
+// Results come layer by layer, topmost first, features in id order; at most MaxRecordCount.
+func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gisxml.IdentifyResponse, error) {
+	opt := req.IdentifyOption
+	if opt == "" {
+		opt = gisxml.IdentifyTopmost
+	}
+	if !containsOpt(opt) {
+		return nil, invalid("IdentifyOption %q is not a gisIdentifyOption value", req.IdentifyOption)
+	}
+	if req.Tolerance < 0 {
+		return nil, invalid("Tolerance must not be negative (got %d)", req.Tolerance)
+	}
+	m, v, layers, err := s.searchLayers(c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, opt != gisxml.IdentifyAllLayers)
+	if err != nil {
+		return nil, err
+	}
+	shape, gsr, err := geometryIn(req.SearchShape, "SearchShape")
+	if err != nil {
+		return nil, err
+	}
+	if gsr.WKID != 0 && !gsr.Same(m.SR) {
+		return nil, invalid("SearchShape: spatial reference %s differs from the map's %s", gsr, m.SR)
+	}
+	tol := float64(req.Tolerance) * v.Resolution()
+	b := shape.Bound()
+	search := orb.Bound{Min: orb.Point{b.Min[0] - tol, b.Min[1] - tol}, Max: orb.Point{b.Max[0] + tol, b.Max[1] + tol}}
+	sg := exact(shape)
+	topmost := opt == gisxml.IdentifyTopmost || opt == gisxml.IdentifyTopOneWithHTMLPopup
+	popup := opt == gisxml.IdentifyTopOneWithHTMLPopup || opt == gisxml.IdentifyVisibleWithHTMLPopup
+	limit := s.maxRecords()
+	if opt == gisxml.IdentifyTopOneWithHTMLPopup {
+		limit = 1
+	}
+	results := gisxml.ArrayOfMapServerIdentifyResult{}
+	for _, sl := range layers {
+		p, err := newPlan(sl.src, nil, sl.defExpr)
+		if err != nil {
+			return nil, err
+		}
+		p.spatial = &spatialTest{rel: gisxml.SpatialRelEnvelopeIntersects, bound: search}
+		feats, err := p.collect()
+		if err != nil {
+			return nil, err
+		}
+		hit := false
+		for _, f := range feats {
+			if !near(sg, f, tol) {
+				continue
+			}
+			hit = true
+			r := &gisxml.MapServerIdentifyResult{
+				LayerID: sl.src.id, Name: sl.src.name, Properties: properties(sl.src, f),
+				Shape: geometryOut(f.Geom, m.SR), FeatureID: ptr(int(f.ID)),
+			}
+			if popup {
+				r.HTMLPopup = ptr(htmlPopup(sl.src, r.Properties))
+			}
+			results = append(results, r)
+			if len(results) >= limit {
+				return &gisxml.IdentifyResponse{Result: results}, nil
+			}
+		}
+		if hit && topmost {
+			break
+		}
+	}
+	return &gisxml.IdentifyResponse{Result: results}, nil
+}
+
+func containsOpt(o gisxml.IdentifyOption) bool {
+	switch o {
+	case gisxml.IdentifyTopmost, gisxml.IdentifyAllLayers, gisxml.IdentifyVisibleLayers,
+		gisxml.IdentifyTopOneWithHTMLPopup, gisxml.IdentifyVisibleWithHTMLPopup:
+		return true
+	}
+	return false
+}
+
+// near reports whether a feature lies within tol map units of the search geometry.
+func near(sg geom.Geometry, f *feature.Feature, tol float64) bool {
+	fg := exact(f.Geom)
+	if tol == 0 {
+		return geom.Intersects(sg, fg)
+	}
+	d, ok := geom.Distance(sg, fg)
+	return ok && d <= tol
+}
+
+// htmlPopup is a feature's attributes as a small HTML table, the popup of layers without a
+// popup template.
+func htmlPopup(src *source, ps *gisxml.PropertySet) string {
+	var b strings.Builder
+	b.WriteString("<html><body><table><caption>")
+	b.WriteString(html.EscapeString(src.name))
+	b.WriteString("</caption>")
+	for _, p := range ps.PropertyArray {
+		b.WriteString("<tr><th>")
+		b.WriteString(html.EscapeString(p.Key))
+		b.WriteString("</th><td>")
+		b.WriteString(html.EscapeString(valueText(p.Value)))
+		b.WriteString("</td></tr>")
+	}
+	b.WriteString("</table></body></html>")
+	return b.String()
+}

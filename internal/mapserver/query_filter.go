@@ -1,0 +1,535 @@
+package mapserver
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/peterstace/simplefeatures/geom"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/where"
+)
+
+// This file turns a QueryFilter or SpatialFilter into a plan and runs it: the where clause
+// (ANDed with the definition expression) compiled once, the filter geometry converted once,
+// candidates taken from the R-tree by the filter's bound and then tested exactly.
+
+// source is a layer or standalone table that queries run on.
+type source struct {
+	kind       string // "layer" or "table", for messages
+	id         int
+	name       string
+	data       *feature.Layer
+	fields     []feature.Field // published fields, OID first
+	fieldIndex []int           // fields[i] is data.Fields()[fieldIndex[i]]
+	idField    string
+	sr         proj.SR // the map's SR; zero for tables
+	defExpr    string  // the definition expression from the service definition
+	hasShape   bool
+}
+
+func layerSource(m *catalog.Map, l *catalog.Layer) *source {
+	return &source{kind: "layer", id: l.ID, name: l.Name, data: l.Data, fields: l.Fields, fieldIndex: l.FieldIndex,
+		idField: l.IDField, sr: m.SR, defExpr: l.Def.DefinitionExpression, hasShape: l.Data.GeometryType() != feature.None}
+}
+
+func tableSource(t *catalog.Table) *source {
+	return &source{kind: "table", id: t.ID, name: t.Name, data: t.Data, fields: t.Fields, fieldIndex: t.FieldIndex,
+		idField: t.IDField, defExpr: t.Def.DefinitionExpression}
+}
+
+// layerOf finds a map's layer by ID as a query source.
+func layerOf(c *Call, mapName string, id int) (*catalog.Map, *source, error) {
+	m, err := mapOf(c, mapName)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, ok := m.Layer(id)
+	if !ok {
+		return nil, nil, notFound("layer %d is not in map %s", id, m.Name)
+	}
+	return m, layerSource(m, l), nil
+}
+
+// tableOf finds a map's standalone table (or layer: ArcGIS accepts both) from a
+// MapTableDescription, and the definition expression it carries.
+func tableOf(c *Call, mapName string, d gisxml.MapTableDescription) (*source, string, error) {
+	m, err := mapOf(c, mapName)
+	if err != nil {
+		return nil, "", err
+	}
+	switch d := d.(type) {
+	case *gisxml.StandaloneTableDescription:
+		if t, ok := m.Table(d.ID); ok {
+			s := tableSource(t)
+			if d.DefinitionExpression != nil {
+				return s, *d.DefinitionExpression, nil
+			}
+			return s, "", nil
+		}
+		return nil, "", notFound("table %d is not in map %s", d.ID, m.Name)
+	case *gisxml.LayerDescription:
+		if l, ok := m.Layer(d.LayerID); ok {
+			return layerSource(m, l), d.DefinitionExpression, nil
+		}
+		return nil, "", notFound("layer %d is not in map %s", d.LayerID, m.Name)
+	case nil:
+		return nil, "", invalid("MapTableDescription is required")
+	}
+	return nil, "", invalid("MapTableDescription: %s is not supported", d.GisType())
+}
+
+// spatialTest is the exact relation a feature must have with the filter geometry.
+type spatialTest struct {
+	rel     gisxml.SpatialRelEnum
+	pattern string // DE-9IM pattern for SpatialRelRelation
+	bound   orb.Bound
+	isBound bool          // the filter geometry is an envelope
+	shape   orb.Geometry  // in the source's SR
+	exact   geom.Geometry // shape for simplefeatures
+}
+
+// orderKey is one ORDER BY term.
+type orderKey struct {
+	col  int // position in data.Fields()
+	desc bool
+}
+
+// plan is a compiled query.
+type plan struct {
+	src      *source
+	pred     *where.Predicate // nil matches everything
+	spatial  *spatialTest     // nil: no spatial filter
+	fids     []int64          // non-nil: only these ids (sorted, unique)
+	out      []int            // the output fields, as positions in src.fields
+	shape    bool             // the output includes the shape
+	outSR    proj.SR
+	toOut    func(orb.Point) orb.Point // nil when outSR is the source SR
+	order    []orderKey
+	distinct bool
+}
+
+// filterOf returns the QueryFilter part of a filter and its SpatialFilter, if it is one.
+func filterOf(qf gisxml.QueryFilterKind) (*gisxml.QueryFilter, *gisxml.SpatialFilter) {
+	switch f := qf.(type) {
+	case nil:
+		return &gisxml.QueryFilter{}, nil
+	case *gisxml.SpatialFilter:
+		if f == nil {
+			return &gisxml.QueryFilter{}, nil
+		}
+		return &f.QueryFilter, f
+	case *gisxml.QueryFilter:
+		if f == nil {
+			return &gisxml.QueryFilter{}, nil
+		}
+		return f, nil
+	}
+	return qf.QueryFilterPart(), nil
+}
+
+// newPlan compiles a filter on a source. The source's own definition expression always
+// applies; extra is the request's (a LayerDescription's or table description's) definition
+// expression, applied too when it differs. Both are ANDed with the where clause.
+func newPlan(src *source, qf gisxml.QueryFilterKind, extra string) (*plan, error) {
+	f, sf := filterOf(qf)
+	p := &plan{src: src, outSR: src.sr}
+	if strings.TrimSpace(extra) == strings.TrimSpace(src.defExpr) {
+		extra = ""
+	}
+	if err := p.compileWhere(f.WhereClause, src.defExpr, extra); err != nil {
+		return nil, err
+	}
+	if err := p.subFields(f.SubFields); err != nil {
+		return nil, err
+	}
+	if f.FIDSet != nil {
+		ids := make([]int64, 0, len(f.FIDSet.FIDArray))
+		for _, id := range f.FIDSet.FIDArray {
+			ids = append(ids, int64(id))
+		}
+		slices.Sort(ids)
+		p.fids = slices.Compact(ids)
+	}
+	if f.PostfixClause != nil {
+		if err := p.postfix(*f.PostfixClause); err != nil {
+			return nil, err
+		}
+	}
+	if f.PrefixClause != nil {
+		switch strings.ToUpper(strings.TrimSpace(*f.PrefixClause)) {
+		case "":
+		case "DISTINCT":
+			p.distinct = true
+		default:
+			return nil, invalid("PrefixClause %q is not supported: only DISTINCT is", *f.PrefixClause)
+		}
+	}
+	if len(f.FilterDefs) > 0 {
+		return nil, invalid("FilterDefs are not supported")
+	}
+	if f.OutputSpatialReference != nil && src.hasShape {
+		out := srIn(f.OutputSpatialReference)
+		if out.WKID != 0 && !out.Same(src.sr) {
+			fn, err := proj.Transform(src.sr, out)
+			if err != nil {
+				return nil, invalid("OutputSpatialReference: %v", err)
+			}
+			p.outSR, p.toOut = out, fn
+		}
+	}
+	if sf != nil {
+		if err := p.compileSpatial(sf); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func (p *plan) compileWhere(clause, defExpr, extra string) error {
+	var parts []*where.Expr
+	for _, c := range []struct{ what, text string }{{"WhereClause", clause}, {"definition expression", defExpr}, {"DefinitionExpression", extra}} {
+		if strings.TrimSpace(c.text) == "" {
+			continue
+		}
+		e, err := where.Parse(c.text)
+		if err != nil {
+			return invalid("%s: %v", c.what, err)
+		}
+		parts = append(parts, e)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	pred, err := where.And(parts...).Compile(mapdraw.WhereSchema(p.src.data.Fields()))
+	if err != nil {
+		return invalid("WhereClause: %v", err)
+	}
+	p.pred = pred
+	return nil
+}
+
+// subFields resolves SubFields: empty or "*" is every published field (and the shape).
+func (p *plan) subFields(sub *string) error {
+	all := func() {
+		p.out = make([]int, len(p.src.fields))
+		for i := range p.out {
+			p.out[i] = i
+		}
+		p.shape = p.src.hasShape
+	}
+	if sub == nil || strings.TrimSpace(*sub) == "" || strings.TrimSpace(*sub) == "*" {
+		all()
+		return nil
+	}
+	seen := map[int]bool{}
+	for name := range strings.SplitSeq(*sub, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			continue
+		case name == "*":
+			all()
+			return nil
+		case p.src.hasShape && strings.EqualFold(name, "Shape"):
+			p.shape = true
+			continue
+		}
+		i := p.src.field(name)
+		if i < 0 {
+			return invalid("SubFields: %s %d (%s) has no field %q (fields: %s)", p.src.kind, p.src.id, p.src.name, name, p.src.fieldNames())
+		}
+		if !seen[i] {
+			seen[i] = true
+			p.out = append(p.out, i)
+		}
+	}
+	return nil
+}
+
+// field finds a published field by name, case-insensitively; -1 if none.
+func (s *source) field(name string) int {
+	for i, f := range s.fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *source) fieldNames() string {
+	names := make([]string, len(s.fields))
+	for i, f := range s.fields {
+		names[i] = f.Name
+	}
+	if s.hasShape {
+		names = append(names, "Shape")
+	}
+	return strings.Join(names, ", ")
+}
+
+// postfix reads an ORDER BY clause: ORDER BY field [ASC|DESC] {, field [ASC|DESC]}.
+func (p *plan) postfix(clause string) error {
+	words := strings.Fields(clause)
+	if len(words) == 0 {
+		return nil
+	}
+	if len(words) < 3 || !strings.EqualFold(words[0], "ORDER") || !strings.EqualFold(words[1], "BY") {
+		return invalid("PostfixClause %q is not supported: only ORDER BY field [ASC|DESC], … is", clause)
+	}
+	keys, err := p.src.orderKeys(strings.Join(words[2:], " "), "PostfixClause")
+	if err != nil {
+		return err
+	}
+	p.order = keys
+	return nil
+}
+
+// orderKeys reads "field [ASC|DESC], …" against the source's published fields.
+func (s *source) orderKeys(list, what string) ([]orderKey, error) {
+	var keys []orderKey
+	for term := range strings.SplitSeq(list, ",") {
+		ws := strings.Fields(term)
+		if len(ws) == 0 || len(ws) > 2 {
+			return nil, invalid("%s: bad ORDER BY term %q (want field [ASC|DESC])", what, strings.TrimSpace(term))
+		}
+		i := s.field(ws[0])
+		if i < 0 {
+			return nil, invalid("%s: %s %d (%s) has no field %q", what, s.kind, s.id, s.name, ws[0])
+		}
+		k := orderKey{col: s.fieldIndex[i]}
+		if len(ws) == 2 {
+			switch strings.ToUpper(ws[1]) {
+			case "ASC":
+			case "DESC":
+				k.desc = true
+			default:
+				return nil, invalid("%s: bad ORDER BY direction %q (want ASC or DESC)", what, ws[1])
+			}
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+func (p *plan) compileSpatial(sf *gisxml.SpatialFilter) error {
+	switch sf.SpatialRel {
+	case "", gisxml.SpatialRelUndefined, gisxml.SpatialRelIntersects, gisxml.SpatialRelEnvelopeIntersects,
+		gisxml.SpatialRelIndexIntersects, gisxml.SpatialRelTouches, gisxml.SpatialRelOverlaps, gisxml.SpatialRelCrosses,
+		gisxml.SpatialRelWithin, gisxml.SpatialRelContains, gisxml.SpatialRelRelation:
+	default:
+		return invalid("SpatialRel %q is not a gisSpatialRelEnum value", sf.SpatialRel)
+	}
+	if sf.FilterGeometry == nil {
+		if sf.SpatialRel == gisxml.SpatialRelUndefined || sf.SpatialRel == "" {
+			return nil // a SpatialFilter used as a plain QueryFilter
+		}
+		return invalid("SpatialFilter: FilterGeometry is required with SpatialRel %s", sf.SpatialRel)
+	}
+	if !p.src.hasShape {
+		return invalid("SpatialFilter: %s %d (%s) has no geometry", p.src.kind, p.src.id, p.src.name)
+	}
+	g, gsr, err := geometryIn(sf.FilterGeometry, "FilterGeometry")
+	if err != nil {
+		return err
+	}
+	if gsr.WKID != 0 && !gsr.Same(p.src.sr) {
+		fn, err := proj.Transform(gsr, p.src.sr)
+		if err != nil {
+			return invalid("FilterGeometry: %v", err)
+		}
+		g = reproject(g, fn)
+	}
+	t := &spatialTest{rel: sf.SpatialRel, bound: g.Bound(), shape: g}
+	if t.rel == gisxml.SpatialRelUndefined || t.rel == "" {
+		t.rel = gisxml.SpatialRelIntersects
+	}
+	_, t.isBound = g.(orb.Bound)
+	if t.rel == gisxml.SpatialRelRelation {
+		pat := strings.ToUpper(strings.TrimSpace(sf.SpatialRelDescription))
+		if len(pat) != 9 || strings.Trim(pat, "TF*012") != "" {
+			return invalid("SpatialRelDescription %q is not a DE-9IM pattern (9 characters of T, F, *, 0, 1, 2)", sf.SpatialRelDescription)
+		}
+		t.pattern = pat
+	}
+	if t.rel != gisxml.SpatialRelEnvelopeIntersects && t.rel != gisxml.SpatialRelIndexIntersects {
+		t.exact = exact(g)
+	}
+	p.spatial = t
+	return nil
+}
+
+// match tests one feature against the exact relation. Relations read as ArcObjects defines
+// them: the filter geometry is the subject, so Within means the filter geometry lies within the
+// feature and Contains that it contains the feature; Relation matches the DE-9IM matrix of
+// (filter geometry, feature).
+func (t *spatialTest) match(f *feature.Feature) (bool, error) {
+	if f.Geom == nil || !t.bound.Intersects(f.Bound) {
+		return false, nil
+	}
+	switch t.rel {
+	case gisxml.SpatialRelEnvelopeIntersects, gisxml.SpatialRelIndexIntersects:
+		return true, nil
+	case gisxml.SpatialRelIntersects:
+		if t.isBound {
+			if boundContains(t.bound, f.Bound) {
+				return true, nil
+			}
+			if pt, ok := f.Geom.(orb.Point); ok {
+				return t.bound.Contains(pt), nil
+			}
+		}
+		return geom.Intersects(t.exact, exact(f.Geom)), nil
+	}
+	fg := exact(f.Geom)
+	var (
+		ok  bool
+		err error
+	)
+	switch t.rel {
+	case gisxml.SpatialRelTouches:
+		ok, err = geom.Touches(t.exact, fg)
+	case gisxml.SpatialRelOverlaps:
+		ok, err = geom.Overlaps(t.exact, fg)
+	case gisxml.SpatialRelCrosses:
+		ok, err = geom.Crosses(t.exact, fg)
+	case gisxml.SpatialRelWithin:
+		ok, err = geom.Within(t.exact, fg)
+	case gisxml.SpatialRelContains:
+		ok, err = geom.Contains(t.exact, fg)
+	case gisxml.SpatialRelRelation:
+		var m string
+		if m, err = geom.Relate(t.exact, fg); err == nil {
+			ok, err = geom.RelateMatches(m, t.pattern)
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("spatial relation %s with feature %d: %w", t.rel, f.ID, err)
+	}
+	return ok, nil
+}
+
+func boundContains(outer, inner orb.Bound) bool {
+	return inner.Min[0] >= outer.Min[0] && inner.Min[1] >= outer.Min[1] && inner.Max[0] <= outer.Max[0] && inner.Max[1] <= outer.Max[1]
+}
+
+// errStop ends a scan early without an error.
+var errStop = errors.New("stop")
+
+// scan calls fn for every feature that passes the plan, in no particular order, until fn
+// returns false. Candidates come from the FIDSet, else the R-tree (spatial filters), else the
+// whole table; the where clause and the exact relation are tested on each.
+func (p *plan) scan(fn func(*feature.Feature) bool) error {
+	var failed error
+	test := func(f *feature.Feature) bool {
+		if p.pred != nil && !p.pred.Match(f.Values) {
+			return true
+		}
+		if p.spatial != nil {
+			ok, err := p.spatial.match(f)
+			if err != nil {
+				failed = err
+				return false
+			}
+			if !ok {
+				return true
+			}
+		}
+		return fn(f)
+	}
+	if p.pred != nil && p.pred.MatchesNone() {
+		return nil
+	}
+	switch {
+	case p.fids != nil:
+		for _, id := range p.fids {
+			if f, ok := p.src.data.ByID(id); ok && !test(f) {
+				break
+			}
+		}
+	case p.spatial != nil:
+		p.src.data.Search(p.spatial.bound, test)
+	default:
+		feats := p.src.data.Features()
+		for i := range feats {
+			if !test(&feats[i]) {
+				break
+			}
+		}
+	}
+	return failed
+}
+
+// count returns the number of matching features without collecting them.
+func (p *plan) count() (int, error) {
+	n := 0
+	err := p.scan(func(*feature.Feature) bool { n++; return true })
+	return n, err
+}
+
+// collect returns the matching features sorted by the ORDER BY keys, then by ID.
+func (p *plan) collect() ([]*feature.Feature, error) {
+	var out []*feature.Feature
+	if err := p.scan(func(f *feature.Feature) bool { out = append(out, f); return true }); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b *feature.Feature) int {
+		for _, k := range p.order {
+			c := compareValues(a.Values[k.col], b.Values[k.col])
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// compareValues orders attribute values: NULL first, then numbers, strings, dates by value.
+func compareValues(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return cmp.Compare(x, y)
+		case float64:
+			return cmp.Compare(float64(x), y)
+		}
+	case float64:
+		switch y := b.(type) {
+		case int64:
+			return cmp.Compare(x, float64(y))
+		case float64:
+			return cmp.Compare(x, y)
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	case time.Time:
+		if y, ok := b.(time.Time); ok {
+			return x.Compare(y)
+		}
+	}
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
