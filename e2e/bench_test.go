@@ -76,3 +76,49 @@ func rssOf(pid int) float64 {
 	}
 	return -1
 }
+
+// BenchmarkWorkerRSS renders 1024×768 world maps continuously on a worker process (4 clients,
+// b.N renders) and reports the worker's peak resident set size.
+//
+//	go test ./e2e -run '^$' -bench WorkerRSS -benchtime 200x
+func BenchmarkWorkerRSS(b *testing.B) {
+	bin := buildBinary(b, "github.com/mapfarm/mapfarm")
+	addr := freePort(b)
+	env := append(farmEnv(b, addr), "MAPFARM_WORKER_CONCURRENCY=2")
+	w := startProcess(b, bin, "worker", env)
+	startProcess(b, bin, "api", env)
+	waitReady(b, "http://"+addr+"/readyz", 60*time.Second)
+	endpoint := "http://" + addr + "/arcgis/services/world/MapServer"
+	body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body><gis:ExportMapImage>` +
+		`<MapDescription><Name>Layers</Name></MapDescription><ImageDescription>` +
+		`<ImageType><ImageFormat>gisImagePNG24</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType>` +
+		`<ImageDisplay><ImageHeight>768</ImageHeight><ImageWidth>1024</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>`
+	work := make(chan struct{}, b.N)
+	for i := 0; i < b.N; i++ {
+		work <- struct{}{}
+	}
+	close(work)
+	b.ResetTimer()
+	done := make(chan struct{})
+	for c := 0; c < 4; c++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range work {
+				resp, err := http.Post(endpoint, "text/xml", strings.NewReader(body))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Errorf("render: %s", resp.Status)
+				}
+			}
+		}()
+	}
+	for c := 0; c < 4; c++ {
+		<-done
+	}
+	b.StopTimer()
+	b.ReportMetric(rssOf(w.Process.Pid), "worker-peak-rss-MB")
+}

@@ -19,7 +19,7 @@ import (
 )
 
 // buildBinary builds the mapfarm command once per test.
-func buildBinary(t *testing.T, pkg string) string {
+func buildBinary(t testing.TB, pkg string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -31,7 +31,7 @@ func buildBinary(t *testing.T, pkg string) string {
 	return bin
 }
 
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -43,7 +43,7 @@ func freePort(t *testing.T) string {
 
 // startProcess runs one role of the farm as its own process until the test ends, then stops it
 // with SIGTERM (a graceful shutdown) and waits.
-func startProcess(t *testing.T, bin, role string, env []string) {
+func startProcess(t testing.TB, bin, role string, env []string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, role)
 	cmd.Dir = ".."
@@ -74,15 +74,13 @@ func startProcess(t *testing.T, bin, role string, env []string) {
 			t.Logf("%s log:\n%s", role, b)
 		}
 	})
+	return cmd
 }
 
-// TestSeparateProcesses runs api, coordinator and two workers as separate processes on real
-// Redis and MinIO and checks that both workers render.
-func TestSeparateProcesses(t *testing.T) {
+// farmEnv configures processes of one farm on the test Redis and MinIO.
+func farmEnv(t testing.TB, addr string) []string {
 	mi := testenv.MinIO(t)
-	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
-	addr := freePort(t)
-	env := []string{
+	return []string{
 		"MAPFARM_LISTEN=" + addr,
 		"MAPFARM_REDIS_ADDR=" + testenv.Redis(t),
 		"MAPFARM_REDIS_DB=" + strconv.Itoa(testenv.RedisDB(t)),
@@ -94,6 +92,14 @@ func TestSeparateProcesses(t *testing.T) {
 		"MAPFARM_WORKER_CONCURRENCY=1",
 		"MAPFARM_LOG_LEVEL=warn",
 	}
+}
+
+// TestSeparateProcesses runs api, coordinator and two workers as separate processes on real
+// Redis and MinIO and checks that both workers render.
+func TestSeparateProcesses(t *testing.T) {
+	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
+	addr := freePort(t)
+	env := farmEnv(t, addr)
 	startProcess(t, bin, "worker", env)
 	startProcess(t, bin, "worker", env)
 	startProcess(t, bin, "coordinator", env)
@@ -158,7 +164,7 @@ func TestSeparateProcesses(t *testing.T) {
 	}
 }
 
-func waitReady(t *testing.T, url string, limit time.Duration) {
+func waitReady(t testing.TB, url string, limit time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
