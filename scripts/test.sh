@@ -35,6 +35,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # full runs. Add new fuzz targets here.
 FUZZ_TARGETS=(
 	./internal/blob:FuzzDiskKey
+	./internal/soap:FuzzReadRequest
+	./internal/where:FuzzParse
 )
 # shellcheck disable=SC2206 # word splitting intended
 FUZZ_TARGETS+=(${MAPFARM_FUZZ_TARGETS:-})
@@ -245,6 +247,20 @@ if ! /usr/bin/python3 -c 'import zeep' 2>/dev/null; then
 fi
 export MAPFARM_TEST_PYTHON=/usr/bin/python3
 note "$MAPFARM_TEST_PYTHON: zeep $(/usr/bin/python3 -c 'import zeep; print(zeep.__version__)')"
+
+# ---------------------------------------------------------------- reference tools
+
+# Independent tools the tests compare against: PROJ's geod (geodesic distances), GDAL's
+# ogrinfo/ogr2ogr (query results), MapProxy (tile cache interoperability).
+section "reference tools"
+missing=()
+command -v geod >/dev/null || missing+=(proj-bin)
+command -v ogrinfo >/dev/null || missing+=(gdal-bin)
+/usr/bin/python3 -c 'import mapproxy' 2>/dev/null || missing+=(python3-mapproxy)
+if ((${#missing[@]})); then
+	apt_install "${missing[@]}"
+fi
+note "geod, ogrinfo and mapproxy present"
 
 export MAPFARM_REQUIRE_SERVICES=1
 

@@ -1,0 +1,251 @@
+package mapserver_test
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+)
+
+// Web Mercator coordinates of downtown Los Angeles (-118.25, 34.05).
+const laX, laY = -13163590.0, 4035932.0
+
+func TestQueryFeatureCount(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name    string
+		service string
+		layer   int
+		filter  gisxml.QueryFilterKind
+		want    int
+	}{
+		{"no filter counts every county", "usa", 1, nil, 3231},
+		{"empty where", "usa", 1, where(""), 3231},
+		{"California counties", "usa", 1, where("STATEFP = '06'"), 58},
+		{"Texas counties by name", "usa", 1, where("STATE = 'Texas'"), 254},
+		{"nothing matches", "usa", 1, where("1 = 0"), 0},
+		{"FIDSet restricts", "usa", 1, &gisxml.QueryFilter{FIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{1, 2, 3, 999999}}}, 3},
+		{"FIDSet and where", "usa", 1, &gisxml.QueryFilter{WhereClause: "fid > 1", FIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{1, 2, 3}}}, 2},
+		{"point in LA county", "usa", 1, &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, 1},
+		{"point in California", "usa", 0, &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelWithin, FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, 1},
+		{"filter geometry in another SR", "usa", 1, &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects,
+			FilterGeometry: &gisxml.PointN{X: -118.25, Y: 34.05, SpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(4326)}}}}, 1},
+		{"SpatialFilter without geometry is a QueryFilter", "usa", 1, &gisxml.SpatialFilter{QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'"}}, 58},
+		{"attribute search order gives the same answer", "usa", 1, &gisxml.SpatialFilter{QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'"}, SearchOrder: gisxml.SearchOrderAttribute,
+			SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.EnvelopeN{XMin: -2e7, YMin: -2e7, XMax: 2e7, YMax: 2e7}}, 58},
+		{"geographic world points", "world_geographic", 0, envelopeFilter("", gisxml.SpatialRelIntersects, -180, -90, 180, 90), 241},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := f.count(tc.service, tc.layer, tc.filter); got != tc.want {
+				t.Errorf("count = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestQueryFilterFaults(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name   string
+		filter gisxml.QueryFilterKind
+		want   string // part of the message
+	}{
+		{"bad where", where("NAME = "), "WhereClause"},
+		{"unknown where field", where("NOPE = 1"), "NOPE"},
+		{"unknown subfield", &gisxml.QueryFilter{SubFields: ptr("NAME,NOPE")}, `no field "NOPE"`},
+		{"bad order by", &gisxml.QueryFilter{PostfixClause: ptr("GROUP BY NAME")}, "ORDER BY"},
+		{"order by unknown field", &gisxml.QueryFilter{PostfixClause: ptr("ORDER BY NOPE")}, "NOPE"},
+		{"prefix other than DISTINCT", &gisxml.QueryFilter{PrefixClause: ptr("TOP 5")}, "DISTINCT"},
+		{"bad relation pattern", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelRelation, SpatialRelDescription: "TTX", FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, "DE-9IM"},
+		{"unknown spatial rel", &gisxml.SpatialFilter{SpatialRel: "gisSpatialRelNear", FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, "gisSpatialRelEnum"},
+		{"missing geometry", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects}, "FilterGeometry is required"},
+		{"short path", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PolylineN{PathArray: gisxml.ArrayOfPath{&gisxml.Path{PointArray: pts(1, 2)}}}}, "at least 2"},
+		{"unsupported output SR", &gisxml.QueryFilter{OutputSpatialReference: &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(32633)}}}, "OutputSpatialReference"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := f.clientFault("usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: tc.filter})
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("fault %q does not mention %q", msg, tc.want)
+			}
+		})
+	}
+	if msg := f.clientFault("usa", "QueryFeatureCount", &gisxml.QueryFeatureCount{LayerID: 9}); !strings.Contains(msg, "layer 9") {
+		t.Errorf("fault %q does not name the layer", msg)
+	}
+}
+
+func TestQueryFeatureData(t *testing.T) {
+	f := newFixture(t)
+	rs := must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
+		QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'", SubFields: ptr("NAME, fid, Shape"), PostfixClause: ptr("ORDER BY NAME DESC"),
+			OutputSpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(4326)}}},
+		SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: laX, Y: laY},
+	}}).Result
+	var names []string
+	for _, fd := range rs.Fields.FieldArray {
+		names = append(names, fd.Name)
+	}
+	if !slices.Equal(names, []string{"NAME", "fid", "Shape"}) {
+		t.Fatalf("fields %v, want NAME fid Shape", names)
+	}
+	if len(rs.Records) != 1 {
+		t.Fatalf("%d records, want 1", len(rs.Records))
+	}
+	vals := rs.Records[0].Values
+	if vals[0] != "Los Angeles" {
+		t.Errorf("NAME = %v, want Los Angeles", vals[0])
+	}
+	if _, ok := vals[1].(int); !ok {
+		t.Errorf("fid is %T, want int (xsd:int on the wire)", vals[1])
+	}
+	poly, ok := vals[2].(*gisxml.PolygonN)
+	if !ok {
+		t.Fatalf("shape is %T, want *PolygonN", vals[2])
+	}
+	ext := poly.Extent.(*gisxml.EnvelopeN)
+	if ext.XMin < -119.5 || ext.XMax > -117.5 || ext.YMin < 32.5 || ext.YMax > 35 {
+		t.Errorf("LA county extent %v is not in degrees around LA", *ext)
+	}
+	// ORDER BY NAME DESC over California, names only.
+	rs = must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
+		WhereClause: "STATEFP = '06'", SubFields: ptr("NAME"), PostfixClause: ptr("ORDER BY NAME DESC")}}).Result
+	if len(rs.Records) != 58 || len(rs.Fields.FieldArray) != 1 {
+		t.Fatalf("%d records of %d fields, want 58 of 1", len(rs.Records), len(rs.Fields.FieldArray))
+	}
+	if first, last := rs.Records[0].Values[0], rs.Records[57].Values[0]; first != "Yuba" || last != "Alameda" {
+		t.Errorf("order: first %v last %v, want Yuba … Alameda", first, last)
+	}
+	// DISTINCT state names of the counties.
+	rs = must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
+		SubFields: ptr("STATE"), PrefixClause: ptr("DISTINCT"), PostfixClause: ptr("ORDER BY STATE")}}).Result
+	if len(rs.Records) < 50 || rs.Records[0].Values[0] != "Alabama" {
+		t.Errorf("DISTINCT STATE: %d records starting %v, want ≥ 50 starting Alabama", len(rs.Records), rs.Records[0].Values[0])
+	}
+	// MaxRecordCount caps the record set; the ids are not capped.
+	rs = must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: where("")}).Result
+	if len(rs.Records) != 1000 {
+		t.Errorf("%d records, want MaxRecordCount 1000", len(rs.Records))
+	}
+	if n := len(f.ids("usa", 1, where(""))); n != 3231 {
+		t.Errorf("%d ids, want 3231", n)
+	}
+}
+
+func TestQueryFeatureData2(t *testing.T) {
+	f := newFixture(t)
+	ld := &gisxml.LayerDescription{LayerID: 1, DefinitionExpression: "STATEFP = '06'",
+		LayerResultOptions: &gisxml.LayerResultOptions{IncludeGeometry: ptr(false)}}
+	res := must[gisxml.QueryFeatureData2Response](f, "usa", "QueryFeatureData2", &gisxml.QueryFeatureData2{LayerDescription: ld,
+		QueryFilter: where("NAME LIKE 'San %'"), QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}}).Result
+	rs, ok := res.Object.(*gisxml.RecordSet)
+	if !ok {
+		t.Fatalf("Object is %T, want *RecordSet", res.Object)
+	}
+	// San Benito, San Bernardino, San Diego, San Francisco, San Joaquin, San Luis Obispo, San Mateo.
+	if len(rs.Records) != 7 {
+		t.Errorf("%d records, want the 7 'San' counties of California", len(rs.Records))
+	}
+	for _, fd := range rs.Fields.FieldArray {
+		if fd.Name == "Shape" {
+			t.Errorf("IncludeGeometry false but the Shape field is there")
+		}
+	}
+	if n := must[gisxml.QueryFeatureCount2Response](f, "usa", "QueryFeatureCount2", &gisxml.QueryFeatureCount2{LayerDescription: ld, QueryFilter: where("")}).Result; n != 58 {
+		t.Errorf("QueryFeatureCount2 = %d, want 58", n)
+	}
+	if ids := must[gisxml.QueryFeatureIDs2Response](f, "usa", "QueryFeatureIDs2", &gisxml.QueryFeatureIDs2{LayerDescription: ld, QueryFilter: where("")}).Result.FIDArray; len(ids) != 58 {
+		t.Errorf("QueryFeatureIDs2: %d ids, want 58", len(ids))
+	}
+
+	res = must[gisxml.QueryFeatureData2Response](f, "usa", "QueryFeatureData2", &gisxml.QueryFeatureData2{LayerDescription: &gisxml.LayerDescription{LayerID: 0},
+		QueryFilter: where("NAME = 'Utah'"), QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultJsonAsMime}}).Result
+	var fs struct {
+		GeometryType     string
+		SpatialReference struct{ Wkid int }
+		Fields           []struct{ Name, Type string }
+		Features         []struct {
+			Attributes map[string]any
+			Geometry   struct{ Rings [][][2]float64 }
+		}
+	}
+	if err := json.Unmarshal(res.MimeData, &fs); err != nil {
+		t.Fatalf("MimeData is not JSON: %v\n%s", err, res.MimeData)
+	}
+	if fs.GeometryType != "esriGeometryPolygon" || fs.SpatialReference.Wkid != 3857 || len(fs.Features) != 1 {
+		t.Fatalf("JSON feature set: %+v", fs)
+	}
+	if fs.Features[0].Attributes["NAME"] != "Utah" || len(fs.Features[0].Geometry.Rings) == 0 {
+		t.Errorf("Utah feature: %+v", fs.Features[0].Attributes)
+	}
+	f.clientFault("usa", "QueryFeatureData2", &gisxml.QueryFeatureData2{LayerDescription: &gisxml.LayerDescription{LayerID: 0},
+		QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultKMLAsMime}})
+}
+
+func TestTableQueries(t *testing.T) {
+	f := newFixture(t)
+	table := &gisxml.StandaloneTableDescription{ID: 2}
+	if n := must[gisxml.QueryRowCountResponse](f, "usa", "QueryRowCount", &gisxml.QueryRowCount{MapTableDescription: table, QueryFilter: where("STATEFP = '06'")}).Result; n != 58 {
+		t.Errorf("QueryRowCount = %d, want 58", n)
+	}
+	withDef := &gisxml.StandaloneTableDescription{ID: 2, DefinitionExpression: ptr("STATE = 'Texas'")}
+	ids := must[gisxml.QueryRowIDsResponse](f, "usa", "QueryRowIDs", &gisxml.QueryRowIDs{MapTableDescription: withDef, QueryFilter: where("")}).Result
+	if len(ids) != 254 || !slices.IsSorted(ids) {
+		t.Errorf("QueryRowIDs: %d ids (sorted %v), want 254 sorted", len(ids), slices.IsSorted(ids))
+	}
+	res := must[gisxml.QueryDataResponse](f, "usa", "QueryData", &gisxml.QueryData{MapTableDescription: table, QueryFilter: where("GEOID = '06037'")}).Result
+	rs := res.Object.(*gisxml.RecordSet)
+	if len(rs.Records) != 1 || !slices.Contains(rs.Records[0].Values, any("Los Angeles")) {
+		t.Errorf("QueryData GEOID 06037: %v", rs.Records)
+	}
+	for _, fd := range rs.Fields.FieldArray {
+		if fd.Name == "Shape" {
+			t.Error("a table's record set has a Shape field")
+		}
+	}
+	f.clientFault("usa", "QueryRowCount", &gisxml.QueryRowCount{MapTableDescription: table, QueryFilter: &gisxml.SpatialFilter{
+		SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: 1, Y: 2}}})
+}
+
+func TestQueryDataStatistics(t *testing.T) {
+	f := newFixture(t)
+	stat := func(field string, typ gisxml.DataStatType, name string) *gisxml.StatisticDescription {
+		return &gisxml.StatisticDescription{StatisticFieldName: field, StatisticType: typ, ResultFieldName: ptr(name)}
+	}
+	rs := must[gisxml.QueryDataStatisticsResponse](f, "usa", "QueryDataStatistics", &gisxml.QueryDataStatistics{
+		MapTableDescription: &gisxml.StandaloneTableDescription{ID: 2},
+		StatisticsRequest: &gisxml.StatisticsRequest{
+			StatisticDescriptions: gisxml.ArrayOfStatisticDescription{
+				stat("fid", gisxml.DataStatTypeCount, "n"), stat("NAME", gisxml.DataStatTypeMin, "first"),
+				stat("NAME", gisxml.DataStatTypeMax, "last"), stat("fid", gisxml.DataStatTypeSum, "s"),
+				stat("fid", gisxml.DataStatTypeAverage, "avg"), stat("fid", gisxml.DataStatTypeStdDev, "sd"),
+				stat("fid", gisxml.DataStatTypeVariance, "var"),
+			},
+			GroupByFields: ptr("STATE"), OrderByFields: ptr("n DESC, STATE"),
+		},
+		QueryFilter: where("STATEFP IN ('06', '48', '11')"),
+	}).Result
+	if len(rs.Records) != 3 {
+		t.Fatalf("%d groups, want 3", len(rs.Records))
+	}
+	top := rs.Records[0].Values
+	if top[0] != "Texas" || top[1] != 254 || top[2] != "Anderson" || top[3] != "Zavala" {
+		t.Errorf("first group %v, want Texas 254 Anderson … Zavala", top)
+	}
+	dc := rs.Records[2].Values
+	if dc[0] != "District of Columbia" || dc[1] != 1 || dc[6] != nil || dc[7] != nil {
+		t.Errorf("DC group %v: want count 1 and NULL stddev and variance", dc)
+	}
+	if avg, sum := top[5].(float64), top[4].(float64); math.Abs(avg*254-sum) > 1e-6 {
+		t.Errorf("avg %g × 254 ≠ sum %g", avg, sum)
+	}
+	if sd, v := top[6].(float64), top[7].(float64); math.Abs(sd*sd-v) > 1e-6*v {
+		t.Errorf("stddev %g² ≠ variance %g", sd, v)
+	}
+	f.clientFault("usa", "QueryDataStatistics", &gisxml.QueryDataStatistics{MapTableDescription: &gisxml.StandaloneTableDescription{ID: 2},
+		StatisticsRequest: &gisxml.StatisticsRequest{StatisticDescriptions: gisxml.ArrayOfStatisticDescription{stat("NAME", gisxml.DataStatTypeSum, "x")}}})
+}
