@@ -1,0 +1,131 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// benchDraw draws (and, with encode, PNG-encodes) m for v b.N times, releasing each image as a server
+// would after sending it. The features come from memory, loaded once.
+func benchDraw(b *testing.B, v View, encode bool) {
+	benchMap(b, worldMap(loadCountries(b)), v, encode)
+}
+
+func benchMap(b *testing.B, m Map, v View, encode bool) {
+	r, err := NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	// Warm the caches (glyphs, pools) as a running server would have them.
+	if img, err := r.Draw(ctx, m, v); err == nil {
+		r.Release(img)
+	}
+	b.ResetTimer()
+	cpu0, n := processCPU(), 0
+	for b.Loop() {
+		n++
+		img, err := r.Draw(ctx, m, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if encode {
+			buf.Reset()
+			if err := Encode(&buf, img, PNG, EncodeOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Release(img)
+	}
+	// CPU time per image is steadier than wall time on a busy machine.
+	if cpu := processCPU() - cpu0; cpu > 0 && n > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+	}
+	if encode {
+		b.ReportMetric(float64(buf.Len()), "png-bytes")
+	}
+}
+
+// BenchmarkWorld1024PNG is the benchmark: the world countries with labels at 1024×768, drawn
+// and encoded as PNG (MapServer's map2img figure includes its PNG encoding).
+func BenchmarkWorld1024PNG(b *testing.B) { benchDraw(b, worldView(), true) }
+
+// BenchmarkWorld1024Draw is the same without encoding.
+func BenchmarkWorld1024Draw(b *testing.B) { benchDraw(b, worldView(), false) }
+
+// BenchmarkWorld1024PNGFromGPKG is BenchmarkWorld1024PNG reading the features from the GeoPackage
+// (R-tree query, blob and WKB decoding) on every draw, as MapServer does.
+func BenchmarkWorld1024PNGFromGPKG(b *testing.B) {
+	src, err := openGPKGSource(countriesGPKG, "countries", "NAME")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.db.Close()
+	m := worldMap(nil)
+	m.Layers[0].Features = src
+	benchMap(b, m, worldView(), true)
+}
+
+// BenchmarkTileZ4FromGPKG is BenchmarkTileZ4 reading from the GeoPackage on every draw.
+func BenchmarkTileZ4FromGPKG(b *testing.B) {
+	src, err := openGPKGSource(countriesGPKG, "countries", "NAME")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.db.Close()
+	m := worldMap(nil)
+	m.Layers[0].Features = src
+	benchMap(b, m, tileView(tileZ4), true)
+}
+
+// BenchmarkTileZ4 is a 256×256 PNG tile at zoom 4 (x 8, y 5).
+func BenchmarkTileZ4(b *testing.B) { benchDraw(b, tileView(tileZ4), true) }
+
+// BenchmarkTileZ8 is a 256×256 PNG tile at zoom 8 over Paris (x 129, y 88).
+func BenchmarkTileZ8(b *testing.B) { benchDraw(b, tileView(tileZ8), true) }
+
+// BenchmarkEncodePNG is the PNG encoding of the world image alone.
+func BenchmarkEncodePNG(b *testing.B) {
+	fs := loadCountries(b)
+	img, err := Draw(context.Background(), worldMap(fs), worldView())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := Encode(&buf, img, PNG, EncodeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodeFormats encodes the world image in each format.
+func BenchmarkEncodeFormats(b *testing.B) {
+	fs := loadCountries(b)
+	img, err := Draw(context.Background(), worldMap(fs), worldView())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range []Format{PNG, PNG32, PNG8, JPG, GIF} {
+		b.Run(f.String(), func(b *testing.B) {
+			var buf bytes.Buffer
+			cpu0, n := processCPU(), 0
+			for b.Loop() {
+				n++
+				buf.Reset()
+				if err := Encode(&buf, img, f, EncodeOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cpu := processCPU() - cpu0; cpu > 0 && n > 0 {
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes")
+		})
+	}
+}

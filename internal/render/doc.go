@@ -1,0 +1,26 @@
+// Package render draws maps: it turns layers of features with symbols and labels into an image for a
+// View (extent, pixel size, DPI, rotation), and encodes that image as PNG, JPEG or another format.
+//
+// Drawing goes through a Surface, a small set of drawing calls (paths, fill, stroke, text, markers,
+// transforms and opacity groups). GGSurface is the raster backend built on github.com/fogleman/gg; its
+// hot paths (polygon fills, thin strokes, glyphs with halos) bypass gg's generic rasterizer and draw
+// straight into the image with golang.org/x/image/vector and cached glyph masks. Vector backends (SVG,
+// PDF) can implement the same interface later; Renderer.DrawTo draws a Map on any Surface.
+//
+// The renderer works in pixel space: each geometry is transformed once, generalised to the output
+// resolution (vertices closer than half a pixel are dropped), clipped to the image and then drawn.
+// Labels are collected while layers are drawn and placed afterwards, highest priority first (then
+// the largest features first), with collision avoidance across all layers and no label cut at the
+// image edge (a label that does not fit whole is moved inside or dropped). Each feature gets at most
+// one label: polygons at an interior point of their largest visible part (an approximate pole of
+// inaccessibility, never outside the polygon, with nearby fallback positions), lines at the middle of
+// their longest part, rotated along it, points beside the marker at the first of eight positions
+// that is free.
+//
+// Typical use:
+//
+//	img, err := render.Draw(ctx, m, v)
+//	if err != nil { ... }
+//	defer render.Release(img)
+//	err = render.Encode(w, img, render.PNG, render.EncodeOptions{})
+package render

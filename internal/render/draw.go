@@ -1,0 +1,304 @@
+package render
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"sync"
+
+	"github.com/paulmach/orb"
+)
+
+// clipMargin is how far outside the image, in pixels, geometry is kept when clipping: more than half
+// of any stroke width, so clipped edges stay out of sight.
+const clipMargin = 64
+
+// Renderer draws maps. It holds the fonts and their glyph caches and pools of image buffers and
+// drawing state, so one Renderer should serve a whole process. It is safe for concurrent use.
+type Renderer struct {
+	fonts  *Fonts
+	images sync.Pool // *image.RGBA
+	states sync.Pool // *drawState
+}
+
+// drawState is the per-draw scratch space, reused through Renderer.states.
+type drawState struct {
+	surface *GGSurface
+	path    pixelPath
+	labels  labeller
+}
+
+// NewRenderer returns a Renderer with the embedded fonts.
+func NewRenderer() (*Renderer, error) {
+	fonts, err := NewFonts()
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{fonts: fonts}, nil
+}
+
+// defaultRenderer serves the package-level Draw and Release.
+var defaultRenderer = sync.OnceValue(func() *Renderer {
+	r, err := NewRenderer()
+	if err != nil {
+		panic(err) // the embedded font is valid; see TestFonts
+	}
+	return r
+})
+
+// Draw draws m for v with a process-wide Renderer; see Renderer.Draw.
+func Draw(ctx context.Context, m Map, v View) (*image.RGBA, error) {
+	return defaultRenderer().Draw(ctx, m, v)
+}
+
+// Release returns an image from Draw to the process-wide Renderer's pool; see Renderer.Release.
+func Release(img *image.RGBA) { defaultRenderer().Release(img) }
+
+// Fonts returns the renderer's fonts, for surfaces created outside it.
+func (r *Renderer) Fonts() *Fonts { return r.fonts }
+
+// Draw draws m for v into a new image (premultiplied RGBA, v.Width×v.Height, origin at 0,0). It stops
+// with ctx's error when ctx is done. Pass the image to Release once it is encoded to let the next
+// Draw reuse its memory; keeping it is fine too.
+func (r *Renderer) Draw(ctx context.Context, m Map, v View) (*image.RGBA, error) {
+	if err := v.Validate(); err != nil {
+		return nil, err
+	}
+	img := r.image(v.Width, v.Height)
+	st, _ := r.states.Get().(*drawState)
+	if st == nil {
+		st = &drawState{surface: NewGGSurface(img, r.fonts)}
+	}
+	st.surface.reset(img)
+	err := r.drawTo(ctx, st.surface, st, m, v)
+	st.surface.reset(nil)
+	r.states.Put(st)
+	if err != nil {
+		r.Release(img)
+		return nil, err
+	}
+	return img, nil
+}
+
+// DrawTo draws m for v on s, whose size should be v.Width×v.Height.
+func (r *Renderer) DrawTo(ctx context.Context, s Surface, m Map, v View) error {
+	if err := v.Validate(); err != nil {
+		return err
+	}
+	return r.drawTo(ctx, s, &drawState{}, m, v)
+}
+
+// Release puts img back in the pool for reuse by a later Draw. img must not be used afterwards.
+func (r *Renderer) Release(img *image.RGBA) {
+	if img != nil {
+		r.images.Put(img)
+	}
+}
+
+// image returns a w×h image from the pool (contents undefined) or a new one.
+func (r *Renderer) image(w, h int) *image.RGBA {
+	n := w * h * 4
+	if img, _ := r.images.Get().(*image.RGBA); img != nil && cap(img.Pix) >= n {
+		img.Pix = img.Pix[:n]
+		img.Stride = 4 * w
+		img.Rect = image.Rect(0, 0, w, h)
+		return img
+	}
+	return image.NewRGBA(image.Rect(0, 0, w, h))
+}
+
+func (r *Renderer) drawTo(ctx context.Context, s Surface, st *drawState, m Map, v View) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if m.Transparent {
+		s.Clear(color.NRGBA{})
+	} else {
+		s.Clear(m.Background)
+	}
+	W, H := float64(v.Width), float64(v.Height)
+	tr := transformer{
+		m:     v.Matrix(),
+		clip:  clipRect{-clipMargin, -clipMargin, W + clipMargin, H + clipMargin},
+		tol2:  simplifyTol * simplifyTol,
+		dpTol: dpTol,
+	}
+	imgRect := clipRect{0, 0, W, H}
+	query := v.Bounds()
+	scale := v.Scale()
+	st.labels.reset()
+	for li := range m.Layers {
+		l := &m.Layers[li]
+		if l.Features == nil || !l.visibleAt(scale) {
+			continue
+		}
+		group := l.Opacity > 0 && l.Opacity < 1
+		if group {
+			s.BeginGroup()
+		}
+		err := r.drawLayer(ctx, s, st, l, v, &tr, query, imgRect)
+		if group {
+			s.EndGroup(l.Opacity)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	st.labels.place(s, v.Width, v.Height)
+	return nil
+}
+
+func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *Layer, v View, tr *transformer, query orb.Bound, imgRect clipRect) error {
+	path := &st.path
+	path.reset()
+	var cur *Symbol
+	flush := func() {
+		if cur != nil && len(path.subs) > 0 {
+			drawPath(s, path, cur, v)
+		}
+		path.reset()
+	}
+	var label labelCand
+	if l.Label != nil {
+		ls := l.Label
+		label = labelCand{
+			style: TextStyle{
+				Font: ls.Font, Size: v.PointsToPixels(ls.Size), Color: ls.Color,
+				Halo: ls.Halo, HaloWidth: v.PointsToPixels(ls.HaloWidth),
+			},
+			priority: ls.Priority,
+			overlap:  ls.AllowOverlap,
+		}
+		if label.style.Size <= 0 {
+			label.style.Size = v.PointsToPixels(8)
+		}
+	}
+	n := 0
+	var ctxErr error
+	err := l.Features.Search(ctx, query, func(f Feature) bool {
+		if n++; n%64 == 0 {
+			if ctxErr = ctx.Err(); ctxErr != nil {
+				return false
+			}
+		}
+		if f.Geom == nil {
+			return true
+		}
+		sym := f.Symbol
+		if sym == nil {
+			sym = &l.Symbol
+		}
+		if sym != cur {
+			flush()
+			cur = sym
+		}
+		wantLabel := l.Label != nil && f.Label != ""
+		switch g := f.Geom.(type) {
+		case orb.Point, orb.MultiPoint:
+			flush()
+			cur = sym
+			var pts []orb.Point
+			if p, ok := g.(orb.Point); ok {
+				pts = []orb.Point{p}
+			} else {
+				pts = g.(orb.MultiPoint)
+			}
+			size := v.PointsToPixels(sym.MarkerSize)
+			stroke := StrokeStyle{Color: sym.Stroke, Width: v.PointsToPixels(sym.StrokeWidth)}
+			labelled := false
+			for _, p := range pts {
+				x, y := tr.m.Apply(p[0], p[1])
+				if x < -size || y < -size || x > float64(v.Width)+size || y > float64(v.Height)+size {
+					continue
+				}
+				if sym.Picture != nil {
+					pb := sym.Picture.Bounds()
+					pw := size
+					if pw <= 0 {
+						pw = v.PointsToPixels(float64(pb.Dx()) * 72 / 96)
+					}
+					ph := pw * float64(pb.Dy()) / float64(max(1, pb.Dx()))
+					s.DrawImage(sym.Picture, x-pw/2, y-ph/2, pw, ph)
+				} else {
+					s.Marker(x, y, sym.Marker, size, sym.Fill, stroke)
+				}
+				if wantLabel && !labelled {
+					c := label
+					c.text = f.Label
+					c.offset = size/2 + v.PointsToPixels(2)
+					if l.Label.Offset > 0 {
+						c.offset = v.PointsToPixels(l.Label.Offset)
+					}
+					st.labels.addPoint(c, x, y)
+					labelled = true
+				}
+			}
+			return true
+		}
+		firstSub, firstPoly := len(path.subs), len(path.polys)
+		tr.addGeometry(path, f.Geom)
+		if wantLabel && len(path.subs) > firstSub {
+			c := label
+			c.text = f.Label
+			if len(path.polys) > firstPoly {
+				st.labels.addPolygon(c, path, firstPoly, imgRect)
+			} else {
+				st.labels.addLine(c, path, firstSub, imgRect)
+			}
+		}
+		if len(path.pts) > 1<<16 {
+			flush()
+		}
+		return true
+	})
+	flush()
+	if err != nil {
+		return err
+	}
+	return ctxErr
+}
+
+// drawPath fills the closed subpaths of path with sym and strokes all of them.
+func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
+	hasOpen := false
+	emit := func(closedOnly bool) {
+		s.NewPath()
+		for _, sp := range path.subs {
+			if !sp.closed {
+				hasOpen = true
+				if closedOnly {
+					continue
+				}
+			}
+			p := path.pts[sp.start]
+			s.MoveTo(p.x, p.y)
+			for _, p := range path.pts[sp.start+1 : sp.end] {
+				s.LineTo(p.x, p.y)
+			}
+			if sp.closed {
+				s.ClosePath()
+			}
+		}
+	}
+	stroke := StrokeStyle{Color: sym.Stroke, Width: v.PointsToPixels(sym.StrokeWidth), Cap: CapRound, Join: JoinRound}
+	if len(sym.Dash) > 0 {
+		stroke.Dash = make([]float64, len(sym.Dash))
+		for i, d := range sym.Dash {
+			stroke.Dash[i] = v.PointsToPixels(d)
+		}
+	}
+	emit(true)
+	if sym.Fill.A > 0 {
+		s.Fill(sym.Fill)
+	}
+	if stroke.Color.A == 0 || stroke.Width <= 0 {
+		return
+	}
+	if hasOpen {
+		emit(false)
+	}
+	s.Stroke(stroke)
+}

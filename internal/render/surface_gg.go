@@ -1,0 +1,683 @@
+package render
+
+import (
+	"encoding/binary"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+
+	"github.com/fogleman/gg"
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/f64"
+	"golang.org/x/image/vector"
+)
+
+// fastStrokeMax is the widest stroke, in pixels, drawn by the fast segment rasterizer; wider or dashed
+// strokes go through gg's stroker, which draws proper joins and caps.
+const fastStrokeMax = 3
+
+// GGSurface is the raster Surface, drawing into an *image.RGBA through a gg.Context.
+//
+// gg draws wide and dashed strokes and rotated text. The hot paths bypass gg, whose per-call
+// freetype rasterization and per-glyph drawing dominate map rendering otherwise: fills, and strokes
+// up to 3 pixels wide (as offset outlines with mitred joins), are rasterized with
+// golang.org/x/image/vector in cache-sized tiles and blended straight into the image (see
+// rasterBands); horizontal text is composited from cached glyph masks, its halo made by dilating the
+// text's mask once. Images are drawn with golang.org/x/image/draw.
+//
+// A GGSurface is not safe for concurrent use.
+type GGSurface struct {
+	img    *image.RGBA
+	dc     *gg.Context
+	parent []*image.RGBA // images below the open groups
+	spare  []*image.RGBA // a group image kept for reuse
+	fonts  *Fonts
+
+	m     Matrix
+	ident bool
+	stack []Matrix
+
+	pts  []pathPoint
+	subs []subpath
+
+	ras     vector.Rasterizer
+	mask    image.Alpha
+	text    textScratch
+	tmp     []pathPoint
+	tsub    []subpath
+	ggFaces map[float64]font.Face // rotated text faces; not shared, as faces are not concurrency-safe
+
+	line  []pathPoint
+	out   []pathPoint
+	osub  []subpath
+	boxes [][4]float64
+}
+
+type pathPoint struct{ x, y float64 }
+
+type subpath struct {
+	start, end int // pts[start:end]
+	closed     bool
+}
+
+// NewGGSurface returns a surface drawing into img with fonts (shared caches; nil parses a new set).
+func NewGGSurface(img *image.RGBA, fonts *Fonts) *GGSurface {
+	if fonts == nil {
+		var err error
+		if fonts, err = NewFonts(); err != nil {
+			panic(err) // the embedded font is valid; see TestFonts
+		}
+	}
+	s := &GGSurface{fonts: fonts}
+	s.reset(img)
+	return s
+}
+
+// reset points s at img with an identity transform and no path or groups.
+func (s *GGSurface) reset(img *image.RGBA) {
+	s.img = img
+	s.dc = nil
+	s.parent = s.parent[:0]
+	s.m, s.ident = Identity(), true
+	s.stack = s.stack[:0]
+	s.NewPath()
+}
+
+// Image returns the image the surface draws into (the bottom one when groups are open).
+func (s *GGSurface) Image() *image.RGBA {
+	if len(s.parent) > 0 {
+		return s.parent[0]
+	}
+	return s.img
+}
+
+// context returns the gg.Context drawing into the current image.
+func (s *GGSurface) context() *gg.Context {
+	if s.dc == nil {
+		s.dc = gg.NewContextForRGBA(s.img)
+	}
+	return s.dc
+}
+
+// Size implements Surface.
+func (s *GGSurface) Size() (int, int) { b := s.img.Bounds(); return b.Dx(), b.Dy() }
+
+// Clear implements Surface.
+func (s *GGSurface) Clear(c color.NRGBA) {
+	p := premul(c)
+	px := [4]byte{byte(p[0]), byte(p[1]), byte(p[2]), byte(p[3])}
+	pix := s.img.Pix
+	if len(pix) == 0 {
+		return
+	}
+	if px == [4]byte{} {
+		clear(pix)
+		return
+	}
+	copy(pix[:4], px[:])
+	for n := 4; n < len(pix); n *= 2 {
+		copy(pix[n:], pix[:n])
+	}
+}
+
+// Push implements Surface.
+func (s *GGSurface) Push(m Matrix) {
+	s.stack = append(s.stack, s.m)
+	s.m = m.Then(s.m)
+	s.ident = s.m.IsIdentity()
+}
+
+// Pop implements Surface.
+func (s *GGSurface) Pop() {
+	if n := len(s.stack); n > 0 {
+		s.m = s.stack[n-1]
+		s.stack = s.stack[:n-1]
+		s.ident = s.m.IsIdentity()
+	}
+}
+
+// NewPath implements Surface.
+func (s *GGSurface) NewPath() {
+	s.pts = s.pts[:0]
+	s.subs = s.subs[:0]
+}
+
+// MoveTo implements Surface.
+func (s *GGSurface) MoveTo(x, y float64) {
+	if !s.ident {
+		x, y = s.m.Apply(x, y)
+	}
+	s.subs = append(s.subs, subpath{start: len(s.pts), end: len(s.pts) + 1})
+	s.pts = append(s.pts, pathPoint{x, y})
+}
+
+// LineTo implements Surface.
+func (s *GGSurface) LineTo(x, y float64) {
+	if len(s.subs) == 0 {
+		s.MoveTo(x, y)
+		return
+	}
+	if !s.ident {
+		x, y = s.m.Apply(x, y)
+	}
+	s.pts = append(s.pts, pathPoint{x, y})
+	s.subs[len(s.subs)-1].end = len(s.pts)
+}
+
+// ClosePath implements Surface.
+func (s *GGSurface) ClosePath() {
+	if n := len(s.subs); n > 0 {
+		s.subs[n-1].closed = true
+	}
+}
+
+// Fill implements Surface.
+func (s *GGSurface) Fill(c color.NRGBA) { s.fill(s.pts, s.subs, c) }
+
+// Stroke implements Surface.
+func (s *GGSurface) Stroke(st StrokeStyle) { s.stroke(s.pts, s.subs, st) }
+
+// pathBounds returns the pixel rectangle covering pts grown by pad, clipped to the image.
+func (s *GGSurface) pathBounds(pts []pathPoint, pad float64) image.Rectangle {
+	if len(pts) == 0 {
+		return image.Rectangle{}
+	}
+	x0, y0, x1, y1 := pts[0].x, pts[0].y, pts[0].x, pts[0].y
+	for _, p := range pts[1:] {
+		x0, x1 = min(x0, p.x), max(x1, p.x)
+		y0, y1 = min(y0, p.y), max(y1, p.y)
+	}
+	b := s.img.Bounds()
+	if math.IsNaN(x0 + y0 + x1 + y1) {
+		return image.Rectangle{}
+	}
+	r := image.Rect(
+		int(math.Floor(max(x0-pad, float64(b.Min.X)-1))), int(math.Floor(max(y0-pad, float64(b.Min.Y)-1))),
+		int(math.Ceil(min(x1+pad, float64(b.Max.X)+1)))+1, int(math.Ceil(min(y1+pad, float64(b.Max.Y)+1)))+1,
+	)
+	return r.Intersect(b)
+}
+
+// fill rasterizes the subpaths with the non-zero rule (coverage clamped) into the image.
+func (s *GGSurface) fill(pts []pathPoint, subs []subpath, c color.NRGBA) {
+	if c.A == 0 || len(pts) < 3 {
+		return
+	}
+	r := s.pathBounds(pts, 0)
+	if r.Empty() {
+		return
+	}
+	s.rasterBands(pts, subs, r, c)
+}
+
+// rasterTile is the largest side of the pieces rasterBands works in: up to 512 the rasterizer uses
+// its fixed-point accumulator, which is an order of magnitude faster here than its floating-point
+// one (whose SIMD loop reloads MXCSR on every iteration).
+const rasterTile = 512
+
+// rasterBands fills the closed polygons subs of pts (non-zero, coverage clamped) with c, within r.
+//
+// It works in tiles of at most rasterTile pixels wide and about 128 KiB of coverage cells, so the
+// rasterizer runs its fast fixed-point path and its buffer and the mask stay in the CPU cache. Per
+// tile, only the polygons whose bounding box reaches it are added (edges above the tile cost a few
+// skipped rows, edges below or beside it almost nothing), then the tile is composited.
+func (s *GGSurface) rasterBands(pts []pathPoint, subs []subpath, r image.Rectangle, c color.NRGBA) {
+	s.boxes = s.boxes[:0]
+	for _, sp := range subs {
+		b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for _, p := range pts[sp.start:sp.end] {
+			b[0], b[1] = min(b[0], p.x), min(b[1], p.y)
+			b[2], b[3] = max(b[2], p.x), max(b[3], p.y)
+		}
+		s.boxes = append(s.boxes, b)
+	}
+	nx := (r.Dx() + rasterTile - 1) / rasterTile
+	tileW := (r.Dx() + nx - 1) / nx
+	tileH := min(rasterTile, max(8, (32<<10)/max(tileW, 1)))
+	for ty := r.Min.Y; ty < r.Max.Y; ty += tileH {
+		for tx := r.Min.X; tx < r.Max.X; tx += tileW {
+			tile := image.Rect(tx, ty, min(tx+tileW, r.Max.X), min(ty+tileH, r.Max.Y))
+			ox, oy := float64(tile.Min.X), float64(tile.Min.Y)
+			x0, y0 := ox-1, oy-1
+			x1, y1 := float64(tile.Max.X)+1, float64(tile.Max.Y)+1
+			started := false
+			for i, sp := range subs {
+				b := s.boxes[i]
+				// Polygons wholly left of the tile still matter: their edges there set the coverage
+				// of the rows they cross (clamped to column 0).
+				if sp.end-sp.start < 3 || b[3] < y0 || b[1] > y1 || b[0] > x1 {
+					continue
+				}
+				if b[2] < x0 {
+					// Wholly left: its edges cancel out within each row.
+					continue
+				}
+				if !started {
+					s.ras.Reset(tile.Dx(), tile.Dy())
+					started = true
+				}
+				p := pts[sp.start]
+				s.ras.MoveTo(float32(p.x-ox), float32(p.y-oy))
+				for _, p := range pts[sp.start+1 : sp.end] {
+					s.ras.LineTo(float32(p.x-ox), float32(p.y-oy))
+				}
+				s.ras.ClosePath()
+			}
+			if started {
+				s.paint(tile, c)
+			}
+		}
+	}
+}
+
+// paint composites colour c through the coverage accumulated in the rasterizer, which covers r.
+// The rasterizer writes the coverage into an alpha mask with its SIMD accumulator; the blend then
+// skips empty runs eight pixels at a time and stores opaque colour directly where coverage is full,
+// which is most of a map's pixels.
+func (s *GGSurface) paint(r image.Rectangle, c color.NRGBA) {
+	w, h := r.Dx(), r.Dy()
+	s.mask.Pix = resize(s.mask.Pix, w*h)
+	s.mask.Stride = w
+	s.mask.Rect = image.Rect(0, 0, w, h)
+	s.ras.DrawOp = draw.Src
+	s.ras.Draw(&s.mask, s.mask.Rect, image.Opaque, image.Point{})
+	compositeMask(s.img, r, s.mask.Pix, c)
+}
+
+// compositeMask blends c over dst in r through mask (r.Dx() bytes a row).
+func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGBA) {
+	w := r.Dx()
+	pc := premul(c)
+	solid := uint32(c.R) | uint32(c.G)<<8 | uint32(c.B)<<16 | uint32(c.A)<<24
+	opaque := c.A == 255
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		m := mask[(y-r.Min.Y)*w:][:w:w]
+		pix := dst.Pix[dst.PixOffset(r.Min.X, y):][: 4*w : 4*w]
+		for x := 0; x < w; {
+			if x+8 <= w && binary.LittleEndian.Uint64(m[x:]) == 0 {
+				x += 8
+				continue
+			}
+			a := m[x]
+			switch {
+			case a == 0:
+			case a == 255 && opaque:
+				binary.LittleEndian.PutUint32(pix[4*x:], solid)
+			default:
+				blendPix(pix[4*x:4*x+4:4*x+4], pc, uint32(a))
+			}
+			x++
+		}
+	}
+}
+
+// stroke draws the outline of the subpaths.
+func (s *GGSurface) stroke(pts []pathPoint, subs []subpath, st StrokeStyle) {
+	if st.Color.A == 0 || st.Width <= 0 || len(pts) == 0 {
+		return
+	}
+	w := st.Width
+	if !s.ident {
+		w *= s.m.lineScale()
+	}
+	if w > fastStrokeMax || len(st.Dash) > 0 {
+		s.strokeGG(pts, subs, st, w)
+		return
+	}
+	c := st.Color
+	if w < 1 {
+		// Hairlines: a one-pixel line at proportionally lower opacity looks right and avoids dropouts.
+		c.A = uint8(float64(c.A)*w + 0.5)
+		w = 1
+	}
+	hw := w / 2
+	r := s.pathBounds(pts, hw+2)
+	if r.Empty() {
+		return
+	}
+	s.out, s.osub = s.out[:0], s.osub[:0]
+	ext := 0.0
+	if st.Cap != CapButt {
+		ext = hw
+	}
+	// Lines up to about a pixel wide are centred on pixel centres, as MapServer does, so horizontal and
+	// vertical runs come out crisp instead of spread half-and-half over two rows.
+	snap := w <= 1.25
+	for _, sp := range subs {
+		if snap {
+			s.line = snapCentres(s.line[:0], pts[sp.start:sp.end])
+			s.line = dedupe(s.line[:0], s.line)
+		} else {
+			s.line = dedupe(s.line[:0], pts[sp.start:sp.end])
+		}
+		if len(s.line) < 2 {
+			continue
+		}
+		if sp.closed && len(s.line) >= 3 {
+			if signedArea(s.line) < 0 {
+				reversePoints(s.line)
+			}
+			start := len(s.out)
+			s.out = offsetLine(s.out, s.line, hw, true)
+			s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+			start = len(s.out)
+			s.out = offsetLine(s.out, s.line, -hw, true)
+			reversePoints(s.out[start:])
+			s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+			continue
+		}
+		// An open line's outline: the left side forward, then the right side back.
+		start := len(s.out)
+		s.out = offsetLine(s.out, s.line, hw, false)
+		n := len(s.out)
+		s.out = offsetLine(s.out, s.line, -hw, false)
+		reversePoints(s.out[n:])
+		if ext > 0 {
+			extendEnds(s.out[start:], n-start, s.line, ext)
+		}
+		s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+	}
+	s.rasterBands(s.out, s.osub, r, c)
+}
+
+// snapCentres appends pts moved to the centres of their pixels.
+func snapCentres(dst, pts []pathPoint) []pathPoint {
+	for _, p := range pts {
+		dst = append(dst, pathPoint{math.Floor(p.x) + 0.5, math.Floor(p.y) + 0.5})
+	}
+	return dst
+}
+
+// dedupe appends pts to dst without consecutive duplicates (and, for rings, without a closing
+// duplicate of the first point).
+func dedupe(dst, pts []pathPoint) []pathPoint {
+	for _, p := range pts {
+		if n := len(dst); n > 0 {
+			if d := dst[n-1]; math.Abs(d.x-p.x)+math.Abs(d.y-p.y) < 1e-6 {
+				continue
+			}
+		}
+		dst = append(dst, p)
+	}
+	if n := len(dst); n > 2 && math.Abs(dst[0].x-dst[n-1].x)+math.Abs(dst[0].y-dst[n-1].y) < 1e-6 {
+		dst = dst[:n-1]
+	}
+	return dst
+}
+
+// miterLimit is the threshold of 1+cos(turn angle) below which joins are bevelled instead of mitred:
+// under 0.5, the miter would be longer than twice the half width.
+const miterLimit = 0.5
+
+// offsetLine appends the line pts offset by d to its left (negative d: right), with mitred joins
+// (bevelled at sharp turns). closed treats pts as a ring.
+func offsetLine(dst, pts []pathPoint, d float64, closed bool) []pathPoint {
+	n := len(pts)
+	normal := func(a, b pathPoint) (float64, float64) {
+		dx, dy := b.x-a.x, b.y-a.y
+		l := math.Sqrt(dx*dx + dy*dy)
+		return -dy / l, dx / l
+	}
+	for i := 0; i < n; i++ {
+		p := pts[i]
+		var hasPrev, hasNext bool
+		var px, py, nx, ny float64
+		if i > 0 || closed {
+			px, py = normal(pts[(i-1+n)%n], p)
+			hasPrev = true
+		}
+		if i < n-1 || closed {
+			nx, ny = normal(p, pts[(i+1)%n])
+			hasNext = true
+		}
+		switch {
+		case !hasPrev:
+			dst = append(dst, pathPoint{p.x + nx*d, p.y + ny*d})
+		case !hasNext:
+			dst = append(dst, pathPoint{p.x + px*d, p.y + py*d})
+		default:
+			c := 1 + px*nx + py*ny
+			if c < miterLimit {
+				dst = append(dst, pathPoint{p.x + px*d, p.y + py*d}, pathPoint{p.x + nx*d, p.y + ny*d})
+			} else {
+				k := d / c
+				dst = append(dst, pathPoint{p.x + (px+nx)*k, p.y + (py+ny)*k})
+			}
+		}
+	}
+	return dst
+}
+
+// extendEnds moves the end points of an open line's outline (left side out[:n], right side reversed
+// after it) outwards by ext along the line, for square and (approximately) round caps.
+func extendEnds(out []pathPoint, n int, line []pathPoint, ext float64) {
+	a, b := line[0], line[1]
+	l := math.Hypot(b.x-a.x, b.y-a.y)
+	dx, dy := (b.x-a.x)/l*ext, (b.y-a.y)/l*ext
+	out[0].x, out[0].y = out[0].x-dx, out[0].y-dy
+	last := len(out) - 1
+	out[last].x, out[last].y = out[last].x-dx, out[last].y-dy
+	a, b = line[len(line)-1], line[len(line)-2]
+	l = math.Hypot(b.x-a.x, b.y-a.y)
+	dx, dy = (b.x-a.x)/l*ext, (b.y-a.y)/l*ext
+	out[n-1].x, out[n-1].y = out[n-1].x-dx, out[n-1].y-dy
+	out[n].x, out[n].y = out[n].x-dx, out[n].y-dy
+}
+
+// strokeGG strokes through gg, for wide and dashed lines.
+func (s *GGSurface) strokeGG(pts []pathPoint, subs []subpath, st StrokeStyle, w float64) {
+	dc := s.context()
+	dc.Push()
+	defer dc.Pop()
+	dc.Identity()
+	dc.NewSubPath()
+	dc.ClearPath()
+	for _, sp := range subs {
+		if sp.end-sp.start < 2 {
+			continue
+		}
+		dc.MoveTo(pts[sp.start].x, pts[sp.start].y)
+		for _, p := range pts[sp.start+1 : sp.end] {
+			dc.LineTo(p.x, p.y)
+		}
+		if sp.closed {
+			dc.ClosePath()
+		}
+	}
+	dc.SetColor(st.Color)
+	dc.SetLineWidth(w)
+	switch st.Cap {
+	case CapRound:
+		dc.SetLineCapRound()
+	case CapSquare:
+		dc.SetLineCapSquare()
+	default:
+		dc.SetLineCapButt()
+	}
+	switch st.Join {
+	case JoinBevel:
+		dc.SetLineJoinBevel()
+	default:
+		dc.SetLineJoinRound() // gg has no miter join
+	}
+	if len(st.Dash) > 0 {
+		scale := 1.0
+		if !s.ident {
+			scale = s.m.lineScale()
+		}
+		d := make([]float64, len(st.Dash))
+		for i, v := range st.Dash {
+			d[i] = v * scale
+		}
+		dc.SetDash(d...)
+	} else {
+		dc.SetDash()
+	}
+	dc.Stroke()
+}
+
+// Text implements Surface.
+func (s *GGSurface) Text(str string, x, y float64, t TextStyle) {
+	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) {
+		return
+	}
+	if !s.ident {
+		x, y = s.m.Apply(x, y)
+	}
+	if t.Angle != 0 {
+		s.textGG(str, x, y, t)
+		return
+	}
+	s.fonts.face(t.Font, t.Size).drawText(s.img, str, x, y, t, &s.text)
+}
+
+// textGG draws rotated text through gg (rare: line labels), the halo as copies of the text at
+// offsets around it.
+func (s *GGSurface) textGG(str string, x, y float64, t TextStyle) {
+	face := s.ggFaces[t.Size]
+	if face == nil {
+		var err error
+		face, err = opentype.NewFace(s.fonts.def, &opentype.FaceOptions{Size: t.Size, DPI: 72, Hinting: font.HintingNone})
+		if err != nil {
+			return
+		}
+		if s.ggFaces == nil {
+			s.ggFaces = make(map[float64]font.Face)
+		}
+		s.ggFaces[t.Size] = face
+	}
+	dc := s.context()
+	dc.Push()
+	defer dc.Pop()
+	dc.Identity()
+	dc.SetFontFace(face)
+	dc.Translate(x, y)
+	dc.Rotate(-t.Angle * math.Pi / 180)
+	if t.Halo.A > 0 && t.HaloWidth > 0 {
+		dc.SetColor(t.Halo)
+		hw := t.HaloWidth
+		for k := 0; k < 8; k++ {
+			a := float64(k) * math.Pi / 4
+			dc.DrawString(str, hw*math.Cos(a), hw*math.Sin(a))
+		}
+	}
+	dc.SetColor(t.Color)
+	dc.DrawString(str, 0, 0)
+}
+
+// MeasureText implements Surface.
+func (s *GGSurface) MeasureText(str string, t TextStyle) TextMetrics {
+	if t.Size <= 0 {
+		return TextMetrics{}
+	}
+	w, a, d := s.fonts.face(t.Font, t.Size).measure(str)
+	return TextMetrics{Width: w, Ascent: a, Descent: d}
+}
+
+// Marker implements Surface.
+func (s *GGSurface) Marker(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle) {
+	if size <= 0 {
+		return
+	}
+	if !s.ident {
+		x, y = s.m.Apply(x, y)
+		size *= s.m.lineScale()
+	}
+	s.tmp, s.tsub = markerPath(s.tmp[:0], s.tsub[:0], x, y, m, size)
+	if m != MarkerCross && m != MarkerX {
+		s.fill(s.tmp, s.tsub, fill)
+	} else if stroke.Color.A == 0 || stroke.Width <= 0 {
+		// Crosses are lines: draw them with the fill colour when there is no outline.
+		stroke = StrokeStyle{Color: fill, Width: max(1, size/8)}
+	}
+	s.stroke(s.tmp, s.tsub, stroke)
+}
+
+// DrawImage implements Surface, with bilinear interpolation.
+func (s *GGSurface) DrawImage(img image.Image, x, y, w, h float64) {
+	sb := img.Bounds()
+	if sb.Empty() || w <= 0 || h <= 0 {
+		return
+	}
+	// Source pixel (u, v) → rectangle → current transform.
+	m := Matrix{XX: w / float64(sb.Dx()), YY: h / float64(sb.Dy())}
+	m.X0, m.Y0 = x-m.XX*float64(sb.Min.X), y-m.YY*float64(sb.Min.Y)
+	m = m.Then(s.m)
+	xdraw.BiLinear.Transform(s.img, f64.Aff3{m.XX, m.XY, m.X0, m.YX, m.YY, m.Y0}, img, sb, xdraw.Over, nil)
+}
+
+// markerPath appends the outline of a marker of width size centred on (x, y).
+func markerPath(pts []pathPoint, subs []subpath, x, y float64, m MarkerStyle, size float64) ([]pathPoint, []subpath) {
+	r := size / 2
+	poly := func(closed bool, p ...pathPoint) {
+		subs = append(subs, subpath{start: len(pts), end: len(pts) + len(p), closed: closed})
+		pts = append(pts, p...)
+	}
+	switch m {
+	case MarkerSquare:
+		poly(true, pathPoint{x - r, y - r}, pathPoint{x + r, y - r}, pathPoint{x + r, y + r}, pathPoint{x - r, y + r})
+	case MarkerTriangle:
+		h := r * math.Sqrt(3) / 2
+		poly(true, pathPoint{x, y - r}, pathPoint{x + r, y + h*2 - r}, pathPoint{x - r, y + h*2 - r})
+	case MarkerDiamond:
+		poly(true, pathPoint{x, y - r}, pathPoint{x + r, y}, pathPoint{x, y + r}, pathPoint{x - r, y})
+	case MarkerCross:
+		poly(false, pathPoint{x - r, y}, pathPoint{x + r, y})
+		poly(false, pathPoint{x, y - r}, pathPoint{x, y + r})
+	case MarkerX:
+		d := r / math.Sqrt2
+		poly(false, pathPoint{x - d, y - d}, pathPoint{x + d, y + d})
+		poly(false, pathPoint{x - d, y + d}, pathPoint{x + d, y - d})
+	default: // circle
+		n := max(8, min(64, int(size*1.5)))
+		start := len(pts)
+		for i := 0; i < n; i++ {
+			a := 2 * math.Pi * float64(i) / float64(n)
+			pts = append(pts, pathPoint{x + r*math.Cos(a), y + r*math.Sin(a)})
+		}
+		subs = append(subs, subpath{start: start, end: len(pts), closed: true})
+	}
+	return pts, subs
+}
+
+// BeginGroup implements Surface.
+func (s *GGSurface) BeginGroup() {
+	s.parent = append(s.parent, s.img)
+	b := s.img.Bounds()
+	var g *image.RGBA
+	if n := len(s.spare); n > 0 && cap(s.spare[n-1].Pix) >= 4*b.Dx()*b.Dy() {
+		g = s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		g.Pix = g.Pix[:4*b.Dx()*b.Dy()]
+		clear(g.Pix)
+		g.Stride, g.Rect = 4*b.Dx(), b
+	} else {
+		g = image.NewRGBA(b)
+	}
+	s.img = g
+	s.dc = nil
+}
+
+// EndGroup implements Surface.
+func (s *GGSurface) EndGroup(opacity float64) {
+	n := len(s.parent)
+	if n == 0 {
+		return
+	}
+	child := s.img
+	s.img = s.parent[n-1]
+	s.parent = s.parent[:n-1]
+	s.dc = nil
+	a := uint8(math.Round(255 * max(0, min(1, opacity))))
+	if a == 0 {
+		s.spare = append(s.spare[:0], child)
+		return
+	}
+	draw.DrawMask(s.img, s.img.Bounds(), child, child.Bounds().Min, image.NewUniform(color.Alpha{A: a}), image.Point{}, draw.Over)
+	s.spare = append(s.spare[:0], child) // keep one for the next group
+}
+
+var _ Surface = (*GGSurface)(nil)
