@@ -26,6 +26,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
@@ -48,6 +49,8 @@ type Params struct {
 	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
 	// fill it, the output route reads it. Nil: a private, empty one.
 	Recent *RecentOutputs
+	// Metrics, when set, is served at /metrics and records every SOAP request.
+	Metrics *metrics.Metrics
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
@@ -82,6 +85,9 @@ func New(p Params) *Server {
 	e.GET("/arcgis/output/:name", s.serveOutput)
 	e.HEAD("/arcgis/output/:name", s.serveOutput)
 	e.GET("/healthz", s.healthz)
+	if p.Metrics != nil {
+		e.GET("/metrics", gin.WrapH(p.Metrics.Handler()))
+	}
 	e.GET("/readyz", s.readyz)
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -57,7 +58,9 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	}
 	c.Set("soap_op", req.Operation)
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
+	start := time.Now()
 	resp, err := h.p.Ops.Do(c.Request.Context(), call, req.Operation, req.Body)
+	h.observe(req.Operation, start, err)
 	if err != nil {
 		f := toFault(err)
 		if f.Code == soap.FaultServer {
@@ -76,6 +79,23 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		c.Set("worker", ri.Worker)
 	}
 	c.Data(http.StatusOK, "text/xml; charset=utf-8", buf.Bytes())
+}
+
+// observe records one operation in the metrics.
+func (h *soapHandler) observe(op string, start time.Time, err error) {
+	m := h.p.Metrics
+	if m == nil {
+		return
+	}
+	outcome := "ok"
+	if err != nil {
+		outcome = "server_fault"
+		if toFault(err).Code == soap.FaultClient {
+			outcome = "client_fault"
+		}
+	}
+	m.SOAPRequests.WithLabelValues(op, outcome).Inc()
+	m.SOAPDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
 }
 
 func (h *soapHandler) fault(c *gin.Context, buf *bytes.Buffer, status int, f *soap.Fault) {

@@ -3,6 +3,7 @@
 // by calling exec instead of sleeping:
 //
 //	outputReaper   deletes rendered images older than their time to live (outputs.go)
+//	queueStats     publishes queue sizes and latencies for autoscaling (queues.go)
 //
 // Seeding jobs (planning, progress, resume, cancel) and queue metrics for autoscaling arrive with
 // the tile-cache work.
@@ -11,8 +12,15 @@ package coordinator
 import (
 	"context"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/task"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
 )
@@ -30,12 +38,18 @@ type Params struct {
 	OutputTTL    time.Duration // how long they live; default 10m
 	Interval     time.Duration // how often the reaper runs; default 1m
 	Logger       *slog.Logger
+	// Redis and Metrics, when both set, make the coordinator publish queue sizes and latencies
+	// every QueueStatsInterval (default 5s).
+	Redis              redis.UniversalClient
+	Metrics            *metrics.Metrics
+	QueueStatsInterval time.Duration
 }
 
 // Coordinator runs the periodic loops.
 type Coordinator struct {
 	p      Params
 	reaper *outputReaper
+	queues *queueStats // nil without Redis and Metrics
 }
 
 // New returns a Coordinator.
@@ -49,7 +63,19 @@ func New(p Params) *Coordinator {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	return &Coordinator{p: p, reaper: &outputReaper{store: p.Store, prefix: p.OutputPrefix, ttl: p.OutputTTL, logger: p.Logger}}
+	if p.QueueStatsInterval <= 0 {
+		p.QueueStatsInterval = 5 * time.Second
+	}
+	c := &Coordinator{p: p, reaper: &outputReaper{store: p.Store, prefix: p.OutputPrefix, ttl: p.OutputTTL, logger: p.Logger}}
+	if p.Redis != nil && p.Metrics != nil {
+		var names []string
+		for q := range task.QueuePriorities() {
+			names = append(names, q)
+		}
+		sort.Strings(names)
+		c.queues = &queueStats{inspector: asynq.NewInspectorFromRedisClient(p.Redis), queues: names, m: p.Metrics, logger: p.Logger}
+	}
+	return c
 }
 
 // Run runs the loops until ctx is done.
@@ -60,6 +86,14 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		defer wg.Done()
 		every(ctx, c.p.Interval, func() { c.reaper.exec(ctx, time.Now()) })
 	}()
+	if c.queues != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.queues.exec()
+			every(ctx, c.p.QueueStatsInterval, c.queues.exec)
+		}()
+	}
 	c.p.Logger.Info("coordinator started", "output_ttl", c.p.OutputTTL.String())
 	wg.Wait()
 	c.p.Logger.Info("coordinator stopped")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -102,7 +103,8 @@ func TestSeparateProcesses(t *testing.T) {
 	env := farmEnv(t, addr)
 	startProcess(t, bin, "worker", env)
 	startProcess(t, bin, "worker", env)
-	startProcess(t, bin, "coordinator", env)
+	coordMetrics := freePort(t)
+	startProcess(t, bin, "coordinator", append(env, "MAPFARM_METRICS_LISTEN="+coordMetrics))
 	startProcess(t, bin, "api", env)
 
 	base := "http://" + addr
@@ -151,6 +153,10 @@ func TestSeparateProcesses(t *testing.T) {
 		t.Fatalf("renders were done by %d worker(s) %v, want both", len(workers), workers)
 	}
 
+	// The api counts the requests; the coordinator publishes the queues for autoscaling.
+	checkMetrics(t, base+"/metrics", `mapfarm_soap_requests_total{operation="ExportMapImage",outcome="ok"} 24`)
+	checkMetrics(t, "http://"+coordMetrics+"/metrics", `mapfarm_queue_tasks{queue="interactive",state="pending"}`, `mapfarm_queue_latency_seconds{queue="seed"}`)
+
 	// The operator's tool reads the same service.
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
 	out, err := exec.Command(tool, "info", "-endpoint", endpoint, "-timeout", "20s").CombinedOutput()
@@ -160,6 +166,32 @@ func TestSeparateProcesses(t *testing.T) {
 	for _, want := range []string{`map "Layers"  spatial reference 3857  units gisMeters`, `layer 1 "Countries"  Feature Layer`} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("cachetool info lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// checkMetrics fetches a /metrics page and looks for lines.
+func checkMetrics(t *testing.T, url string, want ...string) {
+	t.Helper()
+	var body string
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		resp, err := http.Get(url)
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+		}
+		missing := false
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				missing = true
+			}
+		}
+		if !missing {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s lacks some of %q:\n%.3000s", url, want, body)
 		}
 	}
 }

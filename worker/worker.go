@@ -13,6 +13,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -42,6 +44,8 @@ type Params struct {
 	Logger       *slog.Logger
 	// ID names this worker in results and logs; default host:pid.
 	ID string
+	// Metrics, when set, records every task's duration and result.
+	Metrics *metrics.Metrics
 }
 
 // Worker runs render tasks.
@@ -79,6 +83,9 @@ func New(p Params) *Worker {
 		}),
 	})
 	mux := asynq.NewServeMux()
+	if p.Metrics != nil {
+		mux.Use(instrument(p.Metrics))
+	}
 	mux.Handle(task.TypeExportMap, &exportMapHandler{p: p})
 	return &Worker{p: p, srv: srv, mux: mux}
 }
@@ -94,6 +101,27 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.srv.Shutdown()
 	w.p.Logger.Info("worker stopped")
 	return nil
+}
+
+// instrument records each task's duration and result: ok, client_error (a task that can never
+// succeed, returned with asynq.SkipRetry) or error.
+func instrument(m *metrics.Metrics) asynq.MiddlewareFunc {
+	return func(next asynq.Handler) asynq.Handler {
+		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+			start := time.Now()
+			err := next.ProcessTask(ctx, t)
+			result := "ok"
+			switch {
+			case errors.Is(err, asynq.SkipRetry):
+				result = "client_error"
+			case err != nil:
+				result = "error"
+			}
+			m.TaskDuration.WithLabelValues(t.Type()).Observe(time.Since(start).Seconds())
+			m.Tasks.WithLabelValues(t.Type(), result).Inc()
+			return err
+		})
+	}
 }
 
 // asynqLogger routes asynq's own logs to slog.

@@ -7,10 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -25,6 +28,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/legislative"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -72,10 +76,12 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		return fmt.Errorf("redis %s: %w", redisAddr, err)
 	}
 
-	store, err := openStore(ctx, cfg)
+	m := metrics.New()
+	raw, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	store := m.InstrumentStore(raw)
 
 	var cat *catalog.Catalog
 	if runAPI || runWorker {
@@ -97,11 +103,12 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			return err
 		}
 		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
-			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger})
+			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger, Metrics: m})
 		g.Go(func() error { return w.Run(gctx) })
 	}
 	if runCoord {
-		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger})
+		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
+			Redis: rdb, Metrics: m})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {
@@ -138,25 +145,42 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 				}
 				return nil
 			},
-			Logger: logger,
+			Logger:  logger,
+			Metrics: m,
 		})
 		g.Go(func() error { return srv.Run(gctx, ln) })
 		if hooks.Listening != nil {
 			hooks.Listening(publicURL, cat)
 		}
 	}
+	if !runAPI && cfg.MetricsListen != "" {
+		// Workers and coordinators have no api: their metrics get a listener of their own.
+		ln, err := net.Listen("tcp", cfg.MetricsListen)
+		if err != nil {
+			return fmt.Errorf("metrics: listen: %w", err)
+		}
+		g.Go(func() error { return serveMetrics(gctx, ln, m) })
+	}
 	return g.Wait()
 }
 
-// objectStore is what the roles need of the store.
-type objectStore interface {
-	worker.Store
-	api.Outputs
-	coordinator.Store
-	Stat(ctx context.Context, key string) (blob.Info, error)
+// serveMetrics serves /metrics, /healthz and /readyz until ctx ends.
+func serveMetrics(ctx context.Context, ln net.Listener, m *metrics.Metrics) error {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
 }
 
-func openStore(ctx context.Context, cfg *config.Config) (objectStore, error) {
+func openStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 	if cfg.Store.Kind == "minio" {
 		m := cfg.Store.MinIO
 		return blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: m.Endpoint, AccessKey: m.AccessKey, SecretKey: m.SecretKey,

@@ -40,6 +40,10 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// Worker tunes the render workers.
 	Worker Worker `yaml:"worker"`
+	// MetricsListen is where a worker or coordinator process serves /metrics and /healthz
+	// (the api serves them on its own address). YAML `metricsListen`, env
+	// MAPFARM_METRICS_LISTEN. Default empty: no metrics listener for those roles.
+	MetricsListen string `yaml:"metricsListen"`
 	// LogLevel is debug, info, warn or error. YAML `logLevel`, env MAPFARM_LOG_LEVEL. Default info.
 	LogLevel string `yaml:"logLevel"`
 }
@@ -147,6 +151,7 @@ func (c *Config) applyEnv() error {
 	str("MAPFARM_MINIO_ENDPOINT", &c.Store.MinIO.Endpoint)
 	str("MAPFARM_MINIO_BUCKET", &c.Store.MinIO.Bucket)
 	str("MAPFARM_LOG_LEVEL", &c.LogLevel)
+	str("MAPFARM_METRICS_LISTEN", &c.MetricsListen)
 	var errs []error
 	num := func(key string, dst *int) {
 		if v, ok := os.LookupEnv(key); ok {

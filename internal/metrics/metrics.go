@@ -1,0 +1,78 @@
+// Package metrics defines the farm's Prometheus metrics. Each process makes one Metrics value
+// with New, on a registry of its own (never the global one), and hands it to its components;
+// the api serves it at /metrics, workers and the coordinator on their metrics address.
+//
+// The metrics, all prefixed mapfarm_:
+//
+//	soap_requests_total{operation,outcome}     outcome: ok, client_fault, server_fault
+//	soap_request_duration_seconds{operation}   api time per SOAP request
+//	task_duration_seconds{type}                worker time per task (draw + encode + store)
+//	tasks_total{type,result}                   result: ok, client_error, error
+//	store_operation_duration_seconds{op}       object store latency per operation
+//	store_errors_total{op}
+//	queue_tasks{queue,state}                   asynq queue sizes (pending, active, scheduled, retry)
+//	queue_latency_seconds{queue}               age of the oldest pending task
+//	seed_tiles{job,state}                      seeding progress (done, failed, total)
+//
+// queue_tasks{state="pending"} and queue_latency_seconds are what worker autoscaling reads.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics holds one process's metrics.
+type Metrics struct {
+	Registry      *prometheus.Registry
+	SOAPRequests  *prometheus.CounterVec
+	SOAPDuration  *prometheus.HistogramVec
+	TaskDuration  *prometheus.HistogramVec
+	Tasks         *prometheus.CounterVec
+	StoreDuration *prometheus.HistogramVec
+	StoreErrors   *prometheus.CounterVec
+	QueueTasks    *prometheus.GaugeVec
+	QueueLatency  *prometheus.GaugeVec
+	SeedTiles     *prometheus.GaugeVec
+}
+
+// latencyBuckets span 0.5 ms to 30 s.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+// New returns the metrics registered on a fresh registry, with Go runtime and process metrics.
+func New() *Metrics {
+	r := prometheus.NewRegistry()
+	m := &Metrics{
+		Registry: r,
+		SOAPRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "soap_requests_total",
+			Help: "SOAP requests by operation and outcome (ok, client_fault, server_fault)."}, []string{"operation", "outcome"}),
+		SOAPDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "mapfarm", Name: "soap_request_duration_seconds",
+			Help: "Time the api spends on one SOAP request.", Buckets: latencyBuckets}, []string{"operation"}),
+		TaskDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "mapfarm", Name: "task_duration_seconds",
+			Help: "Time a worker spends on one task.", Buckets: latencyBuckets}, []string{"type"}),
+		Tasks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "tasks_total",
+			Help: "Tasks processed by type and result (ok, client_error, error)."}, []string{"type", "result"}),
+		StoreDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "mapfarm", Name: "store_operation_duration_seconds",
+			Help: "Object store latency by operation.", Buckets: latencyBuckets}, []string{"op"}),
+		StoreErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "store_errors_total",
+			Help: "Object store operations that failed (a missing object on a read is not a failure)."}, []string{"op"}),
+		QueueTasks: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "queue_tasks",
+			Help: "Tasks in each queue by state."}, []string{"queue", "state"}),
+		QueueLatency: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "queue_latency_seconds",
+			Help: "Age of the oldest pending task of each queue."}, []string{"queue"}),
+		SeedTiles: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "seed_tiles",
+			Help: "Seeding progress by job and state (done, failed, total)."}, []string{"job", "state"}),
+	}
+	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
+		m.QueueTasks, m.QueueLatency, m.SeedTiles,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry})
+}
