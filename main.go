@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -20,10 +21,12 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 func main() {
@@ -34,11 +37,13 @@ func main() {
 }
 
 const usage = `usage: mapfarm [serve|api|worker|coordinator] [-config file.yaml] [-listen addr]
+       mapfarm token -client NAME [-ttl 720h]
 
   serve         api + coordinator + worker in one process (the default)
   api           the HTTP front end (SOAP, WSDL, images, legislative API)
   worker        a render worker
   coordinator   the coordinator
+  token         print an access token for a client, signed with MAPFARM_TOKEN_SECRET
 
 Every setting can also be given as a MAPFARM_* environment variable (see README.md).`
 
@@ -49,6 +54,8 @@ func run(args []string) error {
 	}
 	switch role {
 	case "serve", "api", "worker", "coordinator":
+	case "token":
+		return issueToken(args)
 	case "help":
 		fmt.Println(usage)
 		return nil
@@ -98,4 +105,32 @@ Try it (renders the world map through the farm and prints its URL):
 curl -s -H 'Content-Type: text/xml' %s --data '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="%s"><soap:Body><gis:ExportMapImage><MapDescription><Name>%s</Name><Rotation>0</Rotation></MapDescription><ImageDescription><ImageType><ImageFormat>gisImagePNG32</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>384</ImageHeight><ImageWidth>512</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>'
 
 `, strings.Join(names, ", "), endpoint, endpoint, publicURL, endpoint, namespace, mapName)
+}
+
+// issueToken prints a token for a client, signed with the farm's token secret.
+func issueToken(args []string) error {
+	fs := flag.NewFlagSet("mapfarm token", flag.ContinueOnError)
+	client := fs.String("client", "", "client name the token is for (shown in logs and used for rate limits)")
+	ttl := fs.Duration("ttl", 30*24*time.Hour, "how long the token is valid")
+	cfgPath := fs.String("config", "", "YAML configuration file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	if cfg.Security.TokenSecret == "" {
+		return errors.New("set MAPFARM_TOKEN_SECRET (or MAPFARM_TOKEN_SECRET_FILE) to the farm's token secret")
+	}
+	signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
+	if err != nil {
+		return err
+	}
+	tok, err := signer.Issue(*client, time.Now().Add(*ttl))
+	if err != nil {
+		return err
+	}
+	fmt.Println(tok)
+	return nil
 }

@@ -49,6 +49,8 @@ type Params struct {
 	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
 	// fill it, the output route reads it. Nil: a private, empty one.
 	Recent *RecentOutputs
+	// Security holds the access controls (tokens, rate limits, CORS); zero: none.
+	Security Security
 	// Metrics, when set, is served at /metrics and records every SOAP request.
 	Metrics *metrics.Metrics
 	// Ready reports whether the dependencies (Redis, the store) answer.
@@ -61,6 +63,7 @@ type Server struct {
 	p      Params
 	engine *gin.Engine
 	recent *RecentOutputs
+	limits *limiters // nil: no rate limit
 }
 
 // New builds the server and its routes.
@@ -77,7 +80,10 @@ func New(p Params) *Server {
 	if s.recent == nil {
 		s.recent = NewRecentOutputs(0)
 	}
-	e.Use(s.requestLog, s.recoverPanics)
+	if p.Security.RateLimit > 0 {
+		s.limits = newLimiters(p.Security.RateLimit, p.Security.RateBurst)
+	}
+	e.Use(s.requestLog, s.recoverPanics, s.cors, s.authenticate, s.rateLimit)
 
 	soapH := &soapHandler{p: p}
 	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)
@@ -149,7 +155,7 @@ func (s *Server) requestLog(c *gin.Context) {
 	c.Header("X-Request-Id", id)
 	start := time.Now()
 	c.Next()
-	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path,
+	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "client", c.GetString(clientKey),
 		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "worker", c.GetString("worker"), "ms", float64(time.Since(start).Microseconds())/1000,
 		"remote", c.ClientIP())
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/internal/token"
 	"github.com/mapfarm/mapfarm/worker"
 )
 
@@ -131,8 +132,17 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			NewID:     api.NewID,
 			Logger:    logger,
 		})
+		sec := api.Security{RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins}
+		if cfg.Security.TokenSecret != "" {
+			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
+			if err != nil {
+				return err
+			}
+			sec.Tokens = signer
+		}
 		srv := api.New(api.Params{
-			Listen: cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
+			Security: sec,
+			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			Ops: ops, Recent: recent, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: legislative.New(legislative.Options{}),
 			Ready: func(ctx context.Context) error {

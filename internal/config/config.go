@@ -40,12 +40,30 @@ type Config struct {
 	Limits Limits `yaml:"limits"`
 	// Worker tunes the render workers.
 	Worker Worker `yaml:"worker"`
+	// Security holds the api's access controls.
+	Security Security `yaml:"security"`
 	// MetricsListen is where a worker or coordinator process serves /metrics and /healthz
 	// (the api serves them on its own address). YAML `metricsListen`, env
 	// MAPFARM_METRICS_LISTEN. Default empty: no metrics listener for those roles.
 	MetricsListen string `yaml:"metricsListen"`
 	// LogLevel is debug, info, warn or error. YAML `logLevel`, env MAPFARM_LOG_LEVEL. Default info.
 	LogLevel string `yaml:"logLevel"`
+}
+
+// Security configures tokens, rate limits and CORS on the api.
+type Security struct {
+	// TokenSecret, when set, makes the SOAP endpoints and the JSON API require a token (see
+	// `mapfarm token`). From env MAPFARM_TOKEN_SECRET or MAPFARM_TOKEN_SECRET_FILE only; at
+	// least 32 bytes.
+	TokenSecret string `yaml:"-"`
+	// RateLimit is requests per second per client (token client, else address), bursts of
+	// RateBurst (default: RateLimit rounded up). YAML `security.rateLimit`, env
+	// MAPFARM_RATE_LIMIT. Default 0: no limit.
+	RateLimit float64 `yaml:"rateLimit"`
+	RateBurst int     `yaml:"rateBurst"`
+	// CORSOrigins are the browser origins allowed to call the api ("*" for any). YAML
+	// `security.corsOrigins`, env MAPFARM_CORS_ORIGINS (comma-separated). Default none.
+	CORSOrigins []string `yaml:"corsOrigins"`
 }
 
 // Redis locates the queue's Redis server.
@@ -175,7 +193,23 @@ func (c *Config) applyEnv() error {
 	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok {
 		c.Store.MinIO.UseSSL = v == "true" || v == "1"
 	}
+	if v, ok := os.LookupEnv("MAPFARM_RATE_LIMIT"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			errs = append(errs, fmt.Errorf("config: MAPFARM_RATE_LIMIT=%q is not a non-negative number", v))
+		}
+		c.Security.RateLimit = f
+	}
+	if v, ok := os.LookupEnv("MAPFARM_CORS_ORIGINS"); ok {
+		c.Security.CORSOrigins = nil
+		for _, o := range strings.Split(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.Security.CORSOrigins = append(c.Security.CORSOrigins, o)
+			}
+		}
+	}
 	for key, dst := range map[string]*string{
+		"MAPFARM_TOKEN_SECRET":     &c.Security.TokenSecret,
 		"MAPFARM_REDIS_PASSWORD":   &c.Redis.Password,
 		"MAPFARM_MINIO_ACCESS_KEY": &c.Store.MinIO.AccessKey,
 		"MAPFARM_MINIO_SECRET_KEY": &c.Store.MinIO.SecretKey,
@@ -283,6 +317,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.MaxImageWidth > 16384 || c.Limits.MaxImageHeight > 16384 {
 		errs = append(errs, errors.New("config: image limits above 16384 pixels are not supported"))
+	}
+	if s := c.Security.TokenSecret; s != "" && len(s) < 32 {
+		errs = append(errs, errors.New("config: MAPFARM_TOKEN_SECRET must be at least 32 bytes"))
+	}
+	if c.Security.RateLimit < 0 {
+		errs = append(errs, errors.New("config: security.rateLimit must not be negative"))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

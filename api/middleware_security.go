@@ -1,0 +1,182 @@
+package api
+
+import (
+	"bytes"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/time/rate"
+
+	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/internal/token"
+)
+
+// Security configures the api's access controls. The zero value turns them all off.
+type Security struct {
+	// Tokens, when set, makes the SOAP endpoints, their WSDLs and the JSON API require a token,
+	// given ArcGIS-style as ?token=… or as "Authorization: Bearer …". Image URLs stay open:
+	// their names are unguessable and short-lived.
+	Tokens *token.Signer
+	// RateLimit is the sustained requests per second allowed to one client (its token's
+	// client name, else its address), with bursts of RateBurst. Zero: no limit.
+	RateLimit float64
+	RateBurst int
+	// CORSOrigins lists the browser origins allowed to call the api ("*" for any). Empty: no
+	// CORS headers.
+	CORSOrigins []string
+}
+
+const clientKey = "client"
+
+// protected reports whether a path needs a token.
+func protected(path string) bool {
+	return strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/")
+}
+
+func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
+
+// authenticate checks the token of protected requests and names the client.
+func (s *Server) authenticate(c *gin.Context) {
+	c.Set(clientKey, c.ClientIP())
+	signer := s.p.Security.Tokens
+	if signer == nil || !protected(c.Request.URL.Path) || c.Request.Method == http.MethodOptions {
+		c.Next()
+		return
+	}
+	tok := c.Query("token")
+	if h := c.GetHeader("Authorization"); tok == "" && strings.HasPrefix(h, "Bearer ") {
+		tok = strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
+	}
+	if tok == "" {
+		s.deny(c, http.StatusUnauthorized, "Token Required", "Authentication credentials were not provided.")
+		return
+	}
+	client, err := signer.Check(tok, time.Now())
+	if err != nil {
+		s.p.Logger.Info("token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
+		s.deny(c, http.StatusUnauthorized, "Invalid Token", "Invalid token.")
+		return
+	}
+	c.Set(clientKey, "token:"+client)
+	c.Next()
+}
+
+// deny answers in the protocol of the path: a SOAP fault, or Django REST Framework's JSON.
+func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
+	if isJSONAPI(c.Request.URL.Path) {
+		if status == http.StatusUnauthorized {
+			c.Header("WWW-Authenticate", `Bearer realm="api"`)
+		}
+		c.Header("Vary", "Accept")
+		c.Data(status, "application/json", []byte(`{"detail":"`+drfMsg+`"}`))
+		c.Abort()
+		return
+	}
+	var buf bytes.Buffer
+	s.p.Codec.WriteFault(&buf, soap.ClientFault("%s", soapMsg))
+	c.Data(status, "text/xml; charset=utf-8", buf.Bytes())
+	c.Abort()
+}
+
+// limiters holds one token bucket per client, forgetting clients idle for ten minutes.
+type limiters struct {
+	mu      sync.Mutex
+	limit   rate.Limit
+	burst   int
+	clients map[string]*clientLimiter
+	swept   time.Time
+}
+
+type clientLimiter struct {
+	l    *rate.Limiter
+	seen time.Time
+}
+
+// maxClients bounds the memory the limiter may use; past it the idlest clients go first.
+const maxClients = 100_000
+
+func newLimiters(perSecond float64, burst int) *limiters {
+	if burst <= 0 {
+		burst = int(math.Max(1, math.Ceil(perSecond)))
+	}
+	return &limiters{limit: rate.Limit(perSecond), burst: burst, clients: map[string]*clientLimiter{}}
+}
+
+// reserve takes one request's token for client, or says how long to wait for it.
+func (l *limiters) reserve(client string, now time.Time) (ok bool, wait time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute || len(l.clients) >= maxClients {
+		for k, c := range l.clients {
+			if now.Sub(c.seen) > 10*time.Minute || len(l.clients) >= maxClients {
+				delete(l.clients, k)
+			}
+		}
+		l.swept = now
+	}
+	c, found := l.clients[client]
+	if !found {
+		c = &clientLimiter{l: rate.NewLimiter(l.limit, l.burst)}
+		l.clients[client] = c
+	}
+	c.seen = now
+	r := c.l.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// rateLimit refuses a client's requests beyond its rate with 429 and Retry-After.
+func (s *Server) rateLimit(c *gin.Context) {
+	if s.limits == nil || !protected(c.Request.URL.Path) {
+		c.Next()
+		return
+	}
+	ok, wait := s.limits.reserve(c.GetString(clientKey), time.Now())
+	if ok {
+		c.Next()
+		return
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	c.Header("Retry-After", strconv.Itoa(secs))
+	unit := "seconds"
+	if secs == 1 {
+		unit = "second"
+	}
+	s.deny(c, http.StatusTooManyRequests, "Rate limit exceeded: try again in "+strconv.Itoa(secs)+" s",
+		"Request was throttled. Expected available in "+strconv.Itoa(secs)+" "+unit+".")
+}
+
+// cors answers browsers from the configured origins.
+func (s *Server) cors(c *gin.Context) {
+	origins := s.p.Security.CORSOrigins
+	origin := c.GetHeader("Origin")
+	if len(origins) == 0 || origin == "" {
+		c.Next()
+		return
+	}
+	allowed := slices.Contains(origins, "*") || slices.Contains(origins, origin)
+	if !allowed {
+		c.Next()
+		return
+	}
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")
+		h.Set("Access-Control-Max-Age", "600")
+		c.AbortWithStatus(http.StatusNoContent)
+		return
+	}
+	c.Next()
+}

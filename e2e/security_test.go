@@ -1,0 +1,100 @@
+package e2e
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/token"
+)
+
+const testSecret = "e2e-secret-e2e-secret-e2e-secret-e2e"
+
+func do(t *testing.T, method, url, body string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestTokens: with a token secret, SOAP endpoints, WSDLs and the JSON API need a token (query
+// parameter or Bearer header); health checks do not.
+func TestTokens(t *testing.T) {
+	t.Setenv("MAPFARM_TOKEN_SECRET", testSecret)
+	f := startFarm(t)
+	signer, _ := token.NewSigner([]byte(testSecret))
+	good, _ := signer.Issue("e2e", time.Now().Add(time.Hour))
+	expired, _ := signer.Issue("e2e", time.Now().Add(-time.Minute))
+	endpoint := f.url + "/arcgis/services/world/MapServer"
+	body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body><gis:GetMapCount/></soap:Body></soap:Envelope>`
+
+	cases := []struct {
+		name, method, url, body string
+		header                  []string
+		status                  int
+		want                    string
+	}{
+		{"SOAP without token", "POST", endpoint, body, nil, 401, "<faultstring>Token Required</faultstring>"},
+		{"SOAP with a bad token", "POST", endpoint + "?token=nonsense", body, nil, 401, "<faultstring>Invalid Token</faultstring>"},
+		{"SOAP with an expired token", "POST", endpoint + "?token=" + expired, body, nil, 401, "<faultstring>Invalid Token</faultstring>"},
+		{"SOAP with ?token", "POST", endpoint + "?token=" + good, body, nil, 200, "<Result>1</Result>"},
+		{"SOAP with Bearer", "POST", endpoint, body, []string{"Authorization", "Bearer " + good}, 200, "<Result>1</Result>"},
+		{"WSDL without token", "GET", endpoint + "?wsdl", "", nil, 401, "Token Required"},
+		{"WSDL with token", "GET", endpoint + "?wsdl&token=" + good, "", nil, 200, "<definitions"},
+		{"JSON API without token", "GET", f.url + "/api/v2/", "", nil, 401, `{"detail":"Authentication credentials were not provided."}`},
+		{"JSON API with a bad token", "GET", f.url + "/api/v2/", "", []string{"Authorization", "Bearer x.y"}, 401, `{"detail":"Invalid token."}`},
+		{"JSON API with token", "GET", f.url + "/api/v2/", "", []string{"Authorization", "Bearer " + good}, 200, `"general_assembly_136"`},
+		{"health needs none", "GET", f.url + "/healthz", "", nil, 200, "ok"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, got := do(t, tc.method, tc.url, tc.body, append([]string{"Content-Type", "text/xml"}, tc.header...)...)
+			if resp.StatusCode != tc.status || !strings.Contains(got, tc.want) {
+				t.Errorf("HTTP %d %.300s; want HTTP %d containing %s", resp.StatusCode, got, tc.status, tc.want)
+			}
+		})
+	}
+}
+
+// TestRateLimitAndCORS: past its rate a client gets 429 with Retry-After, in SOAP or DRF
+// form; allowed browser origins get CORS headers, others none.
+func TestRateLimitAndCORS(t *testing.T) {
+	t.Setenv("MAPFARM_RATE_LIMIT", "1")
+	t.Setenv("MAPFARM_CORS_ORIGINS", "https://maps.example.org")
+	f := startFarm(t)
+	endpoint := f.url + "/arcgis/services/world/MapServer"
+	body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body><gis:GetMapCount/></soap:Body></soap:Envelope>`
+	if resp, got := do(t, "POST", endpoint, body); resp.StatusCode != 200 {
+		t.Fatalf("first request: %d %s", resp.StatusCode, got)
+	}
+	resp, got := do(t, "POST", endpoint, body)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "1" || !strings.Contains(got, "Rate limit exceeded") {
+		t.Errorf("second SOAP request: %d Retry-After %q %.200s", resp.StatusCode, resp.Header.Get("Retry-After"), got)
+	}
+	resp, got = do(t, "GET", f.url+"/api/v2/", "")
+	if resp.StatusCode != 429 || got != `{"detail":"Request was throttled. Expected available in 1 second."}` {
+		t.Errorf("throttled JSON request: %d %s", resp.StatusCode, got)
+	}
+	if resp, _ := do(t, "GET", f.url+"/healthz", ""); resp.StatusCode != 200 {
+		t.Errorf("health check throttled: %d", resp.StatusCode)
+	}
+
+	resp, _ = do(t, "OPTIONS", endpoint, "", "Origin", "https://maps.example.org", "Access-Control-Request-Method", "POST")
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "https://maps.example.org" || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, _ = do(t, "GET", f.url+"/healthz", "", "Origin", "https://evil.example.com")
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("a foreign origin got CORS headers: %v", resp.Header)
+	}
+}
