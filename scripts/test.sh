@@ -251,16 +251,18 @@ note "$MAPFARM_TEST_PYTHON: zeep $(/usr/bin/python3 -c 'import zeep; print(zeep.
 # ---------------------------------------------------------------- reference tools
 
 # Independent tools the tests compare against: PROJ's geod (geodesic distances), GDAL's
-# ogrinfo/ogr2ogr (query results), MapProxy (tile cache interoperability).
+# ogrinfo/ogr2ogr (query results), MapProxy (tile cache interoperability), docker-compose
+# (validates deploy/docker-compose.yml without a Docker engine).
 section "reference tools"
 missing=()
 command -v geod >/dev/null || missing+=(proj-bin)
 command -v ogrinfo >/dev/null || missing+=(gdal-bin)
 /usr/bin/python3 -c 'import mapproxy' 2>/dev/null || missing+=(python3-mapproxy)
+command -v docker-compose >/dev/null || missing+=(docker-compose)
 if ((${#missing[@]})); then
 	apt_install "${missing[@]}"
 fi
-note "geod, ogrinfo and mapproxy present"
+note "geod, ogrinfo, mapproxy and docker-compose present"
 
 export MAPFARM_REQUIRE_SERVICES=1
 
