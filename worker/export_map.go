@@ -26,7 +26,7 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
-	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.RequestID, "service", job.Service)
+	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.RequestID, "service", job.Service)
 	start := time.Now()
 	data, format, err := h.render(ctx, job)
 	renderTime := time.Since(start)
@@ -112,7 +112,7 @@ func (h *exportMapHandler) report(ctx context.Context, job task.ExportMap, r tas
 	r.Worker = h.p.ID
 	b, err := json.Marshal(r)
 	if err != nil {
-		h.p.Logger.Error("encode result", "request_id", job.RequestID, "err", err)
+		h.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
 		return
 	}
 	key := task.DoneKey(job.RequestID)
@@ -120,6 +120,6 @@ func (h *exportMapHandler) report(ctx context.Context, job task.ExportMap, r tas
 	pipe.RPush(ctx, key, b)
 	pipe.Expire(ctx, key, task.ResultTTL)
 	if _, err := pipe.Exec(ctx); err != nil {
-		h.p.Logger.Error("report result", "request_id", job.RequestID, "err", err)
+		h.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
 	}
 }

@@ -59,7 +59,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, err
 	}
 	job := task.ExportMap{
-		RequestID: s.p.NewID(), Service: c.Service.Name, Map: m.Name,
+		RequestID: s.p.NewID(), TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name,
 		Extent: [4]float64{view.Extent.Min[0], view.Extent.Min[1], view.Extent.Max[0], view.Extent.Max[1]},
 		Width:  view.Width, Height: view.Height, DPI: view.DPI, Rotation: view.Rotation,
 		Layers: layers, Format: format,

@@ -48,9 +48,13 @@ type LayerOverride struct {
 
 // ExportMap asks for one map image.
 type ExportMap struct {
+	// RequestID names the render: the task id and the image's unguessable name.
 	RequestID string `json:"requestId"`
-	Service   string `json:"service"`
-	Map       string `json:"map"`
+	// TraceID is the id of the HTTP request that asked for it, so logs follow the job from the
+	// api to the worker.
+	TraceID string `json:"traceId,omitempty"`
+	Service string `json:"service"`
+	Map     string `json:"map"`
 	// Extent is xmin, ymin, xmax, ymax in the map's spatial reference, already fitted to the
 	// image's aspect ratio.
 	Extent   [4]float64 `json:"extent"`
