@@ -194,7 +194,7 @@ func openStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 	if cfg.Store.Kind == "minio" {
 		m := cfg.Store.MinIO
 		return blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: m.Endpoint, AccessKey: m.AccessKey, SecretKey: m.SecretKey,
-			Bucket: m.Bucket, UseSSL: m.UseSSL, CreateBucket: true})
+			Bucket: m.Bucket, UseSSL: m.UseSSL, CreateBucket: true, MaxRetries: 2})
 	}
 	return blob.NewDisk(cfg.Store.Dir)
 }

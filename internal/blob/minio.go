@@ -33,6 +33,11 @@ type MinIOConfig struct {
 	// Transport, if set, carries the HTTP requests (for tracing or tests).
 	// Nil uses minio-go's default transport.
 	Transport http.RoundTripper
+	// MaxRetries bounds minio-go's own retries of a failed request (with
+	// backoff). Zero keeps minio-go's default of 10, which can hold a caller
+	// for seconds while the server is down; the farm uses 2, because its
+	// tasks are retried by the queue and its api should fail fast.
+	MaxRetries int
 }
 
 // MinIO is a Store backed by one bucket of a MinIO or other S3-compatible
@@ -60,10 +65,11 @@ func NewMinIO(ctx context.Context, cfg MinIOConfig) (*MinIO, error) {
 		return nil, errors.New("blob: minio: bucket is empty")
 	}
 	core, err := minio.NewCore(endpoint, &minio.Options{
-		Creds:     credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
-		Secure:    secure,
-		Region:    cfg.Region,
-		Transport: cfg.Transport,
+		Creds:      credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure:     secure,
+		Region:     cfg.Region,
+		Transport:  cfg.Transport,
+		MaxRetries: cfg.MaxRetries,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("blob: minio %s: %w", endpoint, err)
