@@ -37,6 +37,8 @@ FUZZ_TARGETS=(
 	./internal/blob:FuzzDiskKey
 	./internal/soap:FuzzReadRequest
 	./internal/where:FuzzParse
+	./internal/tilecache:FuzzBundleIndexV2
+	./internal/tilecache:FuzzBundleIndexV1
 )
 # shellcheck disable=SC2206 # word splitting intended
 FUZZ_TARGETS+=(${MAPFARM_FUZZ_TARGETS:-})
