@@ -238,6 +238,9 @@ if [[ -n ${MAPFARM_TEST_MINIO_ENDPOINT:-} ]]; then
 else
 	start_minio
 fi
+# The binary itself, for tests that stop and restart a MinIO of their own (fault tests).
+MAPFARM_TEST_MINIO_BIN=$(./scripts/minio.sh path) || die "could not build MinIO (scripts/minio.sh path)"
+export MAPFARM_TEST_MINIO_BIN
 export MAPFARM_TEST_MINIO_ENDPOINT MAPFARM_TEST_MINIO_ACCESS_KEY MAPFARM_TEST_MINIO_SECRET_KEY
 
 # ---------------------------------------------------------------- Python

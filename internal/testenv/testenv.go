@@ -50,6 +50,7 @@ const (
 	EnvMinIOAccessKey   = "MAPFARM_TEST_MINIO_ACCESS_KEY"
 	EnvMinIOSecretKey   = "MAPFARM_TEST_MINIO_SECRET_KEY"
 	EnvPython           = "MAPFARM_TEST_PYTHON"
+	EnvMinIOBinary      = "MAPFARM_TEST_MINIO_BIN"
 	EnvRequireServices  = "MAPFARM_REQUIRE_SERVICES"
 	scriptHint          = "run ./scripts/test.sh, which starts the services and sets it"
 	requireServicesHint = EnvRequireServices + "=1, so a missing service is a failure"
@@ -103,6 +104,13 @@ func MinIO(t testing.TB) MinIOEndpoint {
 	t.Helper()
 	v := lookup(t, "MinIO", EnvMinIOEndpoint, EnvMinIOAccessKey, EnvMinIOSecretKey)
 	return MinIOEndpoint{Endpoint: v[0], AccessKey: v[1], SecretKey: v[2]}
+}
+
+// MinIOBinary returns the path of the MinIO server binary (MAPFARM_TEST_MINIO_BIN), for
+// tests that run and stop a server of their own, or skips or fails t.
+func MinIOBinary(t testing.TB) string {
+	t.Helper()
+	return lookup(t, "the MinIO server binary", EnvMinIOBinary)[0]
 }
 
 // Python returns the path of a python3 interpreter that can import zeep, or
