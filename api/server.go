@@ -5,6 +5,8 @@
 //	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
 //	GET  /healthz, /readyz                            liveness and readiness (health.go)
+//	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
+//	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
 // The api answers information operations itself and sends renders to the farm through the
 // operations in internal/mapserver; it knows nothing of maps beyond that.
@@ -28,6 +30,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // Outputs reads rendered images back for serving.
@@ -53,6 +56,12 @@ type Params struct {
 	Security Security
 	// Metrics, when set, is served at /metrics and records every SOAP request.
 	Metrics *metrics.Metrics
+	// SeedJobs serves the admin API for seeding jobs (admin.go); nil leaves it out.
+	SeedJobs SeedJobs
+	// Tiles, when set, serves the virtual cache directories (cache.go) from this store,
+	// reading bundles through TileIndex (nil: a private index cache).
+	Tiles     tilecache.Store
+	TileIndex *tilecache.IndexCache
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
@@ -95,6 +104,17 @@ func New(p Params) *Server {
 		e.GET("/metrics", gin.WrapH(p.Metrics.Handler()))
 	}
 	e.GET("/readyz", s.readyz)
+	if p.SeedJobs != nil {
+		ah := &adminHandler{jobs: p.SeedJobs}
+		e.POST("/admin/seed", ah.submit)
+		e.GET("/admin/seed", ah.list)
+		e.GET("/admin/seed/:job", ah.status)
+		e.DELETE("/admin/seed/:job", ah.cancel)
+	}
+	if p.Tiles != nil {
+		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, caches: map[string]openCache{}}
+		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
+	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)
 		e.Any("/api/v2", h)

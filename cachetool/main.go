@@ -1,11 +1,20 @@
-// Command cachetool is the operator's tool for map caches. It talks to a running farm over the
-// same SOAP interface clients use.
+// Command cachetool is the operator's tool for map caches. It drives seeding jobs through the
+// api's admin endpoints (or a local one-machine farm it starts in-process when no -server is
+// given), reads cache metadata over the same SOAP interface clients use, and works on stored
+// caches directly in the farm's object store (configured as the farm is: -config and the
+// MAPFARM_* environment):
 //
-//	cachetool info -endpoint http://127.0.0.1:8080/arcgis/services/world/MapServer
+//	cachetool info     -endpoint URL                     maps, layers and the stored cache's scheme
+//	cachetool seed     [-server URL] -service S -levels 0-7 [-extent ...] [-mode recreateAll|recreateEmpty|delete]
+//	cachetool status   -server URL [job]
+//	cachetool cancel   -server URL job
+//	cachetool truncate [-server URL] -service S [-levels ...] [-extent ...]
+//	cachetool verify   -service S [-levels ...] [-extent ...]
+//	cachetool export   -service S -dir DIR
+//	cachetool import   -service S -dir DIR
+//	cachetool convert  -service S -to exploded|compact|compactV2 (-dir DIR | -dest-root ROOT)
 //
-// prints what a cache would be built from: the service's maps, their spatial references,
-// extents and layers. Seeding, status, cancel, truncate, verify and import/export arrive with
-// the tile-cache work (see the README's status section).
+// Long commands draw a progress bar with rate and ETA on stderr. See docs/seeding.md.
 package main
 
 import (
@@ -25,24 +34,48 @@ import (
 const usage = `usage: cachetool <command> [flags]
 
 commands:
-  info    describe a service's maps and layers (-endpoint URL)`
+  info      describe a service's maps, layers and stored cache (-endpoint URL)
+  seed      seed a cache through the farm (-server URL, or a local farm) and show progress
+  status    show a seeding job, or list recent jobs (-server URL [job])
+  cancel    cancel a seeding job (-server URL job)
+  truncate  delete the tiles of an area and levels (a delete job)
+  verify    check every bundle and tile decodes and every tile of the area is present
+  export    copy a stored cache to a local folder
+  import    copy a local cache folder into the store
+  convert   rewrite a cache in another storage layout
+
+run "cachetool <command> -h" for a command's flags`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "cachetool:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, out io.Writer) error {
+func run(ctx context.Context, args []string, out, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(usage)
 	}
 	switch args[0] {
 	case "info":
 		return info(ctx, args[1:], out)
+	case "seed", "truncate":
+		return seedCmd(ctx, args[0], args[1:], out, stderr)
+	case "status":
+		return statusCmd(ctx, args[1:], out)
+	case "cancel":
+		return cancelCmd(ctx, args[1:], out)
+	case "verify":
+		return verifyCmd(ctx, args[1:], out, stderr)
+	case "export":
+		return exportCmd(ctx, args[1:], out, stderr)
+	case "import":
+		return importCmd(ctx, args[1:], out, stderr)
+	case "convert":
+		return convertCmd(ctx, args[1:], out, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprintln(out, usage)
 		return nil
@@ -82,8 +115,30 @@ func info(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		printMap(out, si.Result)
+		printCache(ctx, cl, out, name.Result)
 	}
 	return nil
+}
+
+// printCache prints the stored cache of a map, if it has one.
+func printCache(ctx context.Context, cl *soap.Client, out io.Writer, mapName string) {
+	var cd gisxml.GetCacheDescriptionInfoResponse
+	if err := cl.Call(ctx, "GetCacheDescriptionInfo", &gisxml.GetCacheDescriptionInfo{MapName: mapName}, &cd); err != nil {
+		fmt.Fprintf(out, "  no tile cache (%v)\n", err)
+		return
+	}
+	var st gisxml.GetCacheStorageInfoResponse
+	if err := cl.Call(ctx, "GetCacheStorageInfo", &gisxml.GetCacheStorageInfo{MapName: mapName}, &st); err != nil {
+		fmt.Fprintf(out, "  cache storage: %v\n", err)
+		return
+	}
+	d := cd.Result
+	levels := make([]int, 0, len(d.TileCacheInfo.LODInfos))
+	for _, l := range d.TileCacheInfo.LODInfos {
+		levels = append(levels, l.LevelID)
+	}
+	fmt.Fprintf(out, "  cache %s  %s  %dx%d px  %d dpi  %s  levels %v\n", d.ServiceType, st.Result.StorageFormat,
+		d.TileCacheInfo.TileCols, d.TileCacheInfo.TileRows, d.TileCacheInfo.DPI, d.TileImageInfo.CacheTileFormat, levels)
 }
 
 func printMap(out io.Writer, m *gisxml.MapServerInfo) {

@@ -4,6 +4,7 @@
 //
 //	outputReaper   deletes rendered images older than their time to live (outputs.go)
 //	queueStats     publishes queue sizes and latencies for autoscaling (queues.go)
+//	seedRunner     plans, watches, finishes and cancels tile-cache seeding jobs (seed.go)
 //
 // Seeding jobs (planning, progress, resume, cancel) and queue metrics for autoscaling arrive with
 // the tile-cache work.
@@ -23,6 +24,8 @@ import (
 	"github.com/mapfarm/mapfarm/internal/task"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // Store is what the coordinator needs of the object store.
@@ -43,6 +46,10 @@ type Params struct {
 	Redis              redis.UniversalClient
 	Metrics            *metrics.Metrics
 	QueueStatsInterval time.Duration
+	// Tiles is the store tile caches live in; with Redis and Tiles set the coordinator runs
+	// seeding jobs (seed.go) every SeedInterval (default 1s).
+	Tiles        tilecache.Store
+	SeedInterval time.Duration
 }
 
 // Coordinator runs the periodic loops.
@@ -50,6 +57,7 @@ type Coordinator struct {
 	p      Params
 	reaper *outputReaper
 	queues *queueStats // nil without Redis and Metrics
+	seeder *seedRunner // nil without Redis and Tiles
 }
 
 // New returns a Coordinator.
@@ -66,7 +74,13 @@ func New(p Params) *Coordinator {
 	if p.QueueStatsInterval <= 0 {
 		p.QueueStatsInterval = 5 * time.Second
 	}
+	if p.SeedInterval <= 0 {
+		p.SeedInterval = seedInterval
+	}
 	c := &Coordinator{p: p, reaper: &outputReaper{store: p.Store, prefix: p.OutputPrefix, ttl: p.OutputTTL, logger: p.Logger}}
+	if p.Redis != nil && p.Tiles != nil {
+		c.seeder = newSeedRunner(seedRunnerParams{jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), store: p.Tiles, logger: p.Logger})
+	}
 	if p.Redis != nil && p.Metrics != nil {
 		var names []string
 		for q := range task.QueuePriorities() {
@@ -86,6 +100,13 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		defer wg.Done()
 		every(ctx, c.p.Interval, func() { c.reaper.exec(ctx, time.Now()) })
 	}()
+	if c.seeder != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			every(ctx, c.p.SeedInterval, func() { c.seeder.exec(ctx) })
+		}()
+	}
 	if c.queues != nil {
 		wg.Add(1)
 		go func() {

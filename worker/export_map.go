@@ -95,8 +95,16 @@ func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]by
 		Format: format,
 	}
 	for _, l := range job.Layers {
-		req.Layers = append(req.Layers, mapdraw.LayerState{ID: l.ID, Visible: l.Visible, ShowLabels: l.ShowLabels, DefinitionExpression: l.DefinitionExpression})
+		st := mapdraw.LayerState{ID: l.ID, Visible: l.Visible, ShowLabels: l.ShowLabels, DefinitionExpression: l.DefinitionExpression}
+		if l.Drawing != nil {
+			st.Drawing = *l.Drawing
+		}
+		req.Layers = append(req.Layers, st)
 	}
+	if c := job.SelectionColor; c != nil {
+		req.SelectionColor = &color.NRGBA{c[0], c[1], c[2], c[3]}
+	}
+	req.Graphics = job.Graphics
 	if b := job.Background; b != nil {
 		req.Background = &color.NRGBA{b[0], b[1], b[2], b[3]}
 	}

@@ -3,7 +3,10 @@
 // stateless; run as many as the queues need. Each task type has one handler, registered on an
 // asynq.ServeMux by its type name (see internal/task):
 //
-//	map:export   exportMapHandler   ExportMapImage renders
+//	map:export       exportMapHandler        ExportMapImage renders
+//	scalebar:export  exportScaleBarHandler   ExportScaleBar renders
+//	seed:render  seedRenderHandler  one part of a bundle of a seeding job (seed.go)
+//	seed:merge   seedMergeHandler   writes one bundle of a seeding job (seed.go)
 //
 // Retries: a handler returns asynq.SkipRetry for a request that can never succeed (bad
 // definition expression, unknown map), and a plain error for a transient failure (store
@@ -26,6 +29,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // Store is where rendered bytes go.
@@ -35,9 +39,11 @@ type Store interface {
 
 // Params configure a Worker.
 type Params struct {
-	Redis        redis.UniversalClient // queue and result lists
-	Catalog      *catalog.Catalog
-	Store        Store
+	Redis   redis.UniversalClient // queue and result lists
+	Catalog *catalog.Catalog
+	Store   Store
+	// Tiles is the store tile caches live in (seeding); nil disables the seed handlers.
+	Tiles        tilecache.Store
 	Renderer     *render.Renderer
 	Concurrency  int           // tasks rendered at once; default 1
 	PollInterval time.Duration // how often an idle worker checks the queues; default 1ms
@@ -87,6 +93,12 @@ func New(p Params) *Worker {
 		mux.Use(instrument(p.Metrics))
 	}
 	mux.Handle(task.TypeExportMap, &exportMapHandler{p: p})
+	mux.Handle(task.TypeExportScaleBar, &exportScaleBarHandler{p: p})
+	if p.Tiles != nil {
+		sd := newSeeder(p)
+		mux.Handle(task.TypeSeedRender, &seedRenderHandler{s: sd})
+		mux.Handle(task.TypeSeedMerge, &seedMergeHandler{s: sd})
+	}
 	return &Worker{p: p, srv: srv, mux: mux}
 }
 

@@ -30,8 +30,10 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/token"
 	"github.com/mapfarm/mapfarm/worker"
 )
@@ -104,12 +106,13 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			return err
 		}
 		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
-			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger, Metrics: m})
+			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger, Metrics: m,
+			Tiles: store})
 		g.Go(func() error { return w.Run(gctx) })
 	}
 	if runCoord {
 		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
-			Redis: rdb, Metrics: m})
+			Redis: rdb, Metrics: m, Tiles: store})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {
@@ -122,7 +125,12 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			publicURL = "http://" + ln.Addr().String()
 		}
 		recent := api.NewRecentOutputs(0)
+		tileIndex := tilecache.NewIndexCache(tilecache.IndexCacheOptions{})
 		ops := mapserver.New(mapserver.Params{
+			Tiles: store, TileIndex: tileIndex,
+			CacheURL: func(service, mapName, folder string) string {
+				return api.CacheURL(publicURL, service, mapName, folder)
+			},
 			Recent:   recent,
 			Catalog:  cat,
 			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
@@ -145,6 +153,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			Ops: ops, Recent: recent, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: legislative.New(legislative.Options{}),
+			SeedJobs:    &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID},
+			Tiles:       store, TileIndex: tileIndex,
 			Ready: func(ctx context.Context) error {
 				if err := rdb.Ping(ctx).Err(); err != nil {
 					return fmt.Errorf("redis: %w", err)

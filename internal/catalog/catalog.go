@@ -81,6 +81,9 @@ type Layer struct {
 	// MinScale and MaxScale are the layer's scale range (ArcGIS semantics,
 	// 0 = no limit).
 	MinScale, MaxScale float64
+	// Attachments is the layer's attachments table (`<table>__ATTACH`, see
+	// servicedef.Queryable), attributes only; nil when the layer has none.
+	Attachments *feature.Layer
 }
 
 // Table is one loaded standalone table.
@@ -271,6 +274,12 @@ func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
 			Fields: fields, FieldIndex: idx, Extent: data.Extent(),
 			DisplayField: d.DisplayField, IDField: idField,
 			MinScale: d.MinScale, MaxScale: d.MaxScale,
+		}
+		if d.Attachments {
+			src := servicedef.Source{GeoPackage: d.Source.GeoPackage, Table: servicedef.AttachmentTable(d.Source.Table)}
+			if l.Attachments, err = ld.read(src, proj.SR{}); err != nil {
+				return nil, fmt.Errorf("map %s layer %d (%s) attachments: %w", md.Name, d.ID, d.Name, err)
+			}
 		}
 		m.FullExtent = m.FullExtent.Union(l.Extent)
 		m.Layers = append(m.Layers, l)

@@ -48,7 +48,7 @@ func TestSamples(t *testing.T) {
 	}{
 		{"world", 3857, map[string]int{"Countries": 241, "Country points": 241}, mercWorld, 1},
 		{"WORLD_Geographic", 4326, map[string]int{"Countries": 241, "Country points": 241}, geoWorld, 0.001},
-		{"usa", 3857, map[string]int{"States": 56, "Counties": 3231},
+		{"usa", 3857, map[string]int{"States": 56, "Counties": 3231, "State facts": 56},
 			orb.Bound{Min: orb.Point{-19941392, -1617144.5}, Max: orb.Point{20012450, 11523913}}, 10},
 		{"usa_geographic", 4326, map[string]int{"States": 56, "Counties": 3231},
 			orb.Bound{Min: orb.Point{-179.1366, -14.3739}, Max: orb.Point{179.7749, 71.3526}}, 0.001},
@@ -189,5 +189,30 @@ func TestGeoJSONLayer(t *testing.T) {
 	paris := proj.ToMercator(orb.Point{2.3522, 48.8566})
 	if !nearBound(l.Extent, orb.Bound{Min: orb.Point{-8238310.24, 4970071.58}, Max: paris}, 1) {
 		t.Errorf("extent = %v", l.Extent)
+	}
+}
+
+func TestAttachmentsAndRelationships(t *testing.T) {
+	c := openSamples(t)
+	s, _ := c.Service("usa")
+	m := s.DefaultMap()
+	facts, ok := m.Layer(3)
+	if !ok || facts.Name != "State facts" {
+		t.Fatalf("layer 3 = %v", facts)
+	}
+	// make_state_facts.sh writes a note for each of the 13 western states and a swatch for Texas.
+	if facts.Attachments == nil || facts.Attachments.Len() != 15 {
+		t.Fatalf("attachments = %v, want 15 rows", facts.Attachments)
+	}
+	for _, col := range servicedef.AttachmentColumns() {
+		if facts.Attachments.FieldIndex(col) < 0 {
+			t.Errorf("attachments table lacks %s", col)
+		}
+	}
+	if counties, _ := m.Layer(1); counties.Attachments != nil {
+		t.Error("the counties layer has attachments")
+	}
+	if len(m.Def.Relationships) != 3 || m.Def.Relationships[0].OriginKey != "STATEFP" {
+		t.Errorf("relationships = %+v", m.Def.Relationships)
 	}
 }

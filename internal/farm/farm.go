@@ -40,6 +40,15 @@ func (c *Client) Export(ctx context.Context, job task.ExportMap) (task.Result, e
 	return c.run(ctx, job.RequestID, t)
 }
 
+// ExportScaleBar queues an ExportScaleBar task and waits for its result.
+func (c *Client) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
+	t, err := task.NewExportScaleBar(job, c.timeout)
+	if err != nil {
+		return task.Result{}, err
+	}
+	return c.run(ctx, job.RequestID, t)
+}
+
 func (c *Client) run(ctx context.Context, id string, t *asynq.Task) (task.Result, error) {
 	deadline := time.Now().Add(c.timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {

@@ -43,7 +43,7 @@ func Import(ctx context.Context, dst DatasetSink, r io.Reader) error {
 		return fmt.Errorf("%w: larger than %d bytes", ErrInvalidDataset, maxDatasetSize)
 	}
 	if _, err := ParseDataset(data); err != nil {
-		return fmt.Errorf("legislative: import: %w", err)
+		return err // already says "legislative: invalid dataset: ..."
 	}
 	if err := dst.Put(ctx, DatasetKey, data, "application/json"); err != nil {
 		return fmt.Errorf("legislative: import: store dataset: %w", err)
@@ -109,7 +109,7 @@ func (r *Reloader) Poll(ctx context.Context) (bool, error) {
 	}
 	r.lastSeen = digest
 	if err := r.h.LoadJSON(data); err != nil {
-		return false, fmt.Errorf("legislative: reload: dataset %s rejected: %w", r.key, err)
+		return false, fmt.Errorf("dataset %s rejected, still serving the previous one: %w", r.key, err)
 	}
 	return true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
 	"image/color"
 
 	"github.com/paulmach/orb"
@@ -26,6 +27,8 @@ type LayerState struct {
 	Visible              bool
 	ShowLabels           bool
 	DefinitionExpression string
+	// Drawing holds the request's drawing description and selection (see cartography.go).
+	Drawing
 }
 
 // Request is one drawing of a map.
@@ -39,6 +42,10 @@ type Request struct {
 	Transparent *color.NRGBA
 	Format      render.Format
 	Quality     int // JPEG quality; 0 = 75
+	// SelectionColor is the map's selection colour, for layers without their own; nil is cyan.
+	SelectionColor *color.NRGBA
+	// Graphics are drawn over the map (the MapDescription's CustomGraphics).
+	Graphics []Graphic
 }
 
 // ErrBadRequest marks errors caused by the request (a bad definition expression, an unknown
@@ -80,23 +87,37 @@ func Compile(clause string, l *feature.Layer) (*where.Predicate, error) {
 	return e.Compile(WhereSchema(l.Fields()))
 }
 
-// Draw draws and encodes the image.
+// Draw draws and encodes the image: raster formats through the renderer's image, SVG and PDF
+// through the same drawing calls on a vector surface.
 func Draw(ctx context.Context, r *render.Renderer, req Request) ([]byte, error) {
 	m, err := Build(req)
 	if err != nil {
 		return nil, err
 	}
-	img, err := r.Draw(ctx, m, req.View)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Release(img)
-	if t := req.Transparent; t != nil {
-		makeTransparent(img.Pix, *t)
-	}
 	var buf bytes.Buffer
 	buf.Grow(req.View.Width * req.View.Height / 4)
-	if err := render.Encode(&buf, img, req.Format, render.EncodeOptions{Quality: req.Quality}); err != nil {
+	err = r.DrawFuncEncoded(ctx, &buf, req.View, req.Format, render.EncodeOptions{Quality: req.Quality},
+		func(ctx context.Context, s render.Surface) error {
+			if err := r.DrawTo(ctx, s, m, req.View); err != nil {
+				return err
+			}
+			DrawGraphics(s, req.Graphics, req.View)
+			return nil
+		},
+		func(ctx context.Context) (*image.RGBA, error) {
+			img, err := r.Draw(ctx, m, req.View)
+			if err != nil {
+				return nil, err
+			}
+			if len(req.Graphics) > 0 {
+				DrawGraphics(render.NewGGSurface(img, r.Fonts()), req.Graphics, req.View)
+			}
+			if t := req.Transparent; t != nil {
+				makeTransparent(img.Pix, *t)
+			}
+			return img, nil
+		})
+	if err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -126,7 +147,7 @@ func Build(req Request) (render.Map, error) {
 	for i := len(req.Map.Layers) - 1; i >= 0; i-- {
 		l := req.Map.Layers[i]
 		st, ok := states[l.ID]
-		if !ok || !st.Visible {
+		if !ok || !st.Visible || st.Transparency >= 100 {
 			continue
 		}
 		rl, err := buildLayer(l, st, req.View.Scale())
@@ -134,6 +155,7 @@ func Build(req Request) (render.Map, error) {
 			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
 		}
 		out.Layers = append(out.Layers, rl)
+		out.Layers = append(out.Layers, selectionLayers(l, st, req.SelectionColor, req.View)...)
 	}
 	return out, nil
 }
@@ -145,6 +167,9 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 		return render.Layer{}, fmt.Errorf("definition expression: %w", err)
 	}
 	rd := &l.Def.Renderer
+	if st.Renderer != nil {
+		rd = st.Renderer
+	}
 	var rendererIdx []int
 	for _, name := range rd.RendererFields() {
 		i := data.FieldIndex(name)
@@ -162,7 +187,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 		symbols[s] = rs
 		return rs
 	}
-	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale}
+	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Opacity: st.opacity()}
 	if rd.Type == servicedef.SimpleRenderer || rd.Type == "" {
 		if rd.Symbol != nil {
 			rl.Symbol = *convertSymbol(rd.Symbol)
@@ -172,8 +197,12 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 	var label *servicedef.Label
 	var labelIdx []int
 	if st.ShowLabels {
-		for i := range l.Def.Labels {
-			lb := &l.Def.Labels[i]
+		labels := l.Def.Labels
+		if st.Labels != nil {
+			labels = st.Labels
+		}
+		for i := range labels {
+			lb := &labels[i]
 			if lb.ScaleRange.Contains(scale) {
 				label = lb
 				break
@@ -269,6 +298,12 @@ var dashes = map[servicedef.LineStyle][]float64{
 	servicedef.LineDashDotDot: {4, 2, 1, 2, 1, 2},
 }
 
+var hatches = map[servicedef.FillStyle]render.HatchStyle{
+	servicedef.FillHorizontal: render.HatchHorizontal, servicedef.FillVertical: render.HatchVertical,
+	servicedef.FillForwardDiagonal: render.HatchForwardDiagonal, servicedef.FillBackwardDiagonal: render.HatchBackwardDiagonal,
+	servicedef.FillCross: render.HatchCross, servicedef.FillDiagonalCross: render.HatchDiagonalCross,
+}
+
 var markers = map[servicedef.MarkerStyle]render.MarkerStyle{
 	servicedef.MarkerCircle: render.MarkerCircle, servicedef.MarkerSquare: render.MarkerSquare,
 	servicedef.MarkerCross: render.MarkerCross, servicedef.MarkerX: render.MarkerX, servicedef.MarkerDiamond: render.MarkerDiamond,
@@ -288,6 +323,7 @@ func convertSymbol(s *servicedef.Symbol) *render.Symbol {
 		if s.FillStyle != servicedef.FillNull {
 			rs.Fill = s.Color.NRGBA()
 		}
+		rs.Hatch = hatches[s.FillStyle]
 		outline(s.Outline)
 	case servicedef.SimpleLine:
 		if s.LineStyle != servicedef.LineNull {
@@ -295,6 +331,16 @@ func convertSymbol(s *servicedef.Symbol) *render.Symbol {
 		}
 	case servicedef.SimpleMarker:
 		rs.Fill, rs.Marker, rs.MarkerSize = s.Color.NRGBA(), markers[s.MarkerStyle], s.Size
+		outline(s.Outline)
+	case servicedef.PictureMarker:
+		rs.Picture, rs.MarkerSize = decodePicture(s.Picture), s.Size
+		if rs.Picture == nil {
+			rs.Fill, rs.MarkerSize = s.Color.NRGBA(), max(s.Size, 6)
+		}
+	case servicedef.PictureFill:
+		if rs.Pattern, rs.PatternWidth = decodePicture(s.Picture), s.Size; rs.Pattern == nil {
+			rs.Fill = s.Color.NRGBA()
+		}
 		outline(s.Outline)
 	}
 	return rs

@@ -85,4 +85,18 @@ func BenchmarkQuery(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/query")
 	})
+	// Everything matches a record query: with the default MaxRecordCount (1000) it holds only
+	// the first 1001 features, however large the layer.
+	capped := mapserver.New(mapserver.Params{})
+	b.Run("QueryFeatureData/everything/n=1000000", func(b *testing.B) {
+		c := &mapserver.Call{Service: svc}
+		req := &gisxml.QueryFeatureData{LayerID: 0, QueryFilter: &gisxml.QueryFilter{WhereClause: "v >= 0"}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := capped.Do(context.Background(), c, "QueryFeatureData", req); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/query")
+	})
 }

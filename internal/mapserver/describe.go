@@ -92,24 +92,26 @@ func layerInfo(m *catalog.Map, l *catalog.Layer) *gisxml.MapLayerInfo {
 	}
 	aliases = append(aliases, "Shape")
 	d := l.Def
+	fs := fields(l.Fields, shapeDef(l, m.SR))
+	markRaster(fs, d.RasterField)
 	return &gisxml.MapLayerInfo{
 		LayerID: l.ID, Name: l.Name, Description: d.Description,
 		LayerType: "Feature Layer", SourceDescription: "GeoPackage Feature Class",
 		HasLabels: len(d.Labels) > 0, CanSelect: true, CanScaleSymbols: false,
 		MinScale: l.MinScale, MaxScale: l.MaxScale, Extent: envelope(l.Extent, m.SR),
-		HasHyperlinks: false, HasAttributes: true, CanIdentify: true, CanFind: true, IsFeatureLayer: true,
-		Fields: fields(l.Fields, shapeDef(l, m.SR)), DisplayField: l.DisplayField, IDField: l.IDField,
+		HasHyperlinks: d.HyperlinkField != "", HasAttributes: true, CanIdentify: true, CanFind: true, IsFeatureLayer: true,
+		Fields: fs, DisplayField: l.DisplayField, IDField: l.IDField,
 		IsComposite: false, ParentLayerID: -1, FieldAliases: aliases, CopyrightText: d.CopyrightText,
-		RelateInfos: gisxml.ArrayOfRelateInfo{}, SupportsTime: ptr(false), HasAttachments: ptr(false),
-		HTMLPopupType:              ptr(gisxml.ServerHTMLPopupTypeNone),
-		HasLayerDrawingDescription: ptr(true), HasSubtype: ptr(false), CanModifyDrawingDescription: ptr(true),
+		RelateInfos: relateInfos(m, l.ID), SupportsTime: ptr(false), HasAttachments: ptr(l.Attachments != nil),
+		HTMLPopupType:              ptr(popupType(l)),
+		HasLayerDrawingDescription: ptr(true), HasSubtype: ptr(d.Subtypes != nil), CanModifyDrawingDescription: ptr(true),
 		SupportsStatistics: ptr(true), SupportsAdvancedQueries: ptr(true), HasLiveData: ptr(false),
 	}
 }
 
-func tableInfo(t *catalog.Table) *gisxml.StandaloneTableInfo {
+func tableInfo(m *catalog.Map, t *catalog.Table) *gisxml.StandaloneTableInfo {
 	return &gisxml.StandaloneTableInfo{
-		ID: t.ID, Name: t.Name, Fields: fields(t.Fields, nil), RelateInfos: gisxml.ArrayOfRelateInfo{},
+		ID: t.ID, Name: t.Name, Fields: fields(t.Fields, nil), RelateInfos: relateInfos(m, t.ID),
 		SupportsTime: ptr(false), HasAttachments: ptr(false), DisplayField: ptr(t.DisplayField),
 		Description: ptr(t.Def.Description), IDField: ptr(t.IDField), HasSubtype: ptr(false),
 		SupportsStatistics: ptr(true), SupportsAdvancedQueries: ptr(true),

@@ -20,9 +20,15 @@ var imageFormats = map[gisxml.ImageFormat]string{
 	gisxml.ImagePNG32: "png32",
 	gisxml.ImageJPG:   "jpg",
 	gisxml.ImageGIF:   "gif",
+	gisxml.ImageBMP:   "bmp",
+	gisxml.ImageDIB:   "bmp",
+	gisxml.ImageTIFF:  "tiff",
+	gisxml.ImageSVG:   "svg",
+	gisxml.ImagePDF:   "pdf",
 }
 
-var extensions = map[string]string{"png8": "png", "png24": "png", "png32": "png", "jpg": "jpg", "gif": "gif"}
+var extensions = map[string]string{"png8": "png", "png24": "png", "png32": "png", "jpg": "jpg", "gif": "gif",
+	"bmp": "bmp", "tiff": "tif", "svg": "svg", "pdf": "pdf"}
 
 // ExportMapImage renders a map through the farm and answers with the image's URL or bytes.
 func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.ExportMapImage) (*gisxml.ExportMapImageResponse, error) {
@@ -69,12 +75,8 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 	if transparent != nil {
 		job.Transparent = &[3]uint8{transparent.R, transparent.G, transparent.B}
 	}
-	if fs, ok := md.BackgroundSymbol.(*gisxml.SimpleFillSymbol); ok && fs.Color != nil {
-		bg, err := colorOf(fs.Color)
-		if err != nil {
-			return nil, invalid("MapDescription/BackgroundSymbol/Color: %v", err)
-		}
-		job.Background = &[4]uint8{bg.R, bg.G, bg.B, bg.A}
+	if err := drawingOptions(&job, md); err != nil {
+		return nil, err
 	}
 	res, err := s.p.Exporter.Export(ctx, job)
 	if err != nil {
@@ -115,7 +117,13 @@ func formatOf(f gisxml.ImageFormat, transparent bool) (string, error) {
 	if name, ok := imageFormats[f]; ok {
 		return name, nil
 	}
-	return "", invalid("ImageFormat %s is not supported (supported: gisImagePNG, gisImagePNG24, gisImagePNG32, gisImageJPG, gisImageGIF, gisImageJPGPNG)", f)
+	switch f {
+	case gisxml.ImageEMF, gisxml.ImagePS, gisxml.ImageAI:
+		return "", invalid("ImageFormat %s is not supported: this server does not write EMF, PostScript or Adobe Illustrator; "+
+			"ask for gisImageSVG or gisImagePDF for vector output, or a raster format (gisImagePNG, gisImagePNG24, gisImagePNG32, "+
+			"gisImageJPG, gisImageGIF, gisImageBMP, gisImageDIB, gisImageTIFF, gisImageJPGPNG)", f)
+	}
+	return "", invalid("ImageFormat %q is not a gisImageFormat", f)
 }
 
 func transparentColor(md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (*color.NRGBA, error) {
@@ -137,6 +145,7 @@ func transparentColor(md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (*co
 // layer's state in drawing order plus the ids of the layers that draw at this scale.
 func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float64) ([]task.LayerOverride, gisxml.ArrayOfInt, error) {
 	byID := map[int]*gisxml.LayerDescription{}
+	drawings := map[int]*mapdraw.Drawing{}
 	for i, ld := range lds {
 		if ld == nil {
 			continue
@@ -150,12 +159,20 @@ func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float
 				return nil, nil, invalid("LayerDescriptions[%d] (layer %d) DefinitionExpression: %v", i, ld.LayerID, err)
 			}
 		}
+		d, err := drawingOf(ld, l, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		if d != nil {
+			drawings[ld.LayerID] = d
+		}
 		byID[ld.LayerID] = ld
 	}
 	out := make([]task.LayerOverride, 0, len(m.Layers))
 	visible := gisxml.ArrayOfInt{}
 	for _, l := range m.Layers {
 		o := task.LayerOverride{ID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, DefinitionExpression: l.Def.DefinitionExpression}
+		o.Drawing = drawings[l.ID]
 		if ld, ok := byID[l.ID]; ok {
 			o.Visible, o.ShowLabels = ld.Visible, ld.ShowLabels
 			if ld.DefinitionExpression != "" {
@@ -251,4 +268,46 @@ func clamp(f, lo, hi float64) float64 {
 		return hi
 	}
 	return f
+}
+
+// drawingOptions reads the MapDescription's background symbol, selection colour and custom
+// graphics into the job.
+func drawingOptions(job *task.ExportMap, md *gisxml.MapDescription) error {
+	switch fs := md.BackgroundSymbol.(type) {
+	case nil:
+	case *gisxml.SimpleFillSymbol:
+		if fs.Color != nil {
+			bg, err := colorOf(fs.Color)
+			if err != nil {
+				return invalid("MapDescription/BackgroundSymbol/Color: %v", err)
+			}
+			if fs.Style == gisxml.SFSNull {
+				bg.A = 0
+			}
+			job.Background = colorNRGBA4(bg)
+		}
+	default:
+		bs, _ := md.BackgroundSymbol.(gisxml.Symbol)
+		sym, err := symbolIn(bs, "MapDescription/BackgroundSymbol")
+		if err != nil {
+			return err
+		}
+		bg := mapdraw.FillColor(sym)
+		job.Background = colorNRGBA4(bg)
+	}
+	if md.SelectionColor != nil {
+		c, err := colorOf(md.SelectionColor)
+		if err != nil {
+			return invalid("MapDescription/SelectionColor: %v", err)
+		}
+		job.SelectionColor = colorNRGBA4(c)
+	}
+	if len(md.CustomGraphics) > 0 {
+		gs, err := graphicsIn(md.CustomGraphics, "MapDescription/CustomGraphics")
+		if err != nil {
+			return err
+		}
+		job.Graphics = gs
+	}
+	return nil
 }

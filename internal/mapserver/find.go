@@ -19,6 +19,9 @@ import (
 type searchLayer struct {
 	src     *source
 	defExpr string
+	// From the LayerDescription's LayerResultOptions: whether results carry the shape, and
+	// whether properties are keyed by field name rather than alias.
+	geometry, fieldNames bool
 }
 
 // searchLayers resolves the view of a Find or Identify request and the layers it searches, in
@@ -53,7 +56,19 @@ func (s *Server) searchLayers(c *Call, md *gisxml.MapDescription, disp *gisxml.I
 		if visibleOnly && !slices.Contains(visible, l.ID) {
 			continue
 		}
-		out = append(out, searchLayer{src: layerSource(m, l), defExpr: states[i].DefinitionExpression})
+		sl := searchLayer{src: layerSource(m, l), defExpr: states[i].DefinitionExpression, geometry: true}
+		for _, ld := range md.LayerDescriptions {
+			if ld == nil || ld.LayerID != l.ID || ld.LayerResultOptions == nil {
+				continue
+			}
+			if o := ld.LayerResultOptions; o.IncludeGeometry != nil {
+				sl.geometry = *o.IncludeGeometry
+			}
+			if o := ld.LayerResultOptions; o.ReturnFieldNamesInResults != nil {
+				sl.fieldNames = *o.ReturnFieldNamesInResults
+			}
+		}
+		out = append(out, sl)
 	}
 	return m, v, out, nil
 }
@@ -62,7 +77,8 @@ func (s *Server) searchLayers(c *Call, md *gisxml.MapDescription, disp *gisxml.I
 // otherwise the whole value must equal SearchString exactly (case-sensitively). Numeric fields
 // match when SearchString is the same number. SearchFields is a comma list (empty: every
 // field). One result per matching feature, for the first field that matches; at most
-// MaxRecordCount results in all.
+// MaxRecordCount results in all. The MapDescription's LayerResultOptions apply (IncludeGeometry,
+// ReturnFieldNamesInResults).
 func (s *Server) Find(_ context.Context, c *Call, req *gisxml.Find) (*gisxml.FindResponse, error) {
 	if req.SearchString == "" {
 		return nil, invalid("SearchString is required")
@@ -113,10 +129,14 @@ func (s *Server) Find(_ context.Context, c *Call, req *gisxml.Find) (*gisxml.Fin
 				if !findMatch(v, req.SearchString, needle, req.Contains, num, numErr == nil) {
 					continue
 				}
-				results = append(results, &gisxml.MapServerFindResult{
+				r := &gisxml.MapServerFindResult{
 					Value: valueText(v), LayerID: src.id, FeatureID: int(f.ID), FieldName: src.fields[i].Name,
-					Shape: geometryOut(f.Geom, m.SR), Properties: properties(src, f),
-				})
+					Properties: properties(src, f, sl.fieldNames),
+				}
+				if sl.geometry {
+					r.Shape = geometryOut(f.Geom, m.SR)
+				}
+				results = append(results, r)
 				break
 			}
 			if len(results) >= limit {
@@ -167,13 +187,14 @@ func valueText(v any) string {
 	return fmt.Sprint(v)
 }
 
-// properties are a feature's published field values keyed by field alias, as text, and
-// "Shape" with the geometry type, as ArcGIS's Find and Identify give them.
-func properties(src *source, f *feature.Feature) *gisxml.PropertySet {
+// properties are a feature's published field values keyed by field alias (or name, with
+// LayerResultOptions.ReturnFieldNamesInResults), as text, and "Shape" with the geometry type, as
+// ArcGIS's Find and Identify give them.
+func properties(src *source, f *feature.Feature, byName bool) *gisxml.PropertySet {
 	ps := &gisxml.PropertySet{PropertyArray: make(gisxml.ArrayOfPropertySetProperty, 0, len(src.fields)+1)}
 	for i, fd := range src.fields {
 		name := fd.Alias
-		if name == "" {
+		if name == "" || byName {
 			name = fd.Name
 		}
 		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: name, Value: valueText(f.Values[src.fieldIndex[i]])})

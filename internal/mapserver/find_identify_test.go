@@ -27,7 +27,8 @@ func TestFind(t *testing.T) {
 		{"exact name", gisxml.Find{SearchString: "San Benito", SearchFields: "NAME", FindOption: gisxml.FindAllLayers}, 1, "San Benito"},
 		{"exact is case-sensitive", gisxml.Find{SearchString: "san benito", SearchFields: "NAME", FindOption: gisxml.FindAllLayers}, 0, ""},
 		{"contains is case-insensitive", gisxml.Find{SearchString: "san benito", Contains: true, SearchFields: "NAME", FindOption: gisxml.FindAllLayers}, 1, "San Benito"},
-		{"Utah state and county", gisxml.Find{SearchString: "Utah", SearchFields: "NAME", FindOption: gisxml.FindAllLayers}, 2, "Utah"},
+		{"Utah: state, county and state facts", gisxml.Find{SearchString: "Utah", SearchFields: "NAME", FindOption: gisxml.FindAllLayers}, 3, "Utah"},
+		{"visible layers skip the hidden state facts", gisxml.Find{SearchString: "Utah", SearchFields: "NAME", FindOption: gisxml.FindVisibleLayers}, 2, "Utah"},
 		{"only the states layer", gisxml.Find{SearchString: "Utah", SearchFields: "NAME", FindOption: gisxml.FindAllLayers, LayerIDs: gisxml.ArrayOfInt{0}}, 1, "Utah"},
 		{"every field: a FIPS code", gisxml.Find{SearchString: "06037", FindOption: gisxml.FindAllLayers}, 1, "06037"},
 		{"capped at MaxRecordCount", gisxml.Find{SearchString: "a", Contains: true, FindOption: gisxml.FindAllLayers}, 1000, ""},
@@ -66,7 +67,7 @@ func TestIdentify(t *testing.T) {
 		want   []string // "layer:name" of each result
 		popup  bool
 	}{
-		{"all layers", &gisxml.PointN{X: laX, Y: laY}, 2, gisxml.IdentifyAllLayers, nil, []string{"States:California", "Counties:Los Angeles"}, false},
+		{"all layers, hidden ones too", &gisxml.PointN{X: laX, Y: laY}, 2, gisxml.IdentifyAllLayers, nil, []string{"States:California", "Counties:Los Angeles", "State facts:California"}, false},
 		{"visible layers", &gisxml.PointN{X: laX, Y: laY}, 2, gisxml.IdentifyVisibleLayers, nil, []string{"States:California", "Counties:Los Angeles"}, false},
 		{"topmost", &gisxml.PointN{X: laX, Y: laY}, 2, gisxml.IdentifyTopmost, nil, []string{"States:California"}, false},
 		{"topmost of the listed layers", &gisxml.PointN{X: laX, Y: laY}, 2, gisxml.IdentifyTopmost, gisxml.ArrayOfInt{1}, []string{"Counties:Los Angeles"}, false},
@@ -85,7 +86,7 @@ func TestIdentify(t *testing.T) {
 			for _, r := range res {
 				name := ""
 				for _, p := range r.Properties.PropertyArray {
-					if p.Key == "State" && r.LayerID == 0 || p.Key == "County" && r.LayerID == 1 {
+					if p.Key == "County" || p.Key == "State" && name == "" {
 						name = p.Value.(string)
 					}
 				}
@@ -138,5 +139,32 @@ func TestGetSQLSyntaxInfo(t *testing.T) {
 	}
 	if _, err := f.do("usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 42}); err == nil {
 		t.Error("layer 42 accepted")
+	}
+}
+
+func TestLayerResultOptions(t *testing.T) {
+	f := newFixture(t)
+	md, disp := usaView(t, f)
+	opts := *md
+	opts.LayerDescriptions = slices.Clone(md.LayerDescriptions)
+	ld := *opts.LayerDescriptions[1]
+	ld.LayerResultOptions = &gisxml.LayerResultOptions{IncludeGeometry: ptr(false), ReturnFieldNamesInResults: ptr(true)}
+	opts.LayerDescriptions[1] = &ld
+	res := must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &opts, MapImageDisplay: disp,
+		SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: gisxml.IdentifyVisibleLayers}).Result
+	if len(res) != 2 || res[0].Shape == nil || res[1].Shape != nil {
+		t.Fatalf("identify: %d results; the state should keep its shape, the county lose it", len(res))
+	}
+	var keys []string
+	for _, p := range res[1].Properties.PropertyArray {
+		keys = append(keys, p.Key)
+	}
+	if !slices.Equal(keys, []string{"fid", "GEOID", "NAME", "STATE", "STATEFP", "Shape"}) {
+		t.Errorf("county property keys %v, want field names", keys)
+	}
+	found := must[gisxml.FindResponse](f, "usa", "Find", &gisxml.Find{MapDescription: &opts, MapImageDisplay: disp, SearchString: "06037",
+		SearchFields: "GEOID", FindOption: gisxml.FindVisibleLayers}).Result
+	if len(found) != 1 || found[0].Shape != nil || found[0].Properties.PropertyArray[2].Key != "NAME" {
+		t.Errorf("find with options: %+v", found)
 	}
 }

@@ -23,6 +23,7 @@ import (
 //     Topmost (one feature), each result with an HTML popup of its attributes.
 //
 // Results come layer by layer, topmost first, features in id order; at most MaxRecordCount.
+// The MapDescription's LayerResultOptions apply (IncludeGeometry, ReturnFieldNamesInResults).
 func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gisxml.IdentifyResponse, error) {
 	opt := req.IdentifyOption
 	if opt == "" {
@@ -73,11 +74,16 @@ func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gi
 			}
 			hit = true
 			r := &gisxml.MapServerIdentifyResult{
-				LayerID: sl.src.id, Name: sl.src.name, Properties: properties(sl.src, f),
-				Shape: geometryOut(f.Geom, m.SR), FeatureID: ptr(int(f.ID)),
+				LayerID: sl.src.id, Name: sl.src.name, Properties: properties(sl.src, f, sl.fieldNames), FeatureID: ptr(int(f.ID)),
+			}
+			if sl.geometry {
+				r.Shape = geometryOut(f.Geom, m.SR)
 			}
 			if popup {
 				r.HTMLPopup = ptr(htmlPopup(sl.src, r.Properties))
+				if l, _ := m.Layer(sl.src.id); l.Def.Popup != nil {
+					r.HTMLPopup = ptr(fillPopup(l.Def.Popup, sl.src, f))
+				}
 			}
 			results = append(results, r)
 			if len(results) >= limit {
@@ -111,7 +117,7 @@ func near(sg geom.Geometry, f *feature.Feature, tol float64) bool {
 }
 
 // htmlPopup is a feature's attributes as a small HTML table, the popup of layers without a
-// popup template.
+// popup template (layers with one get it filled).
 func htmlPopup(src *source, ps *gisxml.PropertySet) string {
 	var b strings.Builder
 	b.WriteString("<html><body><table><caption>")

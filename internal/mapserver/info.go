@@ -49,7 +49,7 @@ func (s *Server) GetServerInfo(_ context.Context, c *Call, req *gisxml.GetServer
 	tables := make(gisxml.ArrayOfStandaloneTableInfo, 0, len(m.Tables))
 	tdescs := make(gisxml.ArrayOfStandaloneTableDescription, 0, len(m.Tables))
 	for _, t := range m.Tables {
-		tables = append(tables, tableInfo(t))
+		tables = append(tables, tableInfo(m, t))
 		tdescs = append(tdescs, &gisxml.StandaloneTableDescription{ID: t.ID, DefinitionExpression: ptr(t.Def.DefinitionExpression), SourceID: ptr("")})
 	}
 	bg := m.Def.BackgroundColor
@@ -95,7 +95,7 @@ func (s *Server) GetServerInfo(_ context.Context, c *Call, req *gisxml.GetServer
 
 // SupportedImageFormats lists the image formats ExportMapImage writes, as the
 // SupportedImageFormatTypes property names them.
-var supportedImageFormats = []string{"PNG", "PNG24", "PNG32", "JPG"}
+var supportedImageFormats = []string{"PNG", "PNG24", "PNG32", "JPG", "GIF", "BMP", "DIB", "TIFF", "JPGPNG", "SVG", "PDF"}
 
 // GetServiceConfigurationInfo reports the service's limits.
 func (s *Server) GetServiceConfigurationInfo(_ context.Context, _ *Call, _ *gisxml.GetServiceConfigurationInfo) (*gisxml.GetServiceConfigurationInfoResponse, error) {

@@ -229,7 +229,8 @@ func (s *Server) run(src *source, qf gisxml.QueryFilterKind, defExpr string, geo
 	if !geometry {
 		p.shape = false
 	}
-	feats, err := p.collect()
+	limit := s.maxRecords()
+	feats, err := p.collectN(limit + 1) // one more tells whether the limit was exceeded
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -237,8 +238,8 @@ func (s *Server) run(src *source, qf gisxml.QueryFilterKind, defExpr string, geo
 		feats = p.dedupe(feats)
 	}
 	exceeded := false
-	if max := s.maxRecords(); len(feats) > max {
-		feats, exceeded = feats[:max], true
+	if len(feats) > limit {
+		feats, exceeded = feats[:limit], true
 	}
 	return p, feats, exceeded, nil
 }
@@ -280,6 +281,7 @@ func (p *plan) recordSet(feats []*feature.Feature) *gisxml.RecordSet {
 		shape = &gisxml.GeometryDef{GeometryType: geometryType(p.src.data.GeometryType()), SpatialReference: spatialReference(p.outSR)}
 	}
 	rs := &gisxml.RecordSet{Fields: fields(fs, shape), Records: make(gisxml.ArrayOfRecord, 0, len(feats))}
+	markRaster(rs.Fields, p.src.raster)
 	for _, f := range feats {
 		vals := make(gisxml.ArrayOfValue, 0, len(p.out)+1)
 		for _, j := range p.out {
@@ -347,10 +349,7 @@ func esriJSON(p *plan, feats []*feature.Feature, exceeded bool) ([]byte, error) 
 		Fields                []jsonField       `json:"fields"`
 		Features              []jsonFeature     `json:"features"`
 		ExceededTransferLimit bool              `json:"exceededTransferLimit,omitempty"`
-	}{FieldAliases: map[string]string{}, Features: []jsonFeature{}, ExceededTransferLimit: exceeded}
-	if len(p.src.fields) > 1 {
-		doc.DisplayFieldName = p.src.fields[1].Name
-	}
+	}{DisplayFieldName: p.src.display, FieldAliases: map[string]string{}, Features: []jsonFeature{}, ExceededTransferLimit: exceeded}
 	if p.shape {
 		doc.GeometryType = p.src.data.GeometryType().String()
 		doc.SpatialReference = map[string]int{"wkid": p.outSR.WKID, "latestWkid": p.outSR.LatestWKID()}

@@ -2,7 +2,6 @@ package mapserver
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,16 +34,19 @@ type source struct {
 	sr         proj.SR // the map's SR; zero for tables
 	defExpr    string  // the definition expression from the service definition
 	hasShape   bool
+	raster     string // the raster field, typed gisFieldTypeRaster in record sets
+	display    string // the display field
 }
 
 func layerSource(m *catalog.Map, l *catalog.Layer) *source {
 	return &source{kind: "layer", id: l.ID, name: l.Name, data: l.Data, fields: l.Fields, fieldIndex: l.FieldIndex,
-		idField: l.IDField, sr: m.SR, defExpr: l.Def.DefinitionExpression, hasShape: l.Data.GeometryType() != feature.None}
+		idField: l.IDField, sr: m.SR, defExpr: l.Def.DefinitionExpression, hasShape: l.Data.GeometryType() != feature.None,
+		raster: l.Def.RasterField, display: l.DisplayField}
 }
 
 func tableSource(t *catalog.Table) *source {
 	return &source{kind: "table", id: t.ID, name: t.Name, data: t.Data, fields: t.Fields, fieldIndex: t.FieldIndex,
-		idField: t.IDField, defExpr: t.Def.DefinitionExpression}
+		idField: t.IDField, defExpr: t.Def.DefinitionExpression, display: t.DisplayField}
 }
 
 // layerOf finds a map's layer by ID as a query source.
@@ -58,6 +60,36 @@ func layerOf(c *Call, mapName string, id int) (*catalog.Map, *source, error) {
 		return nil, nil, notFound("layer %d is not in map %s", id, m.Name)
 	}
 	return m, layerSource(m, l), nil
+}
+
+// sourceByID finds a map's layer or standalone table by ID, with the layer's catalog entry (nil
+// for a table).
+func sourceByID(m *catalog.Map, id int) (*source, *catalog.Layer, error) {
+	if l, ok := m.Layer(id); ok {
+		return layerSource(m, l), l, nil
+	}
+	if t, ok := m.Table(id); ok {
+		return tableSource(t), nil, nil
+	}
+	return nil, nil, notFound("layer or table %d is not in map %s", id, m.Name)
+}
+
+// describedSource finds the layer or table a MapTableDescription names, and the definition
+// expression it carries.
+func describedSource(c *Call, mapName string, d gisxml.MapTableDescription) (*catalog.Map, *source, *catalog.Layer, string, error) {
+	m, err := mapOf(c, mapName)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	src, defExpr, err := tableOf(c, mapName, d)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	l, _ := m.Layer(src.id)
+	if src.kind == "table" {
+		l = nil
+	}
+	return m, src, l, defExpr, nil
 }
 
 // tableOf finds a map's standalone table (or layer: ArcGIS accepts both) from a
@@ -133,6 +165,12 @@ func filterOf(qf gisxml.QueryFilterKind) (*gisxml.QueryFilter, *gisxml.SpatialFi
 			return &gisxml.QueryFilter{}, nil
 		}
 		return f, nil
+	}
+	// TimeQueryFilter and ImageQueryFilter extend SpatialFilter; their time part is ignored
+	// (no layer is time-aware: GetServerInfo says SupportsTime false).
+	if sp, ok := qf.(interface{ SpatialFilterPart() *gisxml.SpatialFilter }); ok && sp.SpatialFilterPart() != nil {
+		sf := sp.SpatialFilterPart()
+		return &sf.QueryFilter, sf
 	}
 	return qf.QueryFilterPart(), nil
 }
@@ -422,9 +460,6 @@ func boundContains(outer, inner orb.Bound) bool {
 	return inner.Min[0] >= outer.Min[0] && inner.Min[1] >= outer.Min[1] && inner.Max[0] <= outer.Max[0] && inner.Max[1] <= outer.Max[1]
 }
 
-// errStop ends a scan early without an error.
-var errStop = errors.New("stop")
-
 // scan calls fn for every feature that passes the plan, in no particular order, until fn
 // returns false. Candidates come from the FIDSet, else the R-tree (spatial filters), else the
 // whole table; the where clause and the exact relation are tested on each.
@@ -477,9 +512,18 @@ func (p *plan) count() (int, error) {
 }
 
 // collect returns the matching features sorted by the ORDER BY keys, then by ID.
-func (p *plan) collect() ([]*feature.Feature, error) {
+func (p *plan) collect() ([]*feature.Feature, error) { return p.collectN(-1) }
+
+// collectN is collect stopping after n features (n < 0: no limit) when the scan already runs in
+// id order (no ORDER BY, no DISTINCT, no spatial filter: the whole table or a FIDSet, both
+// walked by id), so a capped query over a huge table holds only n features.
+func (p *plan) collectN(n int) ([]*feature.Feature, error) {
 	var out []*feature.Feature
-	if err := p.scan(func(f *feature.Feature) bool { out = append(out, f); return true }); err != nil {
+	stopEarly := n >= 0 && p.order == nil && !p.distinct && p.spatial == nil
+	if err := p.scan(func(f *feature.Feature) bool {
+		out = append(out, f)
+		return !stopEarly || len(out) < n
+	}); err != nil {
 		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *feature.Feature) int {

@@ -2,6 +2,7 @@ package mapserver_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -37,6 +38,8 @@ func TestQueryFeatureCount(t *testing.T) {
 		{"attribute search order gives the same answer", "usa", 1, &gisxml.SpatialFilter{QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'"}, SearchOrder: gisxml.SearchOrderAttribute,
 			SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.EnvelopeN{XMin: -2e7, YMin: -2e7, XMax: 2e7, YMax: 2e7}}, 58},
 		{"geographic world points", "world_geographic", 0, envelopeFilter("", gisxml.SpatialRelIntersects, -180, -90, 180, 90), 241},
+		{"a TimeQueryFilter filters in space", "usa", 1, &gisxml.TimeQueryFilter{SpatialFilter: gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects,
+			FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,4 +251,53 @@ func TestQueryDataStatistics(t *testing.T) {
 	}
 	f.clientFault("usa", "QueryDataStatistics", &gisxml.QueryDataStatistics{MapTableDescription: &gisxml.StandaloneTableDescription{ID: 2},
 		StatisticsRequest: &gisxml.StatisticsRequest{StatisticDescriptions: gisxml.ArrayOfStatisticDescription{stat("NAME", gisxml.DataStatTypeSum, "x")}}})
+}
+
+func TestHugeInListAndFIDSet(t *testing.T) {
+	f := newFixture(t)
+	in := func(n int) string {
+		var b strings.Builder
+		b.WriteString("fid IN (")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "%d", i*2)
+		}
+		return b.String() + ")"
+	}
+	// The even county ids: 1615 of the ids 1 to 3231.
+	if n := f.count("usa", 1, where(in(10_000))); n != 1615 {
+		t.Errorf("10,000-value IN list: count %d, want 1615", n)
+	}
+	ids := make(gisxml.ArrayOfInt, 100_000)
+	for i := range ids {
+		ids[i] = i * 2
+	}
+	if n := f.count("usa", 1, &gisxml.QueryFilter{FIDSet: &gisxml.FIDSet{FIDArray: ids}}); n != 1615 {
+		t.Errorf("100,000-id FIDSet: count %d, want 1615", n)
+	}
+	if msg := f.clientFault("usa", "QueryFeatureCount", &gisxml.QueryFeatureCount{LayerID: 1, QueryFilter: where(in(20_000))}); !strings.Contains(msg, "limit is 65536") {
+		t.Errorf("a clause over 64 KiB: %q", msg)
+	}
+}
+
+func TestReprojection(t *testing.T) {
+	f := newFixture(t)
+	merc := &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(102100)}}
+	// A Web Mercator point on the geographic map, and Web Mercator output from it.
+	rs := must[gisxml.QueryFeatureDataResponse](f, "usa_geographic", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
+		QueryFilter: gisxml.QueryFilter{SubFields: ptr("NAME,Shape"), OutputSpatialReference: merc},
+		SpatialRel:  gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: laX, Y: laY, SpatialReference: merc},
+	}}).Result
+	if len(rs.Records) != 1 || rs.Records[0].Values[0] != "Los Angeles" {
+		t.Fatalf("records %v", rs.Records)
+	}
+	ext := rs.Records[0].Values[1].(*gisxml.PolygonN).Extent.(*gisxml.EnvelopeN)
+	if !(ext.XMin < laX && laX < ext.XMax && ext.YMin < laY && laY < ext.YMax) {
+		t.Errorf("LA county extent %+v does not hold the Mercator point", *ext)
+	}
+	if sr := rs.Fields.FieldArray[1].GeometryDef.SpatialReference.SpatialReferencePart(); *sr.WKID != 102100 {
+		t.Errorf("shape field SR %d, want 102100", *sr.WKID)
+	}
 }

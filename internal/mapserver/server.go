@@ -4,8 +4,11 @@
 // the same operations.
 //
 // Operations live one family per file: info.go (service and map information), export.go
-// (ExportMapImage through the render farm). An operation's errors wrap ErrInvalidArgument when
-// the request is at fault; the front end turns that into a client fault.
+// (ExportMapImage through the render farm), scalebar.go (ExportScaleBar, on the farm too),
+// legend.go (GetLegendInfo, GetLegendInfo2), drawingdesc.go (GetDefaultLayerDrawingDescriptions)
+// and drawing.go (request symbols, renderers and graphics; see docs/cartography.md). An
+// operation's errors wrap ErrInvalidArgument when the request is at fault; the front end turns
+// that into a client fault.
 package mapserver
 
 import (
@@ -14,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paulmach/orb"
@@ -22,7 +26,9 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // ErrInvalidArgument marks errors caused by the request.
@@ -84,12 +90,26 @@ type Params struct {
 	// before the worker's store write lands.
 	Recent RecentOutputs
 	Logger *slog.Logger
+	// Tiles is the store tile caches live in (cache operations, cache.go); nil: no map is
+	// cached.
+	Tiles TileStore
+	// TileIndex caches bundle indexes for tile reads; nil gives each cache a private one.
+	TileIndex *tilecache.IndexCache
+	// CacheURL returns the public URL of a cache folder (GetVirtualCacheDirectory).
+	CacheURL func(service, mapName, folder string) string
 }
 
 // Server runs operations against a catalog.
 type Server struct {
-	p   Params
-	ops map[string]opFunc
+	p     Params
+	ops   map[string]opFunc
+	tiles *tileCaches
+	// swatches is the renderer of legend swatches (legend.go), made on first use.
+	swatches struct {
+		once sync.Once
+		r    *render.Renderer
+		err  error
+	}
 }
 
 // Call is one operation invocation on one service.
@@ -125,7 +145,7 @@ func New(p Params) *Server {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	s := &Server{p: p}
+	s := &Server{p: p, tiles: &tileCaches{roots: map[string]*storedCache{}}}
 	s.ops = map[string]opFunc{
 		"GetDocumentInfo":              handle(s.GetDocumentInfo),
 		"GetMapCount":                  handle(s.GetMapCount),
@@ -136,6 +156,9 @@ func New(p Params) *Server {
 		"GetSupportedImageReturnTypes": handle(s.GetSupportedImageReturnTypes),
 		"IsFixedScaleMap":              handle(s.IsFixedScaleMap),
 		"ExportMapImage":               handle(s.ExportMapImage),
+		"ExportScaleBar":               handle(s.ExportScaleBar),
+		"GetLegendInfo":                handle(s.GetLegendInfo),
+		"GetLegendInfo2":               handle(s.GetLegendInfo2),
 		"ComputeScale":                 handle(s.ComputeScale),
 		"ComputeDistance":              handle(s.ComputeDistance),
 		"ToMapPoints":                  handle(s.ToMapPoints),
@@ -153,7 +176,33 @@ func New(p Params) *Server {
 		"Find":                         handle(s.Find),
 		"Identify":                     handle(s.Identify),
 		"GetSQLSyntaxInfo":             handle(s.GetSQLSyntaxInfo),
+		"QueryRelatedRecords":          handle(s.QueryRelatedRecords),
+		"QueryRelatedRecords2":         handle(s.QueryRelatedRecords2),
+		"QueryHyperlinks":              handle(s.QueryHyperlinks),
+		"QueryHTMLPopups":              handle(s.QueryHTMLPopups),
+		"QueryHTMLPopups2":             handle(s.QueryHTMLPopups2),
+		"QueryAttachmentInfos":         handle(s.QueryAttachmentInfos),
+		"QueryAttachmentInfos2":        handle(s.QueryAttachmentInfos2),
+		"QueryAttachmentData":          handle(s.QueryAttachmentData),
+		"QueryAttachmentData2":         handle(s.QueryAttachmentData2),
+		"GetMapTableSubtypeInfos":      handle(s.GetMapTableSubtypeInfos),
+		"GetMapTableSubtypeInfos2":     handle(s.GetMapTableSubtypeInfos2),
+		"GenerateDataClasses":          handle(s.GenerateDataClasses),
+		"QueryRasterValue":             handle(s.QueryRasterValue),
+		"QueryRasterValue2":            handle(s.QueryRasterValue2),
+		"HasSingleFusedMapCache":       handle(s.HasSingleFusedMapCache),
+		"HasLayerCache":                handle(s.HasLayerCache),
+		"GetTileCacheInfo":             handle(s.GetTileCacheInfo),
+		"GetTileImageInfo":             handle(s.GetTileImageInfo),
+		"GetCacheControlInfo":          handle(s.GetCacheControlInfo),
+		"GetCacheStorageInfo":          handle(s.GetCacheStorageInfo),
+		"GetCacheDescriptionInfo":      handle(s.GetCacheDescriptionInfo),
+		"GetCacheName":                 handle(s.GetCacheName),
+		"GetVirtualCacheDirectory":     handle(s.GetVirtualCacheDirectory),
+		"GetMapTile":                   handle(s.GetMapTile),
+		"GetLayerTile":                 handle(s.GetLayerTile),
 	}
+	s.ops["GetDefaultLayerDrawingDescriptions"] = handle(s.GetDefaultLayerDrawingDescriptions)
 	return s
 }
 

@@ -4,8 +4,10 @@
 // Drawing goes through a Surface, a small set of drawing calls (paths, fill, stroke, text, markers,
 // transforms and opacity groups). GGSurface is the raster backend built on github.com/fogleman/gg; its
 // hot paths (polygon fills, thin strokes, glyphs with halos) bypass gg's generic rasterizer and draw
-// straight into the image with golang.org/x/image/vector and cached glyph masks. Vector backends (SVG,
-// PDF) can implement the same interface later; Renderer.DrawTo draws a Map on any Surface.
+// straight into the image with golang.org/x/image/vector and cached glyph masks. SVGSurface and
+// PDFSurface are the vector backends (surface_svg.go, surface_pdf.go, with a PDF 1.4 writer of our
+// own); Renderer.DrawTo draws a Map on any Surface and Renderer.DrawEncoded picks the surface for an
+// output Format. DrawScaleBar draws scale bars (scalebar.go) on any Surface too.
 //
 // The renderer works in pixel space: each geometry is transformed once, generalised to the output
 // resolution (vertices closer than half a pixel are dropped), clipped to the image and then drawn.

@@ -291,7 +291,18 @@ func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
 		}
 	}
 	emit(true)
-	if sym.Fill.A > 0 {
+	switch {
+	case sym.Pattern != nil:
+		pw := v.PointsToPixels(sym.PatternWidth)
+		if pw <= 0 {
+			pw = float64(sym.Pattern.Bounds().Dx()) * v.dpi() / 96
+		}
+		if tile := patternTile(sym.Pattern, pw); tile != nil {
+			s.FillPattern(tile)
+		}
+	case sym.Hatch != HatchNone && sym.Fill.A > 0:
+		s.FillPattern(hatchTile(sym.Hatch, sym.Fill, v.PointsToPixels(orDefault(sym.HatchSpacing, 6)), v.PointsToPixels(0.75)))
+	case sym.Fill.A > 0:
 		s.Fill(sym.Fill)
 	}
 	if stroke.Color.A == 0 || stroke.Width <= 0 {

@@ -35,9 +35,13 @@ const (
 	BMP
 	TIFF
 	JPGPNG
+	// SVG and PDF are vector documents drawn through SVGSurface and PDFSurface by DrawEncoded;
+	// Encode wraps a raster image in one.
+	SVG
+	PDF
 )
 
-var formatNames = [...]string{PNG: "png24", PNG32: "png32", PNG8: "png8", JPG: "jpg", GIF: "gif", BMP: "bmp", TIFF: "tiff", JPGPNG: "jpgpng"}
+var formatNames = [...]string{PNG: "png24", PNG32: "png32", PNG8: "png8", JPG: "jpg", GIF: "gif", BMP: "bmp", TIFF: "tiff", JPGPNG: "jpgpng", SVG: "svg", PDF: "pdf"}
 
 // String returns the format's name, as accepted by ParseFormat.
 func (f Format) String() string {
@@ -58,6 +62,10 @@ func (f Format) ContentType() string {
 		return "image/bmp"
 	case TIFF:
 		return "image/tiff"
+	case SVG:
+		return "image/svg+xml"
+	case PDF:
+		return "application/pdf"
 	}
 	return "image/png"
 }
@@ -81,14 +89,15 @@ func (f Format) Resolve(img image.Image) Format {
 var ErrUnsupportedFormat = errors.New("render: unsupported image format")
 
 // ParseFormat returns the Format for a name such as "png", "png24", "png32", "png8", "jpg", "jpeg",
-// "gif", "bmp", "dib", "tiff" or "jpgpng" (case-insensitive, with or without a prefix as in ArcGIS's
-// "esriImagePNG24" or "gisImagePNG24", or a MIME type). Other names (such as "emf", "svg" or "pdf",
-// not implemented yet) return ErrUnsupportedFormat.
+// "gif", "bmp", "dib", "tiff", "jpgpng", "svg" or "pdf" (case-insensitive, with or without a prefix
+// as in ArcGIS's "esriImagePNG24" or "gisImagePNG24", or a MIME type). Other names (such as "emf",
+// "ps" or "ai") return ErrUnsupportedFormat.
 func ParseFormat(name string) (Format, error) {
 	n := strings.ToLower(name)
 	n = strings.TrimPrefix(n, "esriimage")
 	n = strings.TrimPrefix(n, "gisimage")
 	n = strings.TrimPrefix(n, "image/")
+	n = strings.TrimPrefix(n, "application/")
 	switch n {
 	case "png", "png24":
 		return PNG, nil
@@ -106,6 +115,10 @@ func ParseFormat(name string) (Format, error) {
 		return TIFF, nil
 	case "jpgpng":
 		return JPGPNG, nil
+	case "svg", "svg+xml":
+		return SVG, nil
+	case "pdf", "application/pdf":
+		return PDF, nil
 	}
 	return 0, fmt.Errorf("%w: %q", ErrUnsupportedFormat, name)
 }
@@ -197,6 +210,8 @@ func encode(w io.Writer, img image.Image, f Format, opts EncodeOptions, enc *enc
 		return bmp.Encode(w, flatten(img, opts.Matte))
 	case TIFF:
 		return tiff.Encode(w, img, &tiff.Options{Compression: tiff.Deflate})
+	case SVG, PDF:
+		return encodeVector(w, img, f)
 	}
 	return fmt.Errorf("%w: %v", ErrUnsupportedFormat, f)
 }

@@ -20,7 +20,29 @@ type Symbol struct {
 	// Picture, when not nil, is drawn for points instead of Marker, MarkerSize wide (its own width
 	// in pixels at 96 DPI when MarkerSize is 0) with its aspect ratio kept.
 	Picture image.Image
+	// Hatch, when not HatchNone, fills polygons with lines of the Fill colour instead of solid
+	// Fill, HatchSpacing points apart (0 means 6).
+	Hatch        HatchStyle
+	HatchSpacing float64
+	// Pattern, when not nil, fills polygons with the image tiled, PatternWidth points wide (its
+	// own width in pixels at 96 DPI when 0), instead of Fill (a picture fill).
+	Pattern      image.Image
+	PatternWidth float64
 }
+
+// HatchStyle is the line pattern of a hatched fill (ArcGIS's esriSimpleFillStyle hatches).
+type HatchStyle int
+
+// Hatch styles; the zero value is a solid fill.
+const (
+	HatchNone HatchStyle = iota
+	HatchHorizontal
+	HatchVertical
+	HatchForwardDiagonal  // "/"
+	HatchBackwardDiagonal // "\"
+	HatchCross
+	HatchDiagonalCross
+)
 
 // MarkerStyle is the shape of a point symbol.
 type MarkerStyle int

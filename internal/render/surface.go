@@ -31,6 +31,9 @@ type Surface interface {
 	LineTo(x, y float64)
 	ClosePath()
 	Fill(c color.NRGBA)
+	// FillPattern fills the path (non-zero) with tile repeated, one tile pixel per surface unit,
+	// the tiles aligned on the surface's origin whatever the current transform.
+	FillPattern(tile image.Image)
 	Stroke(s StrokeStyle)
 
 	// Text draws s with its baseline starting at (x, y), with a halo when t.Halo is not transparent.

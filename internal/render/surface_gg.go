@@ -177,6 +177,34 @@ func (s *GGSurface) ClosePath() {
 // Fill implements Surface.
 func (s *GGSurface) Fill(c color.NRGBA) { s.fill(s.pts, s.subs, c) }
 
+// FillPattern implements Surface through gg's repeating surface pattern.
+func (s *GGSurface) FillPattern(tile image.Image) {
+	if len(s.pts) < 3 || tile == nil || tile.Bounds().Empty() {
+		return
+	}
+	dc := s.context()
+	dc.Push()
+	defer dc.Pop()
+	dc.Identity()
+	dc.NewSubPath()
+	for _, sp := range s.subs {
+		if !sp.closed && sp.end-sp.start < 3 {
+			continue
+		}
+		for i, p := range s.pts[sp.start:sp.end] {
+			if i == 0 {
+				dc.MoveTo(p.x, p.y)
+			} else {
+				dc.LineTo(p.x, p.y)
+			}
+		}
+		dc.ClosePath()
+	}
+	dc.SetFillRuleWinding()
+	dc.SetFillStyle(gg.NewSurfacePattern(tile, gg.RepeatBoth))
+	dc.Fill()
+}
+
 // Stroke implements Surface.
 func (s *GGSurface) Stroke(st StrokeStyle) { s.stroke(s.pts, s.subs, st) }
 

@@ -27,6 +27,6 @@ func ExampleLoad() {
 	// Output:
 	// world: map "Layers" in EPSG:3857, 2 layers, 0 tables
 	// world_geographic: map "Layers" in EPSG:4326, 2 layers, 0 tables
-	// usa: map "Layers" in EPSG:3857, 2 layers, 1 tables
+	// usa: map "Layers" in EPSG:3857, 3 layers, 1 tables
 	// usa_geographic: map "Layers" in EPSG:4326, 2 layers, 1 tables
 }

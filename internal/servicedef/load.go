@@ -225,11 +225,12 @@ type mapCtx struct {
 	nextID int
 	ids    map[int]*yaml.Node
 	names  map[string]*yaml.Node
+	infos  map[int]*tableInfo // the source tables of the layers and tables, by ID
 }
 
 func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
 	m := &Map{Name: "Layers", CopyrightText: s.CopyrightText, BackgroundColor: Color{255, 255, 255, 255}}
-	var nameNode, layersNode, tablesNode, srNode *yaml.Node
+	var nameNode, layersNode, tablesNode, srNode, cacheNode, relNode *yaml.Node
 	if !l.fields(n, "map", map[string]func(*yaml.Node){
 		"name":             func(v *yaml.Node) { nameNode = v; m.Name = l.str(v, "name") },
 		"description":      func(v *yaml.Node) { m.Description = l.str(v, "description") },
@@ -239,6 +240,8 @@ func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
 		"initialExtent":    func(v *yaml.Node) { m.InitialExtent = l.extent(v, "initialExtent") },
 		"layers":           func(v *yaml.Node) { layersNode = v },
 		"tables":           func(v *yaml.Node) { tablesNode = v },
+		"relationships":    func(v *yaml.Node) { relNode = v },
+		"cache":            func(v *yaml.Node) { cacheNode = v },
 	}) {
 		return nil, nil
 	}
@@ -250,7 +253,7 @@ func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
 	if srNode == nil {
 		l.errorf(n, "map %q: missing required key \"spatialReference\" (a WKID such as 3857 or 4326)", m.Name)
 	}
-	ctx := &mapCtx{m: m, srNode: srNode, ids: map[int]*yaml.Node{}, names: map[string]*yaml.Node{}}
+	ctx := &mapCtx{m: m, srNode: srNode, ids: map[int]*yaml.Node{}, names: map[string]*yaml.Node{}, infos: map[int]*tableInfo{}}
 	if layersNode != nil {
 		l.seq(layersNode, "layers", func(it *yaml.Node) {
 			if ly := l.layer(it, ctx); ly != nil {
@@ -264,6 +267,12 @@ func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
 				m.Tables = append(m.Tables, t)
 			}
 		})
+	}
+	if relNode != nil {
+		m.Relationships = l.relationships(relNode, ctx)
+	}
+	if cacheNode != nil && !isNull(cacheNode) {
+		m.Cache = l.cache(cacheNode, m)
 	}
 	return m, nameNode
 }
@@ -369,12 +378,13 @@ type fieldRef struct {
 
 func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 	ly := &Layer{Visible: true}
+	qn := &queryNodes{}
 	var (
 		idNode, nameNode, srcNode, gtNode, fieldsNode, dfNode, rendNode, defNode *yaml.Node
 		minNode, labelsNode                                                      *yaml.Node
 		refs                                                                     []fieldRef
 	)
-	if !l.fields(n, "layer", map[string]func(*yaml.Node){
+	if !l.fields(n, "layer", merge(map[string]func(*yaml.Node){
 		"id":            func(v *yaml.Node) { idNode = v; ly.ID = l.int(v, "id") },
 		"name":          func(v *yaml.Node) { nameNode = v; ly.Name = l.str(v, "name") },
 		"description":   func(v *yaml.Node) { ly.Description = l.str(v, "description") },
@@ -392,7 +402,7 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 		},
 		"renderer": func(v *yaml.Node) { rendNode = v },
 		"labels":   func(v *yaml.Node) { labelsNode = v },
-	}) {
+	}, qn.handlers())) {
 		return nil
 	}
 	l.claim(ctx, n, idNode, nameNode, &ly.ID, ly.Name, "layer")
@@ -446,7 +456,9 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 			}
 		})
 	}
+	ly.Queryable = l.queryable(qn, ly.Source, tbl)
 	if tbl != nil {
+		ctx.infos[ly.ID] = tbl
 		ly.Fields, ly.DisplayField = l.resolveFields(tbl, ly.Fields, ly.DisplayField, refs)
 		l.checkWhere(defNode, ly.DefinitionExpression, tbl)
 		canonicalNames(tbl, ly)
@@ -480,6 +492,7 @@ func (l *loader) table(n *yaml.Node, ctx *mapCtx) *Table {
 		refs = append(refs, fieldRef{t.DisplayField, dfNode, "displayField"})
 	}
 	if tbl := l.source(srcNode, n, &t.Source, "table "+strconv.Quote(t.Name)); tbl != nil {
+		ctx.infos[t.ID] = tbl
 		t.Fields, t.DisplayField = l.resolveFields(tbl, t.Fields, t.DisplayField, refs)
 		l.checkWhere(defNode, t.DefinitionExpression, tbl)
 	}
@@ -746,4 +759,12 @@ func columnList(t *tableInfo) string {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")
+}
+
+// merge returns a with b's entries added.
+func merge(a, b map[string]func(*yaml.Node)) map[string]func(*yaml.Node) {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
 }

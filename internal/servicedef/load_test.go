@@ -319,7 +319,7 @@ func TestValidation(t *testing.T) {
 			`14:63: "size" does not apply to a simpleFill symbol`,
 			`23:22: "label" applies to simple renderers only`,
 			`22:30: maxValue 5 must be greater than the previous bound 10`,
-			`26:34: unknown key "colour" in layer (known keys: copyrightText,`,
+			`26:34: unknown key "colour" in layer (known keys: attachments, copyrightText,`,
 			`28:13: duplicate key "name"`,
 		}},
 	}

@@ -78,6 +78,12 @@ type Map struct {
 	Layers []*Layer
 	// Tables (`tables`, default none) are standalone tables.
 	Tables []*Table
+	// Relationships (`relationships`, default none) relate the map's layers and tables, for
+	// QueryRelatedRecords.
+	Relationships []*Relationship
+	// Cache (`cache`, default none) is the map's tile cache; nil when the
+	// map is not cached. See Cache.
+	Cache *Cache
 }
 
 // Source names where a layer's or table's rows come from: a GeoPackage
@@ -160,6 +166,8 @@ type Layer struct {
 	Renderer Renderer
 	// Labels (`labels`, default none) are the label classes.
 	Labels []Label
+	// Queryable holds hyperlinkField, popup, attachments, domains, subtypes and rasterField.
+	Queryable
 }
 
 // Table is one standalone (non-spatial) table of a map. A source table
@@ -421,6 +429,9 @@ type Symbol struct {
 	// Outline (`outline` of a simpleFill or simpleMarker, default none) is
 	// the border.
 	Outline *Outline
+	// Picture is the image (PNG, JPEG or GIF bytes) of a pictureMarker or
+	// pictureFill symbol; see picture.go. Not set from YAML.
+	Picture []byte `yaml:"-"`
 }
 
 // Outline is the border of a fill or marker symbol.
@@ -514,4 +525,121 @@ func (c Color) String() string {
 		return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
 	}
 	return fmt.Sprintf("#%02x%02x%02x%02x", c.R, c.G, c.B, c.A)
+}
+
+// Relationship relates the rows of one layer or table of a map (the origin) to the rows of
+// another (the destination) whose key field holds the same value; QueryRelatedRecords follows
+// it. YAML: an item of a map's `relationships` list.
+type Relationship struct {
+	// ID (`id`, default: one more than the previous relationship's, from 0) is unique in the map.
+	ID int
+	// Name (`name`, required) names the relationship (e.g. "State counties").
+	Name string
+	// Origin (`origin`, required) is the ID of the origin layer or table.
+	Origin int
+	// Destination (`destination`, required) is the ID of the destination layer or table.
+	Destination int
+	// OriginKey (`originKey`, required) is the origin's key field.
+	OriginKey string
+	// DestinationKey (`destinationKey`, required) is the destination's field matching OriginKey.
+	DestinationKey string
+	// Cardinality (`cardinality`, default "oneToMany") is oneToOne or oneToMany.
+	Cardinality string
+}
+
+// PopupType is how a layer's HTML popup is served.
+type PopupType string
+
+// Popup types (YAML `type` of `popup`).
+const (
+	// PopupHTML returns the filled template as HTML text.
+	PopupHTML PopupType = "htmlText"
+	// PopupURL returns the filled template as a URL.
+	PopupURL PopupType = "url"
+)
+
+// Popup is a layer's HTML popup template (YAML `popup`).
+type Popup struct {
+	// Type (`type`, default "htmlText") is htmlText or url.
+	Type PopupType
+	// Template (`template`, required) is the popup text with {FIELD} placeholders replaced by the
+	// feature's values (HTML-escaped for htmlText, query-escaped for url). Every placeholder
+	// must name a column of the table.
+	Template string
+}
+
+// DomainType is the kind of an attribute domain.
+type DomainType string
+
+// Domain types (YAML `type` of a domain).
+const (
+	// CodedValueDomain lists the allowed codes and their names.
+	CodedValueDomain DomainType = "codedValue"
+	// RangeDomain bounds a numeric field.
+	RangeDomain DomainType = "range"
+)
+
+// Domain is an attribute domain of a field: coded values or a range. YAML: a value of a layer's
+// `domains` mapping.
+type Domain struct {
+	// Name (`name`, required) is the domain name.
+	Name string
+	// Description (`description`, default "").
+	Description string
+	// Type (`type`, required) is codedValue or range.
+	Type DomainType
+	// Codes (`values`, codedValue, at least one) are the coded values in order: a list of
+	// {code, name}. Codes are numbers for numeric fields, text for string fields.
+	Codes []CodedValue
+	// Min and Max (`min`, `max`, range, required) bound the values; Min ≤ Max.
+	Min, Max float64
+}
+
+// CodedValue is one code of a coded-value domain.
+type CodedValue struct {
+	// Code (`code`, required) is the stored value, as written.
+	Code string
+	// Name (`name`, required) is its description.
+	Name string
+}
+
+// Subtypes splits a layer's features by an integer field; each subtype has a code and a name.
+// YAML: `subtypes: {field, default, values: [{code, name}]}`.
+type Subtypes struct {
+	// Field (`field`, required) is the integer subtype field.
+	Field string
+	// Default (`default`, default: the first code) is the default subtype code.
+	Default int
+	// Values (`values`, at least one) are the subtypes, codes unique.
+	Values []Subtype
+}
+
+// Subtype is one subtype of a layer.
+type Subtype struct {
+	// Code (`code`, required) is the value of the subtype field.
+	Code int
+	// Name (`name`, required) is the subtype's name.
+	Name string
+}
+
+// Queryable holds the keys of a layer that only the query operations use: hyperlinks, popups,
+// attachments, domains, subtypes and a raster field. They are written directly in the layer's
+// mapping.
+type Queryable struct {
+	// HyperlinkField (`hyperlinkField`, default none) is a String field holding each feature's URL,
+	// for QueryHyperlinks.
+	HyperlinkField string
+	// Popup (`popup`, default none) is the HTML popup template, for QueryHTMLPopups and Identify.
+	Popup *Popup
+	// Attachments (`attachments`, default false): the features have attachments, stored as GDAL
+	// writes them in a GeoPackage: the table `<source table>__ATTACH` in the same file, with
+	// columns ATTACHMENTID, REL_OBJECTID, CONTENT_TYPE, ATT_NAME, DATA_SIZE and DATA.
+	Attachments bool
+	// Domains (`domains`, default none) maps field names to their domains.
+	Domains map[string]*Domain
+	// Subtypes (`subtypes`, default none).
+	Subtypes *Subtypes
+	// RasterField (`rasterField`, default none) is a Blob field holding an encoded image (PNG or
+	// JPEG) per feature, served as a raster field (QueryRasterValue).
+	RasterField string
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
 )
 
 // Queues. Workers weigh them 6:1, so seeding never starves interactive renders.
@@ -44,6 +46,8 @@ type LayerOverride struct {
 	Visible              bool   `json:"visible"`
 	ShowLabels           bool   `json:"showLabels"`
 	DefinitionExpression string `json:"definitionExpression,omitempty"`
+	// Drawing is the request's drawing description and selection of the layer, when it has any.
+	Drawing *mapdraw.Drawing `json:"drawing,omitempty"`
 }
 
 // ExportMap asks for one map image.
@@ -73,6 +77,10 @@ type ExportMap struct {
 	Format string `json:"format"`
 	// Key is the object key the image is written to.
 	Key string `json:"key"`
+	// SelectionColor is the MapDescription's selection colour (RGBA), when set.
+	SelectionColor *[4]uint8 `json:"selectionColor,omitempty"`
+	// Graphics are the MapDescription's custom graphics, drawn over the map.
+	Graphics []mapdraw.Graphic `json:"graphics,omitempty"`
 }
 
 // MaxInlineBytes is the largest image a worker sends back in its Result; larger ones are only

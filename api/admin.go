@@ -1,0 +1,97 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mapfarm/mapfarm/internal/seed"
+)
+
+// SeedJobs is what the admin endpoints need of seeding jobs (a *seed.Admin).
+type SeedJobs interface {
+	Submit(ctx context.Context, r seed.Request) (seed.Status, error)
+	Status(ctx context.Context, id string) (seed.Status, error)
+	Cancel(ctx context.Context, id string) (seed.Status, error)
+	List(ctx context.Context, limit int) ([]seed.Status, error)
+}
+
+// adminHandler serves the coordinator's JSON API for seeding jobs. The api only stores the
+// request in Redis; the coordinator picks it up on its next pass.
+//
+//	POST   /admin/seed        create a job from a seed.Request; 201 with its status
+//	GET    /admin/seed        the latest jobs (?limit=, default 50)
+//	GET    /admin/seed/<job>  a job's status: state, done, failed, total, rate, ETA
+//	DELETE /admin/seed/<job>  cancel a job; 200 with its status
+//
+// The admin API has no authentication of its own: expose it to operators only (bind the api
+// to a private network or put a proxy with authentication in front).
+type adminHandler struct{ jobs SeedJobs }
+
+func (h *adminHandler) fail(c *gin.Context, err error) {
+	code := http.StatusInternalServerError
+	switch {
+	case errors.Is(err, seed.ErrBadRequest):
+		code = http.StatusBadRequest
+	case errors.Is(err, seed.ErrNoJob):
+		code = http.StatusNotFound
+	case errors.Is(err, seed.ErrJobExists):
+		code = http.StatusConflict
+	}
+	c.JSON(code, gin.H{"error": err.Error()})
+}
+
+func (h *adminHandler) submit(c *gin.Context) {
+	var r seed.Request
+	dec := jsonDecoder(c)
+	if err := dec.Decode(&r); err != nil {
+		c.JSON(http.StatusBadRequest, gin.H{"error": "seed request: " + err.Error()})
+		return
+	}
+	st, err := h.jobs.Submit(c.Request.Context(), r)
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, st)
+}
+
+func (h *adminHandler) list(c *gin.Context) {
+	limit, _ := strconv.Atoi(c.DefaultQuery("limit", "50"))
+	jobs, err := h.jobs.List(c.Request.Context(), min(max(limit, 1), 1000))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"jobs": jobs})
+}
+
+func (h *adminHandler) status(c *gin.Context) {
+	st, err := h.jobs.Status(c.Request.Context(), c.Param("job"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, st)
+}
+
+func (h *adminHandler) cancel(c *gin.Context) {
+	st, err := h.jobs.Cancel(c.Request.Context(), c.Param("job"))
+	if err != nil {
+		h.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, st)
+}
+
+// jsonDecoder reads a request body of at most 1 MiB, refusing unknown fields.
+func jsonDecoder(c *gin.Context) *json.Decoder {
+	dec := json.NewDecoder(io.LimitReader(c.Request.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	return dec
+}

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	_ "image/jpeg" // decode JPEG tiles
+	_ "image/png"  // decode PNG tiles
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
+)
+
+// openStore opens the farm's object store from the mapfarm configuration (file and MAPFARM_*
+// environment), as the farm itself does.
+func openStore(ctx context.Context, path string) (tilecache.Store, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Store.Kind == "minio" {
+		m := cfg.Store.MinIO
+		return blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: m.Endpoint, AccessKey: m.AccessKey, SecretKey: m.SecretKey, Bucket: m.Bucket, UseSSL: m.UseSSL})
+	}
+	return blob.NewDisk(cfg.Store.Dir)
+}
+
+// cacheFlags name one cache folder in a store.
+type cacheFlags struct {
+	config  string
+	service string
+	mapName string
+	folder  string
+	root    string
+}
+
+func (c *cacheFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "mapfarm configuration file (default: MAPFARM_* environment only) for the store")
+	fs.StringVar(&c.service, "service", "world", "service name")
+	fs.StringVar(&c.mapName, "map", "Layers", "map name")
+	fs.StringVar(&c.folder, "folder", tilecache.FusedLayer, "cache folder: _alllayers or a layer name")
+	fs.StringVar(&c.root, "root", "", "cache root in the store (default arcgiscache/<service>/<map>)")
+}
+
+func (c *cacheFlags) cacheRoot() string {
+	if c.root != "" {
+		return strings.TrimSuffix(c.root, "/")
+	}
+	return seed.CacheRoot(c.service, c.mapName)
+}
+
+// bundleTiles is one bundle's stored tiles, or the error reading it.
+type bundleTiles struct {
+	bundle tilecache.Bundle
+	key    string
+	tiles  map[tilecache.Tile][]byte
+	err    error
+}
+
+// scanBundles reads every bundle (or, exploded, every bundle's worth of tiles) of a cache
+// folder in key order and calls fn with each; a bundle that cannot be read is passed with its
+// error, and scanning goes on.
+func scanBundles(ctx context.Context, store tilecache.Store, root, folder string, info tilecache.CacheInfo, fn func(bundleTiles) error) error {
+	prefix := root + "/" + folder + "/"
+	var keys []string
+	if err := store.List(ctx, prefix, func(i blob.Info) error { keys = append(keys, i.Key); return ctx.Err() }); err != nil {
+		return fmt.Errorf("list %s: %w", prefix, err)
+	}
+	sort.Strings(keys)
+	if info.Storage == tilecache.Exploded {
+		groups := map[tilecache.Bundle][]string{}
+		var order []tilecache.Bundle
+		for _, k := range keys {
+			var t tilecache.Tile
+			var ext string
+			if _, err := fmt.Sscanf(strings.TrimPrefix(k, prefix), "L%02d/R%08x/C%08x.%s", &t.Level, &t.Row, &t.Col, &ext); err != nil {
+				continue
+			}
+			b := tilecache.BundleOf(t)
+			if _, ok := groups[b]; !ok {
+				order = append(order, b)
+			}
+			groups[b] = append(groups[b], k)
+		}
+		for _, b := range order {
+			bt := bundleTiles{bundle: b, key: prefix, tiles: map[tilecache.Tile][]byte{}}
+			for _, k := range groups[b] {
+				var t tilecache.Tile
+				var ext string
+				fmt.Sscanf(strings.TrimPrefix(k, prefix), "L%02d/R%08x/C%08x.%s", &t.Level, &t.Row, &t.Col, &ext)
+				data, err := store.Get(ctx, k)
+				if err != nil {
+					bt.err = fmt.Errorf("%s: %w", k, err)
+					break
+				}
+				bt.tiles[t] = data
+			}
+			if err := fn(bt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, k := range keys {
+		if !strings.HasSuffix(k, ".bundle") {
+			continue
+		}
+		var lv, row, col int
+		if _, err := fmt.Sscanf(strings.TrimPrefix(k, prefix), "L%02d/R%04xC%04x.bundle", &lv, &row, &col); err != nil {
+			continue
+		}
+		bt := bundleTiles{bundle: tilecache.Bundle{TopLeft: tilecache.Tile{Level: lv, Row: row, Col: col}}, key: k}
+		data, err := store.Get(ctx, k)
+		switch {
+		case err != nil:
+			bt.err = err
+		case info.Storage == tilecache.CompactV1:
+			var idx []byte
+			if idx, err = store.Get(ctx, strings.TrimSuffix(k, ".bundle")+".bundlx"); err != nil {
+				bt.err = err
+			} else {
+				bt.tiles, bt.err = tilecache.DecodeCompactV1(bt.bundle, data, idx)
+			}
+		default:
+			bt.tiles, bt.err = tilecache.DecodeCompactV2(bt.bundle, data)
+		}
+		if err := fn(bt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyCmd checks a stored cache: every bundle decodes, every tile decodes as an image,
+// and every tile of the area of interest at the levels is present.
+func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
+	var cf cacheFlags
+	fs := flag.NewFlagSet("cachetool verify", flag.ContinueOnError)
+	cf.register(fs)
+	levels := fs.String("levels", "", "levels to check for completeness (default: every level of conf.xml)")
+	extent := fs.String("extent", "", "area of interest xmin,ymin,xmax,ymax (default: conf.cdi's extent)")
+	allowMissing := fs.Bool("allow-missing", false, "do not report missing tiles (caches seeded with skipEmpty leave empty tiles out)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	store, err := openStore(ctx, cf.config)
+	if err != nil {
+		return err
+	}
+	root := cf.cacheRoot()
+	info, cdi, err := tilecache.ReadMetadata(ctx, store, root)
+	if err != nil {
+		return fmt.Errorf("cache %s: %w", root, err)
+	}
+	lv, err := parseLevels(*levels)
+	if err != nil {
+		return err
+	}
+	if len(lv) == 0 {
+		lv = info.Scheme.Levels()
+	}
+	aoi := cdi
+	if e, err := parseExtent(*extent); err != nil {
+		return err
+	} else if e != nil {
+		aoi = orb.Bound{Min: orb.Point{e[0], e[1]}, Max: orb.Point{e[2], e[3]}}
+	}
+	present := map[tilecache.Tile]bool{}
+	var problems []string
+	nb, nt := 0, 0
+	start := time.Now()
+	err = scanBundles(ctx, store, root, cf.folder, info, func(bt bundleTiles) error {
+		nb++
+		if bt.err != nil {
+			problems = append(problems, fmt.Sprintf("bundle %v (%s): %v", bt.bundle, bt.key, bt.err))
+			return nil
+		}
+		for t, data := range bt.tiles {
+			nt++
+			if !bt.bundle.Contains(t) {
+				problems = append(problems, fmt.Sprintf("tile %v is in bundle %v", t, bt.bundle))
+				continue
+			}
+			if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+				problems = append(problems, fmt.Sprintf("tile %v: does not decode: %v", t, err))
+				continue
+			}
+			present[t] = true
+		}
+		fmt.Fprintf(stderr, "\rverify: %d bundles, %d tiles, %.0f tiles/s   ", nb, nt, float64(nt)/max(time.Since(start).Seconds(), 1e-3))
+		return nil
+	})
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	missing := 0
+	if aoi != (orb.Bound{}) {
+		cover, err := info.Scheme.Cover(aoi, lv...)
+		if err != nil {
+			return err
+		}
+		for t := range cover.Tiles() {
+			if !present[t] {
+				missing++
+				if !*allowMissing && missing <= 20 {
+					problems = append(problems, fmt.Sprintf("tile %v is missing", t))
+				}
+			}
+		}
+	}
+	fmt.Fprintf(out, "cache %s/%s: %s, %d bundles, %d tiles decoded, %d tiles of the area missing, %d problems\n",
+		root, cf.folder, info.Storage, nb, len(present), missing, len(problems))
+	for _, p := range problems {
+		fmt.Fprintln(out, "  "+p)
+	}
+	if len(problems) > 0 || (missing > 0 && !*allowMissing) {
+		return fmt.Errorf("verify: cache %s is not complete and consistent", root)
+	}
+	return nil
+}
+
+// exportCmd copies a cache root (conf.xml, conf.cdi and every layer folder) from the store to
+// a local folder, keeping Esri's layout.
+func exportCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
+	var cf cacheFlags
+	fs := flag.NewFlagSet("cachetool export", flag.ContinueOnError)
+	cf.register(fs)
+	dir := fs.String("dir", "", "local folder to write the cache to (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return errors.New("export: -dir is required")
+	}
+	src, err := openStore(ctx, cf.config)
+	if err != nil {
+		return err
+	}
+	dst, err := blob.NewDisk(*dir)
+	if err != nil {
+		return err
+	}
+	n, err := copyPrefix(ctx, src, cf.cacheRoot()+"/", dst, "", stderr)
+	fmt.Fprintf(out, "exported %d objects of %s to %s\n", n, cf.cacheRoot(), *dir)
+	return err
+}
+
+// importCmd copies a local cache folder (as export writes it, or an ArcGIS cache's layer
+// folder holding conf.xml) into the store at the cache root.
+func importCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
+	var cf cacheFlags
+	fs := flag.NewFlagSet("cachetool import", flag.ContinueOnError)
+	cf.register(fs)
+	dir := fs.String("dir", "", "local folder holding conf.xml and the layer folders (required)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return errors.New("import: -dir is required")
+	}
+	src, err := blob.NewDisk(*dir)
+	if err != nil {
+		return err
+	}
+	if _, _, err := tilecache.ReadMetadata(ctx, src, ""); err != nil {
+		return fmt.Errorf("import: %s: %w", *dir, err)
+	}
+	dst, err := openStore(ctx, cf.config)
+	if err != nil {
+		return err
+	}
+	n, err := copyPrefix(ctx, src, "", dst, cf.cacheRoot()+"/", stderr)
+	fmt.Fprintf(out, "imported %d objects from %s to %s\n", n, *dir, cf.cacheRoot())
+	return err
+}
+
+// copyPrefix copies every object under prefix of src to dst, replacing prefix by to.
+func copyPrefix(ctx context.Context, src tilecache.Store, prefix string, dst tilecache.Store, to string, stderr io.Writer) (int, error) {
+	var keys []blob.Info
+	if err := src.List(ctx, prefix, func(i blob.Info) error { keys = append(keys, i); return ctx.Err() }); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	for i, k := range keys {
+		data, err := src.Get(ctx, k.Key)
+		if err != nil {
+			return i, err
+		}
+		if err := dst.Put(ctx, to+strings.TrimPrefix(k.Key, prefix), data, k.ContentType); err != nil {
+			return i, err
+		}
+		fmt.Fprintf(stderr, "\r%d/%d objects  %.0f objects/s   ", i+1, len(keys), float64(i+1)/max(time.Since(start).Seconds(), 1e-3))
+	}
+	if len(keys) > 0 {
+		fmt.Fprintln(stderr)
+	}
+	return len(keys), nil
+}
+
+// convertCmd rewrites a cache folder in another storage layout, into a local folder or
+// another root of the store, with its conf.xml and conf.cdi.
+func convertCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
+	var cf cacheFlags
+	fs := flag.NewFlagSet("cachetool convert", flag.ContinueOnError)
+	cf.register(fs)
+	to := fs.String("to", "", "target layout: exploded, compact (V1) or compactV2 (required)")
+	dir := fs.String("dir", "", "local folder to write the converted cache to")
+	destRoot := fs.String("dest-root", "", "cache root in the store to write the converted cache to (instead of -dir)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	format, err := tilecache.ParseStorageFormat(*to)
+	if err != nil {
+		return err
+	}
+	src, err := openStore(ctx, cf.config)
+	if err != nil {
+		return err
+	}
+	var dst tilecache.Store
+	droot := ""
+	switch {
+	case *dir != "" && *destRoot == "":
+		if dst, err = blob.NewDisk(*dir); err != nil {
+			return err
+		}
+	case *destRoot != "" && *dir == "":
+		dst, droot = src, strings.TrimSuffix(*destRoot, "/")
+		if droot == cf.cacheRoot() {
+			return errors.New("convert: -dest-root must differ from the source root")
+		}
+	default:
+		return errors.New("convert: give exactly one of -dir and -dest-root")
+	}
+	root := cf.cacheRoot()
+	info, extent, err := tilecache.ReadMetadata(ctx, src, root)
+	if err != nil {
+		return fmt.Errorf("cache %s: %w", root, err)
+	}
+	dc, err := tilecache.New(dst, tilecache.Options{Root: droot, Layer: cf.folder, Format: format, TileFormat: info.Scheme.Format})
+	if err != nil {
+		return err
+	}
+	nb, nt := 0, 0
+	start := time.Now()
+	err = scanBundles(ctx, src, root, cf.folder, info, func(bt bundleTiles) error {
+		if bt.err != nil {
+			return fmt.Errorf("bundle %v: %w", bt.bundle, bt.err)
+		}
+		w, err := dc.NewBundleWriter(bt.bundle)
+		if err != nil {
+			return err
+		}
+		for t, data := range bt.tiles {
+			if err := w.Put(t, data); err != nil {
+				return err
+			}
+		}
+		if err := w.Flush(ctx); err != nil {
+			return err
+		}
+		nb++
+		nt += len(bt.tiles)
+		fmt.Fprintf(stderr, "\rconvert: %d bundles, %d tiles, %.0f tiles/s   ", nb, nt, float64(nt)/max(time.Since(start).Seconds(), 1e-3))
+		return nil
+	})
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	info.Storage, info.PacketSize = format, 0
+	if err := dc.WriteMetadata(ctx, info, extent); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "converted %d bundles, %d tiles of %s/%s to %s\n", nb, nt, root, cf.folder, format)
+	return nil
+}

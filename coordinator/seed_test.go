@@ -1,0 +1,191 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"github.com/hibiken/asynq"
+	"github.com/paulmach/orb"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/testenv"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
+)
+
+// fakeQueue records enqueued tasks and refuses a repeated id, as asynq does.
+type fakeQueue struct {
+	mu  sync.Mutex
+	ids map[string]*asynq.Task
+}
+
+func (q *fakeQueue) EnqueueContext(_ context.Context, t *asynq.Task, _ ...asynq.Option) (*asynq.TaskInfo, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	// The id is not readable from a Task; the payload identifies a unit as well.
+	id := t.Type() + string(t.Payload())
+	if _, ok := q.ids[id]; ok {
+		return nil, asynq.ErrTaskIDConflict
+	}
+	q.ids[id] = t
+	return &asynq.TaskInfo{}, nil
+}
+
+type seedFixture struct {
+	jobs   *seed.Jobs
+	queue  *fakeQueue
+	store  *blob.Disk
+	runner *seedRunner
+}
+
+func newSeedFixture(t *testing.T) *seedFixture {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
+	t.Cleanup(func() { rdb.Close() })
+	store, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &seedFixture{jobs: seed.NewJobs(rdb), queue: &fakeQueue{ids: map[string]*asynq.Task{}}, store: store}
+	f.runner = newSeedRunner(seedRunnerParams{jobs: f.jobs, queue: f.queue, store: store, logger: slog.Default(), batch: 2})
+	return f
+}
+
+func (f *seedFixture) job(t *testing.T, id string) *seed.Spec {
+	t.Helper()
+	sp := &seed.Spec{ID: id, Service: "world", Map: "Layers", Root: "arcgiscache/" + id, Layers: []seed.Layer{{ID: -1, Folder: tilecache.FusedLayer}},
+		Scheme: tilecache.WebMercator(), Storage: tilecache.CompactV2, Extent: orb.Bound{Min: orb.Point{-1.5e6, 3e6}, Max: orb.Point{2.5e6, 7e6}},
+		Levels: []int{0, 1, 2, 3, 4, 5}, Mode: seed.RecreateAll, MetatileSize: 4, Buffer: 64, PartTiles: 16, MaxFailures: 10}
+	sp.Scheme.LODs = sp.Scheme.LODs[:8]
+	if err := f.jobs.Create(context.Background(), sp); err != nil {
+		t.Fatal(err)
+	}
+	return sp
+}
+
+func (f *seedFixture) status(t *testing.T, id string) seed.Status {
+	t.Helper()
+	st, err := f.jobs.Status(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// A job is planned a batch per pass from its checkpoint, every bundle once; when every bundle is
+// merged the job is done and conf.xml is written.
+func TestSeedRunnerPlansAndFinishes(t *testing.T) {
+	f := newSeedFixture(t)
+	ctx := context.Background()
+	sp := f.job(t, "plan-"+testenv.BucketName("j"))
+	passes := 0
+	for f.status(t, sp.ID).State == seed.StatePlanning {
+		if passes++; passes > 10 {
+			t.Fatal("planning did not end in 10 passes")
+		}
+		f.runner.exec(ctx)
+		if st := f.status(t, sp.ID); st.State == seed.StatePlanning && st.Checkpoint != int64(2*passes) {
+			t.Fatalf("after pass %d checkpoint %d, want %d", passes, st.Checkpoint, 2*passes)
+		}
+	}
+	st := f.status(t, sp.ID)
+	if st.State != seed.StateRunning || st.Bundles != 6 || passes != 3 {
+		t.Fatalf("after %d passes: %+v", passes, st)
+	}
+	// Planning again from the start (a coordinator that lost its checkpoint) enqueues nothing new.
+	n := len(f.queue.ids)
+	units, _ := seed.Plan(sp, 0)
+	for u := range units {
+		if err := f.runner.enqueue(ctx, sp, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.queue.ids) != n {
+		t.Fatalf("re-planning enqueued %d new tasks", len(f.queue.ids)-n)
+	}
+	// Workers report every part and merge (twice: delivery is at least once).
+	for _, tk := range f.queue.ids {
+		p, err := task.DecodeSeedRender(tk.Payload())
+		if err != nil {
+			t.Fatal(err)
+		}
+		bid := seed.BundleID(p.Layer, tilecache.Bundle{TopLeft: p.Bundle})
+		tiles := 0
+		for _, m := range p.Metatiles {
+			tiles += m[2] * m[3]
+		}
+		for range 2 {
+			if _, err := f.jobs.PartDone(ctx, sp.ID, bid, p.Part, seed.PartCounts{Done: int64(tiles)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.jobs.MergeDone(ctx, sp.ID, bid, false, 0, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	f.runner.exec(ctx)
+	st = f.status(t, sp.ID)
+	if st.State != seed.StateDone || st.Done != st.Total || st.Merged != 6 {
+		t.Fatalf("after every merge: %+v", st)
+	}
+	info, extent, err := tilecache.ReadMetadata(ctx, f.store, sp.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Storage != tilecache.CompactV2 || len(info.Scheme.LODs) != 8 || !extent.Contains(orb.Point{0, 5e6}) {
+		t.Errorf("metadata: %v, %d LODs, extent %v", info.Storage, len(info.Scheme.LODs), extent)
+	}
+}
+
+// Cancelling a job, or a job over its failure budget, ends it and deletes its staging.
+func TestSeedRunnerStops(t *testing.T) {
+	f := newSeedFixture(t)
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		stop  func(sp *seed.Spec)
+		state string
+	}{
+		{"cancel", func(sp *seed.Spec) {
+			if err := f.jobs.Cancel(ctx, sp.ID); err != nil {
+				t.Fatal(err)
+			}
+		}, seed.StateCancelled},
+		{"failure budget", func(sp *seed.Spec) {
+			if _, err := f.jobs.PartDone(ctx, sp.ID, "0/5/R0000C0000", 0, seed.PartCounts{Failed: 11}); err != nil {
+				t.Fatal(err)
+			}
+		}, seed.StateFailed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp := f.job(t, "stop-"+testenv.BucketName(tc.name))
+			f.runner.exec(ctx)
+			staged := seed.StagingKey(sp.ID, 0, tilecache.Bundle{}, 0)
+			if err := f.store.Put(ctx, staged, []byte("x"), ""); err != nil {
+				t.Fatal(err)
+			}
+			tc.stop(sp)
+			if stop, _ := f.jobs.Cancelled(ctx, sp.ID); tc.state == seed.StateCancelled && !stop {
+				t.Error("workers do not see the job cancelled")
+			}
+			f.runner.exec(ctx)
+			st := f.status(t, sp.ID)
+			if st.State != tc.state {
+				t.Fatalf("state %s (%s), want %s", st.State, st.Error, tc.state)
+			}
+			if stop, _ := f.jobs.Cancelled(ctx, sp.ID); !stop {
+				t.Error("workers do not see the ended job as stopped")
+			}
+			if _, err := f.store.Get(ctx, staged); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("staging object left behind: %v", err)
+			}
+		})
+	}
+}

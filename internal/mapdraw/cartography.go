@@ -1,0 +1,377 @@
+package mapdraw
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	_ "image/gif" // picture symbols may be GIF
+	_ "image/jpeg"
+	_ "image/png"
+	"math"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+)
+
+// Drawing is what a request changes of how one layer is drawn: its LayerDrawingDescription
+// (renderer, labels, transparency) and its selection. The zero value changes nothing. It travels in
+// the farm's task payload, so it holds plain data.
+type Drawing struct {
+	// Renderer replaces the layer's renderer when not nil.
+	Renderer *servicedef.Renderer `json:"renderer,omitempty"`
+	// Labels replace the layer's label classes when not nil.
+	Labels []servicedef.Label `json:"labels,omitempty"`
+	// Transparency is the layer's transparency in percent, 0 (opaque) to 100 (invisible).
+	Transparency float64 `json:"transparency,omitempty"`
+
+	// Selection lists the ids of the selected features, drawn over the layer in SelectionColor
+	// (or the map's) or with SelectionSymbol.
+	Selection       []int64            `json:"selection,omitempty"`
+	SelectionColor  *color.NRGBA       `json:"selectionColor,omitempty"`
+	SelectionSymbol *servicedef.Symbol `json:"selectionSymbol,omitempty"`
+	// BufferDistance, in map units, with ShowBuffer draws a buffer around each selected feature
+	// with BufferSymbol (a fill; default the selection colour at 50% opacity) under the selection.
+	BufferDistance float64            `json:"bufferDistance,omitempty"`
+	ShowBuffer     bool               `json:"showBuffer,omitempty"`
+	BufferSymbol   *servicedef.Symbol `json:"bufferSymbol,omitempty"`
+}
+
+// opacity is the render.Layer opacity for the transparency (1 is opaque).
+func (d Drawing) opacity() float64 {
+	return 1 - max(0, min(100, d.Transparency))/100
+}
+
+// defaultSelection is ArcGIS's default selection colour, cyan.
+var defaultSelection = color.NRGBA{0, 255, 255, 255}
+
+// selectionLayers returns the layers that draw a layer's selection: its buffer, then the
+// selected features.
+func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v render.View) []render.Layer {
+	if len(st.Selection) == 0 {
+		return nil
+	}
+	sel := defaultSelection
+	if mapColor != nil {
+		sel = *mapColor
+	}
+	if st.SelectionColor != nil {
+		sel = *st.SelectionColor
+	}
+	var fs []render.Feature
+	for _, id := range st.Selection {
+		if f, ok := l.Data.ByID(id); ok && f.Geom != nil {
+			fs = append(fs, render.Feature{Geom: f.Geom})
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	var out []render.Layer
+	gt := l.Data.GeometryType()
+	if st.ShowBuffer && st.BufferDistance > 0 {
+		out = append(out, bufferLayer(fs, gt, st, sel, v))
+	}
+	var sym render.Symbol
+	if st.SelectionSymbol != nil {
+		sym = *convertSymbol(st.SelectionSymbol)
+	} else {
+		switch gt {
+		case feature.Polygon:
+			sym = render.Symbol{Stroke: sel, StrokeWidth: 1.5}
+		case feature.Polyline:
+			sym = render.Symbol{Stroke: sel, StrokeWidth: 2}
+		default:
+			size := 6.0
+			if s := l.Def.Renderer.Symbol; s != nil && s.Size > 0 {
+				size = s.Size
+			}
+			sym = render.Symbol{Fill: sel, Marker: render.MarkerCircle, MarkerSize: size}
+		}
+	}
+	out = append(out, render.Layer{Name: l.Name + " (selection)", Features: render.NewIndex(fs), Symbol: sym, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale})
+	return out
+}
+
+// bufferLayer draws buffers of distance d around features: circles around points, and around lines
+// and polygons the feature itself filled and stroked with round joins 2d wide, which covers exactly
+// the buffer's area. The layer is drawn opaque in a group of the symbol's opacity, so overlapping
+// buffers do not darken.
+func bufferLayer(fs []render.Feature, gt feature.GeometryType, st LayerState, sel color.NRGBA, v render.View) render.Layer {
+	fill := sel
+	fill.A = 128
+	if st.BufferSymbol != nil {
+		fill = convertSymbol(st.BufferSymbol).Fill
+	}
+	opacity := float64(fill.A) / 255
+	fill.A = 255
+	d := st.BufferDistance
+	res := (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width) // map units per pixel
+	widthPt := 2 * d / res * 72 / dpiOf(v)
+	var out []render.Feature
+	for _, f := range fs {
+		switch g := f.Geom.(type) {
+		case orb.Point:
+			out = append(out, render.Feature{Geom: circle(g, d)})
+		case orb.MultiPoint:
+			for _, p := range g {
+				out = append(out, render.Feature{Geom: circle(p, d)})
+			}
+		default:
+			out = append(out, render.Feature{Geom: f.Geom})
+		}
+	}
+	sym := render.Symbol{Fill: fill}
+	if gt != feature.Point && gt != feature.Multipoint {
+		sym.Stroke, sym.StrokeWidth = fill, widthPt
+	}
+	if opacity <= 0 {
+		opacity = 0.001
+	}
+	return render.Layer{Name: "selection buffer", Features: render.NewIndex(out), Symbol: sym, Opacity: opacity}
+}
+
+func dpiOf(v render.View) float64 {
+	if v.DPI > 0 {
+		return v.DPI
+	}
+	return 96
+}
+
+// circle is a 64-gon of radius r around c.
+func circle(c orb.Point, r float64) orb.Polygon {
+	ring := make(orb.Ring, 0, 65)
+	for i := 0; i <= 64; i++ {
+		a := 2 * math.Pi * float64(i%64) / 64
+		ring = append(ring, orb.Point{c[0] + r*math.Cos(a), c[1] + r*math.Sin(a)})
+	}
+	return orb.Polygon{ring}
+}
+
+// decodePicture decodes a picture symbol's image; nil when it cannot.
+func decodePicture(b []byte) image.Image {
+	if len(b) == 0 {
+		return nil
+	}
+	img, _, err := image.Decode(bytes.NewReader(b))
+	if err != nil {
+		return nil
+	}
+	return img
+}
+
+// pictureColor is the average colour of a picture fill's image, for a map background (a colour):
+// the fill looks like the picture from afar. fallback when there is no image.
+func pictureColor(b []byte, fallback color.NRGBA) color.NRGBA {
+	img := decodePicture(b)
+	if img == nil {
+		return fallback
+	}
+	var r, g, bl, a, n uint64
+	bb := img.Bounds()
+	for y := bb.Min.Y; y < bb.Max.Y; y++ {
+		for x := bb.Min.X; x < bb.Max.X; x++ {
+			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
+			r, g, bl, a = r+uint64(c.R)*uint64(c.A), g+uint64(c.G)*uint64(c.A), bl+uint64(c.B)*uint64(c.A), a+uint64(c.A)
+			n++
+		}
+	}
+	if a == 0 || n == 0 {
+		return color.NRGBA{}
+	}
+	return color.NRGBA{uint8(r / a), uint8(g / a), uint8(bl / a), uint8(a / n)}
+}
+
+// GraphicKind is the kind of a custom graphic.
+type GraphicKind string
+
+// Graphic kinds. Rectangles, circles and ellipses arrive as polygons; groups are flattened.
+const (
+	GraphicMarker  GraphicKind = "marker"
+	GraphicLine    GraphicKind = "line"
+	GraphicPolygon GraphicKind = "polygon"
+	GraphicText    GraphicKind = "text"
+)
+
+// Graphic is one custom graphic in map coordinates: a marker at Parts[0][0], a line of Parts, a
+// polygon of rings Parts, or Text anchored at Parts[0][0].
+type Graphic struct {
+	Kind   GraphicKind        `json:"kind"`
+	Parts  [][][2]float64     `json:"parts"`
+	Symbol *servicedef.Symbol `json:"symbol,omitempty"`
+	Text   string             `json:"text,omitempty"`
+	Font   *GraphicFont       `json:"font,omitempty"`
+	// Align anchors text: horizontally 0 left, 0.5 centre, 1 right; vertically 0 the first
+	// line's baseline, 1 the top, 0.5 the middle, -1 the bottom of the block.
+	Align [2]float64 `json:"align,omitempty"`
+	Angle float64    `json:"angle,omitempty"` // text angle, degrees anticlockwise
+}
+
+// GraphicFont is the font of a text graphic; Size is in points.
+type GraphicFont struct {
+	Family string            `json:"family,omitempty"`
+	Size   float64           `json:"size"`
+	Color  servicedef.Color  `json:"color"`
+	Halo   *servicedef.Halo  `json:"halo,omitempty"`
+	Back   *servicedef.Color `json:"back,omitempty"` // a background box colour
+}
+
+// DrawGraphics draws graphics over a map drawn for v, on s.
+func DrawGraphics(s render.Surface, gs []Graphic, v render.View) {
+	m := v.Matrix()
+	px := func(p [2]float64) (float64, float64) { return m.Apply(p[0], p[1]) }
+	for _, g := range gs {
+		if len(g.Parts) == 0 || len(g.Parts[0]) == 0 {
+			continue
+		}
+		switch g.Kind {
+		case GraphicMarker:
+			sym := &servicedef.Symbol{Type: servicedef.SimpleMarker, Color: servicedef.Color{A: 255}, Size: 8}
+			if g.Symbol != nil {
+				sym = g.Symbol
+			}
+			rs := convertSymbol(sym)
+			x, y := px(g.Parts[0][0])
+			size := v.PointsToPixels(rs.MarkerSize)
+			if rs.Picture != nil {
+				b := rs.Picture.Bounds()
+				if size <= 0 {
+					size = float64(b.Dx()) * dpiOf(v) / 96
+				}
+				h := size * float64(b.Dy()) / float64(max(1, b.Dx()))
+				s.DrawImage(rs.Picture, x-size/2, y-h/2, size, h)
+				continue
+			}
+			s.Marker(x, y, rs.Marker, size, rs.Fill, render.StrokeStyle{Color: rs.Stroke, Width: v.PointsToPixels(rs.StrokeWidth)})
+		case GraphicLine, GraphicPolygon:
+			closed := g.Kind == GraphicPolygon
+			sym := g.Symbol
+			if sym == nil {
+				if closed {
+					sym = &servicedef.Symbol{Type: servicedef.SimpleFill, Color: servicedef.Color{A: 255}}
+				} else {
+					sym = &servicedef.Symbol{Type: servicedef.SimpleLine, Color: servicedef.Color{A: 255}, Width: 1}
+				}
+			}
+			rs := convertSymbol(sym)
+			path := func() {
+				s.NewPath()
+				for _, part := range g.Parts {
+					for i, p := range part {
+						x, y := px(p)
+						if i == 0 {
+							s.MoveTo(x, y)
+						} else {
+							s.LineTo(x, y)
+						}
+					}
+					if closed {
+						s.ClosePath()
+					}
+				}
+			}
+			path()
+			if closed && rs.Fill.A > 0 {
+				s.Fill(rs.Fill)
+			}
+			if rs.Stroke.A > 0 && rs.StrokeWidth > 0 {
+				st := render.StrokeStyle{Color: rs.Stroke, Width: v.PointsToPixels(rs.StrokeWidth), Cap: render.CapRound, Join: render.JoinRound}
+				for _, d := range rs.Dash {
+					st.Dash = append(st.Dash, v.PointsToPixels(d))
+				}
+				s.Stroke(st)
+			}
+		case GraphicText:
+			drawGraphicText(s, g, v, px)
+		}
+	}
+}
+
+// drawGraphicText draws a text graphic: lines separated by "\n", aligned on the anchor by
+// Align (0 left, 0.5 centre, 1 right; vertically 0 baseline of the first line, 1 top, -1 bottom,
+// 0.5 centre of the block).
+func drawGraphicText(s render.Surface, g Graphic, v render.View, px func([2]float64) (float64, float64)) {
+	f := GraphicFont{Size: 10, Color: servicedef.Color{A: 255}}
+	if g.Font != nil {
+		f = *g.Font
+	}
+	ts := render.TextStyle{Font: f.Family, Size: v.PointsToPixels(max(1, f.Size)), Color: f.Color.NRGBA(), Angle: g.Angle}
+	if f.Halo != nil {
+		ts.Halo, ts.HaloWidth = f.Halo.Color.NRGBA(), v.PointsToPixels(f.Halo.Width)
+	}
+	lines := strings.Split(g.Text, "\n")
+	lineH := ts.Size * 1.2
+	x, y := px(g.Parts[0][0])
+	var w float64
+	for _, l := range lines {
+		w = max(w, s.MeasureText(l, ts).Width)
+	}
+	asc := ts.Size * 0.76
+	blockH := lineH*float64(len(lines)-1) + asc
+	var dy float64
+	switch va := g.Align[1]; {
+	case va == 1: // top
+		dy = asc
+	case va == -1: // bottom
+		dy = -(blockH - asc)
+	case va == 0.5: // centre
+		dy = asc - blockH/2
+	}
+	sin, cos := math.Sincos(g.Angle * math.Pi / 180)
+	if f.Back != nil && f.Back.A > 0 && g.Angle == 0 {
+		pad := v.PointsToPixels(2)
+		x0, y0 := x-g.Align[0]*w-pad, y+dy-asc-pad
+		s.NewPath()
+		s.MoveTo(x0, y0)
+		s.LineTo(x0+w+2*pad, y0)
+		s.LineTo(x0+w+2*pad, y0+blockH+2*pad+ts.Size*0.24)
+		s.LineTo(x0, y0+blockH+2*pad+ts.Size*0.24)
+		s.ClosePath()
+		s.Fill(f.Back.NRGBA())
+	}
+	for i, l := range lines {
+		lw := s.MeasureText(l, ts).Width
+		// Offset along the baseline (alignment) and across it (line), rotated with the text.
+		ax := -g.Align[0] * lw
+		ay := dy + float64(i)*lineH
+		s.Text(l, x+ax*cos+ay*sin, y-ax*sin+ay*cos, ts)
+	}
+}
+
+// Swatch draws one legend patch of w×h pixels at dpi for a symbol of a layer of geometry type gt:
+// a rectangle for fills, a horizontal line for lines, a marker in the middle for points, on a
+// transparent background, encoded in f.
+func Swatch(ctx context.Context, r *render.Renderer, sym *servicedef.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format) ([]byte, error) {
+	v := render.View{Extent: orb.Bound{Max: orb.Point{float64(w), float64(h)}}, Width: w, Height: h, DPI: dpi}
+	rs := convertSymbol(sym)
+	var geom orb.Geometry
+	W, H := float64(w), float64(h)
+	switch gt {
+	case feature.Polygon:
+		in := math.Ceil(v.PointsToPixels(rs.StrokeWidth)/2) + 1
+		geom = orb.Polygon{{{in, in}, {W - in, in}, {W - in, H - in}, {in, H - in}, {in, in}}}
+	case feature.Polyline:
+		geom = orb.LineString{{1, H / 2}, {W - 1, H / 2}}
+	default:
+		geom = orb.Point{W / 2, H / 2}
+	}
+	m := render.Map{Transparent: true, Layers: []render.Layer{{Features: render.Features{{Geom: geom}}, Symbol: *rs}}}
+	var buf bytes.Buffer
+	if err := r.DrawEncoded(ctx, &buf, m, v, f, render.EncodeOptions{}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// FillColor is the colour a fill symbol paints (a picture fill's average colour), for backgrounds.
+func FillColor(s *servicedef.Symbol) color.NRGBA {
+	if s.Type == servicedef.PictureFill {
+		return pictureColor(s.Picture, s.Color.NRGBA())
+	}
+	return convertSymbol(s).Fill
+}

@@ -1,0 +1,190 @@
+package mapserver_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+// localFarm renders scale bars in the test process, as a worker would, and remembers the last job.
+type localFarm struct {
+	r       *render.Renderer
+	cat     *catalog.Catalog
+	last    task.ExportScaleBar
+	lastMap task.ExportMap
+}
+
+// Export renders a map as worker/export_map.go does.
+func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
+	l.lastMap = job
+	f, err := render.ParseFormat(job.Format)
+	if err != nil {
+		return task.Result{Error: err.Error(), ClientError: true}, nil
+	}
+	svc, _ := l.cat.Service(job.Service)
+	m, _ := svc.Map(job.Map)
+	req := mapdraw.Request{Map: m, Format: f, View: render.View{
+		Extent: orb.Bound{Min: orb.Point{job.Extent[0], job.Extent[1]}, Max: orb.Point{job.Extent[2], job.Extent[3]}},
+		Width:  job.Width, Height: job.Height, DPI: job.DPI, Rotation: job.Rotation}, Graphics: job.Graphics}
+	for _, ls := range job.Layers {
+		st := mapdraw.LayerState{ID: ls.ID, Visible: ls.Visible, ShowLabels: ls.ShowLabels, DefinitionExpression: ls.DefinitionExpression}
+		if ls.Drawing != nil {
+			st.Drawing = *ls.Drawing
+		}
+		req.Layers = append(req.Layers, st)
+	}
+	if b := job.Background; b != nil {
+		req.Background = &color.NRGBA{b[0], b[1], b[2], b[3]}
+	}
+	if c := job.SelectionColor; c != nil {
+		req.SelectionColor = &color.NRGBA{c[0], c[1], c[2], c[3]}
+	}
+	data, err := mapdraw.Draw(ctx, l.r, req)
+	if err != nil {
+		return task.Result{Error: err.Error(), ClientError: true}, nil
+	}
+	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
+}
+
+func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
+	l.last = job
+	f, err := render.ParseFormat(job.Format)
+	if err != nil {
+		return task.Result{Error: err.Error(), ClientError: true}, nil
+	}
+	img := image.NewRGBA(image.Rect(0, 0, job.Width, job.Height))
+	if _, err := l.r.DrawScaleBar(ctx, render.NewGGSurface(img, l.r.Fonts()), job.Bar, job.Width, job.Height, job.DPI); err != nil {
+		return task.Result{}, err
+	}
+	var buf bytes.Buffer
+	if err := render.Encode(&buf, img, f, render.EncodeOptions{}); err != nil {
+		return task.Result{}, err
+	}
+	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: buf.Bytes(), Size: buf.Len()}, nil
+}
+
+func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
+	t.Helper()
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	r, err := render.NewRenderer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := &localFarm{r: r, cat: c}
+	n := 0
+	srv := mapserver.New(mapserver.Params{Catalog: c, Exporter: lf,
+		Limits:    mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
+		NewID:     func() string { n++; return "req" + strings.Repeat("x", n) },
+		OutputURL: func(key string) string { return "http://127.0.0.1/" + key },
+	})
+	return &fixture{t: t, cat: c, srv: srv}, lf
+}
+
+func TestExportScaleBar(t *testing.T) {
+	f, lf := newCartoFixture(t)
+	// 1000 px at 96 DPI across 100 km: 1:377,953, so one kilometre is 10 px at 96 DPI.
+	md := mapDesc(0, 0, 100000, 50000, 0)
+	disp := &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}
+	km := gisxml.Kilometers
+	mime := &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}
+	r := must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
+		ScaleBar:       &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &km, Division: ptr(20.0), Divisions: ptr(int16(2))}},
+		MapDescription: md, MapDisplay: disp,
+		ImageDescription: &gisxml.ImageDescription{ImageType: mime, ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 500, ImageHeight: 50, ImageDPI: 96}},
+	})
+	if got := lf.last.Bar.PixelsPerUnit; got < 9.999 || got > 10.001 {
+		t.Errorf("pixels per km = %v, want 10", got)
+	}
+	if lf.last.Bar.UnitLabel != "Kilometers" || lf.last.Bar.Division != 20 || lf.last.Bar.Divisions != 2 {
+		t.Errorf("bar %+v", lf.last.Bar)
+	}
+	img, err := png.Decode(bytes.NewReader(r.Result.ImageData))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != 500 || img.Bounds().Dy() != 50 || r.Result.ImageWidth != 500 {
+		t.Errorf("image %v, result %d×%d", img.Bounds(), r.Result.ImageWidth, r.Result.ImageHeight)
+	}
+	// What a reader sees: along the bar's middle row, a 200 px black division then a 200 px white one.
+	row := -1
+	for y := 0; y < 50 && row < 0; y++ {
+		n := 0
+		for x := 0; x < 500; x++ {
+			if r, _, _, _ := img.At(x, y).RGBA(); r < 0x1000 {
+				n++
+			}
+		}
+		if n > 150 && n < 260 {
+			row = y
+		}
+	}
+	if row < 0 {
+		t.Fatal("no row with one black division")
+	}
+	black := 0
+	for x := 0; x < 500; x++ {
+		if r, _, _, _ := img.At(x, row).RGBA(); r < 0x1000 {
+			black++
+		}
+	}
+	if black < 198 || black > 206 {
+		t.Errorf("black division is %d px long, want 200", black)
+	}
+
+	// Miles at 1:377,953 from a single division bar with a URL; the map's scale at another DPI
+	// does not change the bar, whose length is paper length.
+	mi := gisxml.Miles
+	url := must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
+		ScaleBar:       &gisxml.SingleDivisionScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &mi, UnitLabel: ptr("mi")}},
+		MapDescription: md, MapDisplay: disp, BackGroundColor: &gisxml.RgbColor{Red: 255, Green: 255, Blue: 200},
+		ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 300, ImageHeight: 40, ImageDPI: 192}},
+	})
+	if !strings.HasPrefix(url.Result.ImageURL, "http://127.0.0.1/outputs/") || url.Result.ImageData != nil {
+		t.Errorf("URL result %+v", url.Result)
+	}
+	if got, want := lf.last.Bar.PixelsPerUnit, 1609.344/377952.756/0.0254*192; got < want*0.999 || got > want*1.001 {
+		t.Errorf("pixels per mile at 192 DPI = %v, want %v", got, want)
+	}
+	if lf.last.Bar.Kind != render.ScaleBarSingleDivision || lf.last.Bar.UnitLabel != "mi" {
+		t.Errorf("bar %+v", lf.last.Bar)
+	}
+
+	for _, tc := range []struct {
+		req  *gisxml.ExportScaleBar
+		want string
+	}{
+		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp}, "ImageDisplay is required"},
+		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ImageDescription: &gisxml.ImageDescription{
+			ImageType:    &gisxml.ImageType{ImageFormat: gisxml.ImageEMF},
+			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 10, ImageHeight: 10}}}, "not supported"},
+		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ScaleBar: &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Divisions: ptr(int16(0))}},
+			ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 10, ImageHeight: 10}}}, "Divisions 0"},
+	} {
+		if msg := f.clientFault("world", "ExportScaleBar", tc.req); !strings.Contains(msg, tc.want) {
+			t.Errorf("fault %q does not say %q", msg, tc.want)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package mapserver
+
+import (
+	"context"
+	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+)
+
+// GetDefaultLayerDrawingDescriptions describes how each layer asked for (all when LayerIDs is
+// empty) is drawn by default: a FeatureLayerDrawingDescription with the layer's renderer and
+// label classes in schema types.
+//
+// SymbolOutputOptions: PictureOutputType says how picture symbols are returned; the catalog's
+// renderers have none (they are simple fill, line and marker symbols), so it changes nothing.
+// ConvertLabelExpressions (default true) returns label expressions in the simple [FIELD] syntax
+// with LabelExpressionType gisLabelExpressionSimple; false returns them as VBScript, the
+// ArcMap default ("[NAME] & \" (\" & [ISO_N3] & \")\"").
+func (s *Server) GetDefaultLayerDrawingDescriptions(_ context.Context, c *Call, req *gisxml.GetDefaultLayerDrawingDescriptions) (*gisxml.GetDefaultLayerDrawingDescriptionsResponse, error) {
+	m, err := mapOf(c, req.MapName)
+	if err != nil {
+		return nil, err
+	}
+	convert := true
+	if o := req.SymbolOutputOptions; o != nil && o.ConvertLabelExpressions != nil {
+		convert = *o.ConvertLabelExpressions
+	}
+	layers := m.Layers
+	if len(req.LayerIDs) > 0 {
+		layers = nil
+		for _, id := range req.LayerIDs {
+			l, ok := m.Layer(id)
+			if !ok {
+				return nil, invalid("LayerIDs: map %s has no layer %d", m.Name, id)
+			}
+			layers = append(layers, l)
+		}
+	}
+	out := gisxml.ArrayOfLayerDrawingDescription{}
+	for _, l := range layers {
+		out = append(out, drawingDescriptionOut(l, convert))
+	}
+	return &gisxml.GetDefaultLayerDrawingDescriptionsResponse{Result: out}, nil
+}
+
+func drawingDescriptionOut(l *catalog.Layer, convertLabels bool) *gisxml.FeatureLayerDrawingDescription {
+	d := &gisxml.FeatureLayerDrawingDescription{
+		FeatureRenderer: rendererOut(&l.Def.Renderer),
+		ScaleSymbols:    ptr(false), Transparency: ptr(int16(0)), Brightness: ptr(int16(0)), Contrast: ptr(int16(0)),
+		SourceLayerID: ptr(l.ID),
+	}
+	if len(l.Def.Labels) > 0 {
+		d.LabelingDescription = &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{}}
+		for i := range l.Def.Labels {
+			d.LabelingDescription.LabelClassDescriptions = append(d.LabelingDescription.LabelClassDescriptions, labelOut(&l.Def.Labels[i], l.Data.GeometryType(), convertLabels))
+		}
+	}
+	return d
+}
+
+var fillStylesOut = map[servicedef.FillStyle]gisxml.SimpleFillStyle{
+	servicedef.FillSolid: gisxml.SFSSolid, servicedef.FillNull: gisxml.SFSNull, servicedef.FillHorizontal: gisxml.SFSHorizontal,
+	servicedef.FillVertical: gisxml.SFSVertical, servicedef.FillForwardDiagonal: gisxml.SFSForwardDiagonal,
+	servicedef.FillBackwardDiagonal: gisxml.SFSBackwardDiagonal, servicedef.FillCross: gisxml.SFSCross, servicedef.FillDiagonalCross: gisxml.SFSDiagonalCross,
+}
+
+var lineStylesOut = map[servicedef.LineStyle]gisxml.SimpleLineStyle{
+	servicedef.LineSolid: gisxml.SLSSolid, servicedef.LineDash: gisxml.SLSDash, servicedef.LineDot: gisxml.SLSDot,
+	servicedef.LineDashDot: gisxml.SLSDashDot, servicedef.LineDashDotDot: gisxml.SLSDashDotDot, servicedef.LineNull: gisxml.SLSNull,
+}
+
+var markerStylesOut = map[servicedef.MarkerStyle]gisxml.SimpleMarkerStyle{
+	servicedef.MarkerCircle: gisxml.SMSCircle, servicedef.MarkerSquare: gisxml.SMSSquare, servicedef.MarkerCross: gisxml.SMSCross,
+	servicedef.MarkerX: gisxml.SMSX, servicedef.MarkerDiamond: gisxml.SMSDiamond,
+}
+
+// symbolOut describes a catalog symbol in schema types.
+func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
+	if s == nil {
+		return nil
+	}
+	switch s.Type {
+	case servicedef.SimpleFill:
+		fs := &gisxml.SimpleFillSymbol{Style: fillStylesOut[s.FillStyle], FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(s.Color)}}
+		if fs.Style == "" {
+			fs.Style = gisxml.SFSSolid
+		}
+		if o := s.Outline; o != nil {
+			fs.Outline = lineOut(o.Color, o.Width, o.Style)
+		}
+		return fs
+	case servicedef.SimpleLine:
+		return lineOut(s.Color, s.Width, s.LineStyle)
+	case servicedef.SimpleMarker:
+		ms := &gisxml.SimpleMarkerSymbol{MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: rgb(s.Color), Size: s.Size},
+			Style: markerStylesOut[s.MarkerStyle], OutlineColor: rgb(servicedef.Color{A: 255})}
+		if ms.Style == "" {
+			ms.Style = gisxml.SMSCircle
+		}
+		if o := s.Outline; o != nil && o.Style != servicedef.LineNull {
+			ms.Outline, ms.OutlineSize, ms.OutlineColor = true, o.Width, rgb(o.Color)
+		}
+		return ms
+	case servicedef.PictureMarker:
+		return &gisxml.PictureMarkerSymbol{CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{
+			MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: s.Size}, XScale: 1, YScale: 1}, Picture: s.Picture}
+	case servicedef.PictureFill:
+		ps := &gisxml.PictureFillSymbol{FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(s.Color)}, Picture: s.Picture}
+		if o := s.Outline; o != nil {
+			ps.Outline = lineOut(o.Color, o.Width, o.Style)
+		}
+		return ps
+	}
+	return nil
+}
+
+func lineOut(c servicedef.Color, width float64, style servicedef.LineStyle) *gisxml.SimpleLineSymbol {
+	st := lineStylesOut[style]
+	if st == "" {
+		st = gisxml.SLSSolid
+	}
+	return &gisxml.SimpleLineSymbol{LineSymbolFields: gisxml.LineSymbolFields{Color: rgb(c), Width: width}, Style: st}
+}
+
+// rendererOut describes a catalog renderer in schema types.
+func rendererOut(r *servicedef.Renderer) gisxml.FeatureRenderer {
+	switch r.Type {
+	case servicedef.UniqueValueRenderer:
+		u := &gisxml.UniqueValueRenderer{FieldDelimiter: ptr(r.FieldDelimiter), DefaultLabel: ptr(r.DefaultLabel), UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{}}
+		for i, f := range r.Fields {
+			switch i {
+			case 0:
+				u.Field1 = f
+			case 1:
+				u.Field2 = ptr(f)
+			case 2:
+				u.Field3 = ptr(f)
+			}
+		}
+		if r.DefaultSymbol != nil {
+			u.DefaultSymbol = symbolOut(r.DefaultSymbol)
+		}
+		for i := range r.Values {
+			v := &r.Values[i]
+			u.UniqueValueInfos = append(u.UniqueValueInfos, &gisxml.UniqueValueInfo{Value: strings.Join(v.Values, r.FieldDelimiter),
+				Label: ptr(v.Label), Description: ptr(v.Description), Symbol: symbolOut(&v.Symbol)})
+		}
+		return u
+	case servicedef.ClassBreaksRenderer:
+		cb := &gisxml.ClassBreaksRenderer{Field: r.Field, ClassBreakInfos: gisxml.ArrayOfClassBreakInfo{}}
+		lo := 0.0
+		if r.MinValue != nil {
+			lo = *r.MinValue
+		} else if len(r.Breaks) > 0 {
+			lo = r.Breaks[0].MaxValue
+		}
+		cb.MinimumValue = lo
+		for i := range r.Breaks {
+			b := &r.Breaks[i]
+			cb.ClassBreakInfos = append(cb.ClassBreakInfos, &gisxml.ClassBreakInfo{ClassMinimumValue: lo, ClassMaximumValue: b.MaxValue,
+				Label: ptr(b.Label), Description: ptr(b.Description), Symbol: symbolOut(&b.Symbol)})
+			lo = b.MaxValue
+		}
+		return cb
+	}
+	return &gisxml.SimpleRenderer{Symbol: symbolOut(r.Symbol), Label: ptr(r.Label), Description: ptr(r.Description)}
+}
+
+// labelOut describes a label class; convert keeps [FIELD] templates (simple expressions),
+// otherwise they are written as VBScript concatenations.
+func labelOut(lb *servicedef.Label, gt feature.GeometryType, convert bool) *gisxml.LabelClassDescription {
+	expr, typ := "", gisxml.LabelExpressionSimple
+	if convert {
+		for _, p := range lb.Text {
+			if p.Field != "" {
+				expr += "[" + p.Field + "]"
+			} else {
+				expr += p.Literal
+			}
+		}
+	} else {
+		typ = gisxml.LabelExpressionVBScript
+		var parts []string
+		for _, p := range lb.Text {
+			if p.Field != "" {
+				parts = append(parts, "["+p.Field+"]")
+			} else {
+				parts = append(parts, `"`+strings.ReplaceAll(p.Literal, `"`, `""`)+`"`)
+			}
+		}
+		expr = strings.Join(parts, " & ")
+	}
+	ts := &gisxml.SimpleTextSymbol{Color: rgb(lb.Color), Size: ptr(lb.Font.Size), FontFamilyName: ptr(lb.Font.Family),
+		HorizontalAlignment: ptr(gisxml.SimpleTextHorizontalAlignmentCenter), VerticalAlignment: ptr(gisxml.SimpleTextVerticalAlignmentMiddle)}
+	if lb.Halo != nil {
+		ts.OutlineColor, ts.OutlineWidth = rgb(lb.Halo.Color), ptr(lb.Halo.Width)
+	}
+	lc := &gisxml.LabelClassDescription{LabelExpression: ptr(expr), Symbol: ts, UseCodedValue: ptr(true),
+		MinimumScale: ptr(lb.MinScale), MaximumScale: ptr(lb.MaxScale), LabelExpressionType: ptr(typ), WhereClause: ptr("")}
+	switch gt {
+	case feature.Polygon:
+		lc.LabelPlacementDescription = &gisxml.PolygonLabelPlacementDescription{Type: gisxml.ServerPolygonPlacementAlwaysHorizontal}
+	case feature.Polyline:
+		lc.LabelPlacementDescription = &gisxml.LineLabelPlacementDescription{Type: gisxml.ServerLinePlacementAboveAlong}
+	default:
+		lc.LabelPlacementDescription = &gisxml.PointLabelPlacementDescription{Type: gisxml.ServerPointLabelPlacementAboveRight}
+	}
+	return lc
+}

@@ -1,0 +1,135 @@
+package mapserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+)
+
+// QueryRasterValue returns the image stored in the raster field (service definition key
+// `rasterField`) of each row of RowIDs, in order: an ImageResult with the image's size. The
+// image is returned as stored, or re-encoded when ImageType asks for another of PNG, PNG24,
+// PNG32 and JPG; with gisImageReturnURL it comes as a data: URL (RFC 2397). FieldName, when
+// given, must name the raster field. Rows that do not exist or have no image are skipped.
+func (s *Server) QueryRasterValue(_ context.Context, c *Call, req *gisxml.QueryRasterValue) (*gisxml.QueryRasterValueResponse, error) {
+	m, err := mapOf(c, req.MapName)
+	if err != nil {
+		return nil, err
+	}
+	src, l, err := sourceByID(m, req.SourceTableID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.rasters(src, l, "", req.RowIDs, req.FieldName, req.ImageType)
+	if err != nil {
+		return nil, err
+	}
+	return &gisxml.QueryRasterValueResponse{Result: out}, nil
+}
+
+// QueryRasterValue2 is QueryRasterValue with the layer from a MapTableDescription, whose
+// definition expression limits the rows.
+func (s *Server) QueryRasterValue2(_ context.Context, c *Call, req *gisxml.QueryRasterValue2) (*gisxml.QueryRasterValue2Response, error) {
+	_, src, l, defExpr, err := describedSource(c, req.MapName, req.MapTableDescription)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.rasters(src, l, defExpr, req.RowIDs, req.FieldName, req.ImageType)
+	if err != nil {
+		return nil, err
+	}
+	return &gisxml.QueryRasterValue2Response{Result: out}, nil
+}
+
+func (s *Server) rasters(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, field *string, it *gisxml.ImageType) (gisxml.ArrayOfImageResult, error) {
+	if l == nil || l.Def.RasterField == "" {
+		return nil, invalid("%s %d (%s) has no raster field", src.kind, src.id, src.name)
+	}
+	if field != nil && *field != "" && !strings.EqualFold(*field, l.Def.RasterField) {
+		return nil, invalid("FieldName %q is not the raster field of layer %d (%s): use %s", *field, src.id, src.name, l.Def.RasterField)
+	}
+	format, asURL := "", false
+	if it != nil {
+		switch it.ImageFormat {
+		case "", gisxml.ImageNone:
+		case gisxml.ImagePNG, gisxml.ImagePNG24, gisxml.ImagePNG32:
+			format = "png"
+		case gisxml.ImageJPG:
+			format = "jpeg"
+		default:
+			return nil, invalid("ImageType/ImageFormat %s is not supported: use PNG, PNG24, PNG32 or JPG", it.ImageFormat)
+		}
+		asURL = it.ImageReturnType == gisxml.ImageReturnURL
+	}
+	p, err := newPlan(src, nil, defExpr)
+	if err != nil {
+		return nil, err
+	}
+	col := src.data.FieldIndex(l.Def.RasterField)
+	out := gisxml.ArrayOfImageResult{}
+	for _, id := range ids {
+		f, ok := src.data.ByID(int64(id))
+		if !ok || (p.pred != nil && !p.pred.Match(f.Values)) {
+			continue
+		}
+		data, _ := f.Values[col].([]byte)
+		if len(data) == 0 {
+			continue
+		}
+		cfg, stored, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil {
+			return nil, invalid("row %d of layer %d: the raster field does not hold a PNG or JPEG image: %v", id, src.id, err)
+		}
+		if format != "" && format != stored {
+			if data, err = reencode(data, format); err != nil {
+				return nil, err
+			}
+			stored = format
+		}
+		mime := "image/" + stored
+		r := &gisxml.ImageResult{ImageWidth: cfg.Width, ImageHeight: cfg.Height, ImageDPI: 96, ImageType: ptr(mime)}
+		if asURL {
+			r.ImageURL = "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+		} else {
+			r.ImageData = data
+		}
+		out = append(out, r)
+		if len(out) >= s.maxRecords() {
+			break
+		}
+	}
+	return out, nil
+}
+
+func reencode(data []byte, format string) ([]byte, error) {
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if format == "jpeg" {
+		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
+	} else {
+		err = png.Encode(&buf, img)
+	}
+	return buf.Bytes(), err
+}
+
+// markRaster types a layer's raster field as gisFieldTypeRaster in a field list.
+func markRaster(fs *gisxml.Fields, name string) {
+	if fs == nil || name == "" {
+		return
+	}
+	for _, f := range fs.FieldArray {
+		if f.Name == name {
+			f.Type = gisxml.FieldTypeRaster
+		}
+	}
+}

@@ -1,0 +1,390 @@
+package render
+
+import (
+	"bytes"
+
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"sort"
+	"strings"
+
+	"github.com/klauspost/compress/zlib"
+)
+
+// PDFSurface is a Surface that writes a one-page PDF 1.4 document with a minimal writer of its own:
+// one compressed content stream of path operators (m, l, h, f, S), colours with constant alpha
+// through ExtGState (ca, CA), text, images as Flate-compressed RGB image XObjects with an alpha
+// soft mask, and opacity groups as transparency-group form XObjects.
+//
+// Text uses the standard Type 1 font Helvetica with WinAnsiEncoding, which every PDF viewer has,
+// so documents stay small (no embedded font); characters outside Latin-1 print as '?'. Labels are
+// still measured and placed with the embedded DejaVu Sans, whose widths are close to Helvetica's.
+//
+// Coordinates are pixels, y down, mapped to a page of width×height pixels at the DPI given to
+// NewPDFSurface (72 points per inch).
+//
+// A PDFSurface is not safe for concurrent use. Bytes returns the finished document.
+type PDFSurface struct {
+	vecPath
+	k      float64          // points per pixel
+	bufs   []*bytes.Buffer  // content of the page, then of each open group
+	gs     map[[2]uint8]int // ExtGState number by (fill alpha, stroke alpha)
+	xobj   [][]byte         // image and form XObjects, numbered in order (Im1/Fm1 share the sequence)
+	xnames []string
+	num    []byte
+	done   []byte
+}
+
+// NewPDFSurface returns a PDF surface of width×height pixels for a page at dpi (0 means 96),
+// measuring text with fonts (nil parses a new set).
+func NewPDFSurface(width, height int, dpi float64, fonts *Fonts) *PDFSurface {
+	if dpi <= 0 {
+		dpi = 96
+	}
+	s := &PDFSurface{vecPath: newVecPath(width, height, fonts), k: 72 / dpi, gs: map[[2]uint8]int{}}
+	page := &bytes.Buffer{}
+	page.Grow(min(2*width*height, 16<<20)) // about what a busy map takes; fewer regrowths
+	s.bufs = []*bytes.Buffer{page}
+	fmt.Fprintf(page, "%s 0 0 %s 0 %s cm\n", s.n(s.k), s.n(-s.k), s.n(float64(height)*s.k))
+	return s
+}
+
+func (s *PDFSurface) out() *bytes.Buffer { return s.bufs[len(s.bufs)-1] }
+
+func (s *PDFSurface) n(f float64) string {
+	s.num = fmtNum(s.num[:0], f)
+	return string(s.num)
+}
+
+func (s *PDFSurface) rgb(c color.NRGBA) string {
+	return s.n(float64(c.R)/255) + " " + s.n(float64(c.G)/255) + " " + s.n(float64(c.B)/255)
+}
+
+// alpha selects an ExtGState with the given constant fill and stroke alpha, when not opaque.
+func (s *PDFSurface) alpha(fill, stroke uint8) {
+	if fill == 255 && stroke == 255 {
+		return
+	}
+	k := [2]uint8{fill, stroke}
+	n, ok := s.gs[k]
+	if !ok {
+		n = len(s.gs) + 1
+		s.gs[k] = n
+	}
+	fmt.Fprintf(s.out(), "/GS%d gs\n", n)
+}
+
+// Clear implements Surface: the whole surface filled with c (nothing when c is transparent).
+func (s *PDFSurface) Clear(c color.NRGBA) {
+	if c.A == 0 {
+		return
+	}
+	w := s.out()
+	w.WriteString("q\n")
+	s.alpha(c.A, 255)
+	fmt.Fprintf(w, "%s rg 0 0 %d %d re f\nQ\n", s.rgb(c), s.w, s.h)
+}
+
+func (s *PDFSurface) path(pts []pathPoint, subs []subpath) {
+	w := s.out()
+	for _, sp := range subs {
+		for i, p := range pts[sp.start:sp.end] {
+			s.num = fmtNum(s.num[:0], p.x)
+			s.num = append(s.num, ' ')
+			s.num = fmtNum(s.num, p.y)
+			w.Write(s.num)
+			if i == 0 {
+				w.WriteString(" m\n")
+			} else {
+				w.WriteString(" l\n")
+			}
+		}
+		if sp.closed {
+			w.WriteString("h\n")
+		}
+	}
+}
+
+func (s *PDFSurface) fill(pts []pathPoint, subs []subpath, c color.NRGBA) {
+	if c.A == 0 || len(subs) == 0 {
+		return
+	}
+	w := s.out()
+	w.WriteString("q\n")
+	s.alpha(c.A, 255)
+	fmt.Fprintf(w, "%s rg\n", s.rgb(c))
+	s.path(pts, subs)
+	w.WriteString("f\nQ\n")
+}
+
+var pdfCaps = [...]int{CapButt: 0, CapRound: 1, CapSquare: 2}
+var pdfJoins = [...]int{JoinRound: 1, JoinMiter: 0, JoinBevel: 2}
+
+func (s *PDFSurface) stroke(pts []pathPoint, subs []subpath, st StrokeStyle, scale float64) {
+	if st.Color.A == 0 || st.Width <= 0 || len(subs) == 0 {
+		return
+	}
+	w := s.out()
+	w.WriteString("q\n")
+	s.alpha(255, st.Color.A)
+	fmt.Fprintf(w, "%s RG %s w %d J %d j", s.rgb(st.Color), s.n(st.Width*scale), pdfCaps[st.Cap%3], pdfJoins[st.Join%3])
+	if len(st.Dash) > 0 {
+		w.WriteString(" [")
+		for i, d := range st.Dash {
+			if i > 0 {
+				w.WriteByte(' ')
+			}
+			w.WriteString(s.n(d * scale))
+		}
+		w.WriteString("] 0 d")
+	}
+	w.WriteByte('\n')
+	s.path(pts, subs)
+	w.WriteString("S\nQ\n")
+}
+
+// Fill implements Surface.
+func (s *PDFSurface) Fill(c color.NRGBA) { s.fill(s.pts, s.subs, c) }
+
+// FillPattern implements Surface with a coloured tiling pattern whose cell draws the tile image.
+// Pattern space is the page's default space, so the pattern matrix is the page's pixel transform.
+func (s *PDFSurface) FillPattern(tile image.Image) {
+	if len(s.subs) == 0 || tile == nil || tile.Bounds().Empty() {
+		return
+	}
+	b := tile.Bounds()
+	img := s.imageXObject(tile)
+	var cell bytes.Buffer
+	fmt.Fprintf(&cell, "q %d 0 0 %d 0 %d cm /%s Do Q", b.Dx(), -b.Dy(), b.Dy(), img)
+	name := fmt.Sprintf("P%d", len(s.xobj)+1)
+	s.addObject(name, fmt.Sprintf("/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %d %d] /XStep %d /YStep %d /Resources %d 0 R /Matrix [%s 0 0 %s 0 %s]",
+		b.Dx(), b.Dy(), b.Dx(), b.Dy(), pdfResources, s.n(s.k), s.n(-s.k), s.n(float64(s.h)*s.k)), cell.Bytes())
+	w := s.out()
+	fmt.Fprintf(w, "q\n/Pattern cs /%s scn\n", name)
+	s.path(s.pts, s.subs)
+	w.WriteString("f\nQ\n")
+}
+
+// Stroke implements Surface.
+func (s *PDFSurface) Stroke(st StrokeStyle) { s.stroke(s.pts, s.subs, st, s.m.lineScale()) }
+
+// Text implements Surface.
+func (s *PDFSurface) Text(str string, x, y float64, t TextStyle) {
+	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || str == "" {
+		return
+	}
+	x, y = s.m.Apply(x, y)
+	// Text space: x along the baseline, y up the glyphs; the page is y down, so flip y.
+	sin, cos := sincosDeg(t.Angle)
+	tm := fmt.Sprintf("%s %s %s %s %s %s Tm", s.n(cos), s.n(-sin), s.n(-sin), s.n(-cos), s.n(x), s.n(y))
+	lit := pdfString(str)
+	w := s.out()
+	if t.Halo.A > 0 && t.HaloWidth > 0 {
+		w.WriteString("q\n")
+		s.alpha(255, t.Halo.A)
+		fmt.Fprintf(w, "BT /F1 %s Tf %s 1 Tr %s RG %s w 1 j %s Tj ET\nQ\n", s.n(t.Size), tm, s.rgb(t.Halo), s.n(2*t.HaloWidth), lit)
+	}
+	if t.Color.A > 0 {
+		w.WriteString("q\n")
+		s.alpha(t.Color.A, 255)
+		fmt.Fprintf(w, "BT /F1 %s Tf %s 0 Tr %s rg %s Tj ET\nQ\n", s.n(t.Size), tm, s.rgb(t.Color), lit)
+	}
+}
+
+// Marker implements Surface.
+func (s *PDFSurface) Marker(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle) {
+	if size <= 0 {
+		return
+	}
+	pts, subs, filled, stroke := s.markerShape(x, y, m, size, fill, stroke)
+	if filled {
+		s.fill(pts, subs, fill)
+	}
+	s.stroke(pts, subs, stroke, 1)
+}
+
+// DrawImage implements Surface.
+func (s *PDFSurface) DrawImage(img image.Image, x, y, w, h float64) {
+	sb := img.Bounds()
+	if sb.Empty() || w <= 0 || h <= 0 {
+		return
+	}
+	name := s.imageXObject(img)
+	// The unit square of image space has the image's first row at y = 1.
+	m := Matrix{XX: w, YY: -h, X0: x, Y0: y + h}.Then(s.m)
+	fmt.Fprintf(s.out(), "q %s %s %s %s %s %s cm /%s Do Q\n", s.n(m.XX), s.n(m.YX), s.n(m.XY), s.n(m.YY), s.n(m.X0), s.n(m.Y0), name)
+}
+
+// imageXObject stores img as an RGB image XObject (with a soft mask when it has transparency) and
+// returns its resource name.
+func (s *PDFSurface) imageXObject(img image.Image) string {
+	sb := img.Bounds()
+	nrgba := image.NewNRGBA(image.Rect(0, 0, sb.Dx(), sb.Dy()))
+	draw.Draw(nrgba, nrgba.Bounds(), img, sb.Min, draw.Src)
+	rgb := make([]byte, 0, 3*sb.Dx()*sb.Dy())
+	alpha := make([]byte, 0, sb.Dx()*sb.Dy())
+	opaque := true
+	for i := 0; i < len(nrgba.Pix); i += 4 {
+		rgb = append(rgb, nrgba.Pix[i], nrgba.Pix[i+1], nrgba.Pix[i+2])
+		alpha = append(alpha, nrgba.Pix[i+3])
+		opaque = opaque && nrgba.Pix[i+3] == 255
+	}
+	smask := ""
+	if !opaque {
+		n := s.addObject("", fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8", sb.Dx(), sb.Dy()), alpha)
+		smask = fmt.Sprintf(" /SMask %d 0 R", n)
+	}
+	name := fmt.Sprintf("Im%d", len(s.xobj)+1)
+	s.addObject(name, fmt.Sprintf("/Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceRGB /BitsPerComponent 8%s", sb.Dx(), sb.Dy(), smask), rgb)
+	return name
+}
+
+// addObject stores a compressed stream object and returns its object number; name is its
+// resource name ("" for objects only referenced from others, such as soft masks).
+func (s *PDFSurface) addObject(name, dict string, data []byte) int {
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
+	_, _ = zw.Write(data)
+	_ = zw.Close()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<< %s /Filter /FlateDecode /Length %d >>\nstream\n", dict, z.Len())
+	b.Write(z.Bytes())
+	b.WriteString("\nendstream")
+	s.xobj = append(s.xobj, b.Bytes())
+	s.xnames = append(s.xnames, name)
+	return pdfFirstXObject + len(s.xobj) - 1
+}
+
+// BeginGroup implements Surface.
+func (s *PDFSurface) BeginGroup() { s.bufs = append(s.bufs, &bytes.Buffer{}) }
+
+// EndGroup implements Surface: the group becomes a transparency-group form drawn with the opacity.
+func (s *PDFSurface) EndGroup(opacity float64) {
+	n := len(s.bufs)
+	if n <= 1 {
+		return
+	}
+	content := s.bufs[n-1]
+	s.bufs = s.bufs[:n-1]
+	a := uint8(max(0, min(1, opacity))*255 + 0.5)
+	if a == 0 {
+		return
+	}
+	name := fmt.Sprintf("Fm%d", len(s.xobj)+1)
+	s.addObject(name, fmt.Sprintf("/Type /XObject /Subtype /Form /BBox [0 0 %d %d] /Group << /S /Transparency >> /Resources %d 0 R", s.w, s.h, pdfResources), content.Bytes())
+	w := s.out()
+	w.WriteString("q\n")
+	s.alpha(a, a)
+	fmt.Fprintf(w, "/%s Do\nQ\n", name)
+}
+
+// Object numbers of the fixed objects; XObjects follow.
+const (
+	pdfCatalog = 1 + iota
+	pdfPages
+	pdfPage
+	pdfContent
+	pdfResources
+	pdfFont
+	pdfFirstXObject
+)
+
+// Bytes closes any open groups and returns the document. Drawing after Bytes is an error.
+func (s *PDFSurface) Bytes() []byte {
+	if s.done != nil {
+		return s.done
+	}
+	for len(s.bufs) > 1 {
+		s.EndGroup(1)
+	}
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
+	_, _ = zw.Write(s.bufs[0].Bytes())
+	_ = zw.Close()
+
+	objs := make([][]byte, pdfFirstXObject-1, pdfFirstXObject-1+len(s.xobj))
+	objs[pdfCatalog-1] = fmt.Appendf(nil, "<< /Type /Catalog /Pages %d 0 R >>", pdfPages)
+	objs[pdfPages-1] = fmt.Appendf(nil, "<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pdfPage)
+	objs[pdfPage-1] = fmt.Appendf(nil, "<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %s %s] /Resources %d 0 R /Contents %d 0 R /Group << /S /Transparency /CS /DeviceRGB >> >>",
+		pdfPages, s.n(float64(s.w)*s.k), s.n(float64(s.h)*s.k), pdfResources, pdfContent)
+	var c bytes.Buffer
+	fmt.Fprintf(&c, "<< /Filter /FlateDecode /Length %d >>\nstream\n", z.Len())
+	c.Write(z.Bytes())
+	c.WriteString("\nendstream")
+	objs[pdfContent-1] = c.Bytes()
+
+	var res bytes.Buffer
+	fmt.Fprintf(&res, "<< /Font << /F1 %d 0 R >>", pdfFont)
+	if len(s.gs) > 0 {
+		keys := make([][2]uint8, 0, len(s.gs))
+		for k := range s.gs {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return s.gs[keys[i]] < s.gs[keys[j]] })
+		res.WriteString(" /ExtGState <<")
+		for _, k := range keys {
+			fmt.Fprintf(&res, " /GS%d << /ca %s /CA %s >>", s.gs[k], s.n(float64(k[0])/255), s.n(float64(k[1])/255))
+		}
+		res.WriteString(" >>")
+	}
+	for _, kind := range []struct{ dict, prefixes string }{{"XObject", "IF"}, {"Pattern", "P"}} {
+		opened := false
+		for i, name := range s.xnames {
+			if name == "" || !strings.ContainsRune(kind.prefixes, rune(name[0])) {
+				continue
+			}
+			if !opened {
+				fmt.Fprintf(&res, " /%s <<", kind.dict)
+				opened = true
+			}
+			fmt.Fprintf(&res, " /%s %d 0 R", name, pdfFirstXObject+i)
+		}
+		if opened {
+			res.WriteString(" >>")
+		}
+	}
+	res.WriteString(" >>")
+	objs[pdfResources-1] = res.Bytes()
+	objs[pdfFont-1] = []byte("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	objs = append(objs, s.xobj...)
+
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n", i+1)
+		b.Write(o)
+		b.WriteString("\nendobj\n")
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, pdfCatalog, xref)
+	s.done = b.Bytes()
+	return s.done
+}
+
+// pdfString returns s as a PDF literal string in WinAnsiEncoding (Latin-1 here; other characters
+// become '?').
+func pdfString(s string) string {
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '(')
+	for _, r := range s {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20 || (r >= 0x7f && r < 0xa0) || r > 0xff:
+			b = append(b, '?')
+		default:
+			b = append(b, byte(r))
+		}
+	}
+	return string(append(b, ')'))
+}
+
+var _ Surface = (*PDFSurface)(nil)

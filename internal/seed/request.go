@@ -1,0 +1,208 @@
+package seed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
+)
+
+// ErrBadRequest is wrapped by errors for a seeding request that cannot be served.
+var ErrBadRequest = errors.New("seed: bad request")
+
+// DefaultPartTiles is the most tiles one render task draws: 256 (16 metatiles of 4×4), small
+// enough that a full bundle of 16,384 tiles is spread over 64 tasks.
+const DefaultPartTiles = 256
+
+// DefaultMaxFailures is the default failure budget, in tiles.
+const DefaultMaxFailures = 1000
+
+// Request is what an operator asks for (the JSON body of POST /admin/seed).
+type Request struct {
+	// ID names the job; empty means a generated one.
+	ID      string `json:"id,omitempty"`
+	Service string `json:"service"`
+	// Map is the map name; empty means the service's default map.
+	Map string `json:"map,omitempty"`
+	// Extent is [xmin, ymin, xmax, ymax] in the map's SR; empty (with no Polygon) means the
+	// map's full extent.
+	Extent []float64 `json:"extent,omitempty"`
+	// Polygon is the area of interest as rings of [x, y] in the map's SR.
+	Polygon [][][2]float64 `json:"polygon,omitempty"`
+	// Levels lists the levels to seed; empty means every level of the cache.
+	Levels []int `json:"levels,omitempty"`
+	// Mode is recreateAll (default), recreateEmpty or delete.
+	Mode string `json:"mode,omitempty"`
+	// RefreshBefore (RFC 3339), with recreateEmpty, also renders tiles stored before it.
+	RefreshBefore string `json:"refreshBefore,omitempty"`
+	// SkipEmpty overrides the cache's skipEmpty.
+	SkipEmpty *bool `json:"skipEmpty,omitempty"`
+	// MaxFailures is the failure budget in tiles; 0 means DefaultMaxFailures.
+	MaxFailures int64 `json:"maxFailures,omitempty"`
+	// PartTiles is the most tiles per render task; 0 means DefaultPartTiles.
+	PartTiles int `json:"partTiles,omitempty"`
+}
+
+func bad(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
+}
+
+// NewSpec resolves a request against the catalog into a job spec named id.
+func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, error) {
+	svc, ok := cat.Service(r.Service)
+	if !ok {
+		return nil, bad("no service %q", r.Service)
+	}
+	m, ok := svc.Map(r.Map)
+	if !ok {
+		return nil, bad("service %s has no map %q", svc.Name, r.Map)
+	}
+	c := m.Def.Cache
+	if c == nil {
+		return nil, bad("map %s of service %s has no cache (add a cache section to its definition)", m.Name, svc.Name)
+	}
+	scheme, err := c.TileScheme(m.SR)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	mode, err := ParseMode(r.Mode)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	s := &Spec{
+		ID: id, Service: svc.Name, Map: m.Name, Root: CacheRoot(svc.Name, m.Name),
+		Scheme: scheme, Storage: c.Storage, Mode: mode,
+		MetatileSize: c.MetatileSize, Buffer: c.Buffer, SkipEmpty: c.SkipEmpty, Quality: c.Quality,
+		PartTiles: r.PartTiles, MaxFailures: r.MaxFailures, Created: now.UTC(),
+	}
+	if s.PartTiles <= 0 {
+		s.PartTiles = DefaultPartTiles
+	}
+	s.PartTiles = max(s.PartTiles, s.MetatileSize*s.MetatileSize)
+	if s.MaxFailures <= 0 {
+		s.MaxFailures = DefaultMaxFailures
+	}
+	if r.SkipEmpty != nil {
+		s.SkipEmpty = *r.SkipEmpty
+	}
+	if c.LayerCaches {
+		for _, l := range m.Layers {
+			s.Layers = append(s.Layers, Layer{ID: l.ID, Folder: l.Name})
+		}
+	} else {
+		s.Layers = []Layer{{ID: -1, Folder: tilecache.FusedLayer}}
+	}
+	switch {
+	case len(r.Polygon) > 0:
+		for _, ring := range r.Polygon {
+			var rg orb.Ring
+			for _, p := range ring {
+				rg = append(rg, orb.Point(p))
+			}
+			if len(rg) < 3 {
+				return nil, bad("polygon ring of %d points: want at least 3", len(rg))
+			}
+			if rg[0] != rg[len(rg)-1] {
+				rg = append(rg, rg[0])
+			}
+			s.Polygon = append(s.Polygon, rg)
+		}
+		s.Extent = s.Polygon.Bound()
+	case len(r.Extent) == 4:
+		s.Extent = orb.Bound{Min: orb.Point{r.Extent[0], r.Extent[1]}, Max: orb.Point{r.Extent[2], r.Extent[3]}}
+		if s.Extent.Max[0] <= s.Extent.Min[0] || s.Extent.Max[1] <= s.Extent.Min[1] {
+			return nil, bad("extent %v is empty or inverted: want [xmin, ymin, xmax, ymax]", r.Extent)
+		}
+	case len(r.Extent) == 0:
+		s.Extent = m.FullExtent
+	default:
+		return nil, bad("extent has %d numbers: want [xmin, ymin, xmax, ymax]", len(r.Extent))
+	}
+	if len(r.Levels) == 0 {
+		s.Levels = scheme.Levels()
+	} else {
+		for _, l := range r.Levels {
+			if _, ok := scheme.LOD(l); !ok {
+				return nil, bad("level %d is not a level of the cache (levels %v)", l, scheme.Levels())
+			}
+		}
+		s.Levels = append([]int(nil), r.Levels...)
+	}
+	if r.RefreshBefore != "" {
+		t, err := time.Parse(time.RFC3339, r.RefreshBefore)
+		if err != nil {
+			return nil, bad("refreshBefore %q is not an RFC 3339 time", r.RefreshBefore)
+		}
+		s.RefreshBefore = t
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadRequest, err)
+	}
+	if strings.ContainsAny(s.Root, " \t\n") {
+		return nil, bad("cache root %q holds white space", s.Root)
+	}
+	return s, nil
+}
+
+// Admin is the operator's side of jobs, as the api's admin endpoints serve it: it resolves
+// requests against the catalog and stores the jobs in Redis; the coordinator does the rest.
+type Admin struct {
+	Jobs    *Jobs
+	Catalog *catalog.Catalog
+	// NewID names jobs that the request does not name.
+	NewID func() string
+}
+
+// Submit creates a job from a request.
+func (a *Admin) Submit(ctx context.Context, r Request) (Status, error) {
+	id := r.ID
+	if id == "" {
+		id = a.NewID()
+	}
+	s, err := NewSpec(a.Catalog, r, id, time.Now())
+	if err != nil {
+		return Status{}, err
+	}
+	if err := a.Jobs.Create(ctx, s); err != nil {
+		return Status{}, err
+	}
+	return a.Jobs.Status(ctx, id)
+}
+
+// Status returns a job's status.
+func (a *Admin) Status(ctx context.Context, id string) (Status, error) { return a.Jobs.Status(ctx, id) }
+
+// Cancel cancels a job and returns its status.
+func (a *Admin) Cancel(ctx context.Context, id string) (Status, error) {
+	if err := a.Jobs.Cancel(ctx, id); err != nil {
+		return Status{}, err
+	}
+	return a.Jobs.Status(ctx, id)
+}
+
+// List returns the status of the most recent jobs, newest first, without their specs.
+func (a *Admin) List(ctx context.Context, limit int) ([]Status, error) {
+	ids, err := a.Jobs.List(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Status, 0, len(ids))
+	for _, id := range ids {
+		st, err := a.Jobs.Status(ctx, id)
+		if errors.Is(err, ErrNoJob) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		st.Spec = nil
+		out = append(out, st)
+	}
+	return out, nil
+}

@@ -1,0 +1,137 @@
+package seed_test
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
+)
+
+func testSpec(extent orb.Bound, levels ...int) *seed.Spec {
+	return &seed.Spec{ID: "j", Layers: []seed.Layer{{ID: -1, Folder: tilecache.FusedLayer}}, Scheme: tilecache.WebMercator(),
+		Storage: tilecache.CompactV2, Extent: extent, Levels: levels, Mode: seed.RecreateAll, MetatileSize: 4, Buffer: 64, PartTiles: 64}
+}
+
+func TestStagingRoundTrip(t *testing.T) {
+	changes := []seed.Change{
+		{Tile: tilecache.Tile{Level: 3, Row: 1, Col: 2}, Data: []byte("png bytes")},
+		{Tile: tilecache.Tile{Level: 3, Row: 7, Col: 0}},
+		{Tile: tilecache.Tile{Level: 3, Row: 5, Col: 5}, Data: []byte{0}},
+	}
+	b := seed.EncodeStaging(changes)
+	if !bytes.Equal(b, seed.EncodeStaging(changes)) {
+		t.Fatal("staging bytes are not deterministic")
+	}
+	got, err := seed.DecodeStaging(3, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(changes) {
+		t.Fatalf("%d changes back, want %d", len(got), len(changes))
+	}
+	for i := range changes {
+		if got[i].Tile != changes[i].Tile || !bytes.Equal(got[i].Data, changes[i].Data) || (got[i].Data == nil) != (changes[i].Data == nil) {
+			t.Errorf("change %d = %+v, want %+v", i, got[i], changes[i])
+		}
+	}
+	for _, bad := range [][]byte{nil, []byte("MFSP1\n\x01"), append([]byte{}, b[:len(b)-1]...)} {
+		if _, err := seed.DecodeStaging(3, bad); !errors.Is(err, seed.ErrBadStaging) {
+			t.Errorf("DecodeStaging(%q) = %v, want ErrBadStaging", bad, err)
+		}
+	}
+}
+
+// Every tile of the cover lies in exactly one unit's metatiles, parts split each unit's
+// metatiles without gap or overlap, and resuming from a checkpoint yields the same units.
+func TestPlan(t *testing.T) {
+	sp := testSpec(orb.Bound{Min: orb.Point{-1.5e6, 3e6}, Max: orb.Point{2.5e6, 7e6}}, 0, 3, 6, 8)
+	units, err := seed.Plan(sp, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[tilecache.Tile]int{}
+	var all []seed.BundleUnit
+	for u := range units {
+		all = append(all, u)
+		next := 0
+		for _, p := range u.Parts {
+			if p[0] != next || p[1] <= p[0] || (p[1]-p[0])*16 > sp.PartTiles {
+				t.Fatalf("unit %d parts %v", u.Seq, u.Parts)
+			}
+			next = p[1]
+		}
+		if next != len(u.Metatiles) {
+			t.Fatalf("unit %d parts end at %d of %d metatiles", u.Seq, next, len(u.Metatiles))
+		}
+		for _, m := range u.Metatiles {
+			if m.Bundle() != u.Bundle {
+				t.Fatalf("metatile %v outside bundle %v", m, u.Bundle)
+			}
+			for tl := range m.Tiles() {
+				seen[tl]++
+			}
+		}
+	}
+	cover, _ := sp.Scheme.Cover(sp.AOI(), sp.Levels...)
+	for tl := range cover.Tiles() {
+		if seen[tl] != 1 {
+			t.Fatalf("tile %v planned %d times", tl, seen[tl])
+		}
+	}
+	resumed, _ := seed.Plan(sp, 2)
+	i := 2
+	for u := range resumed {
+		if u.Seq != all[i].Seq || u.Bundle != all[i].Bundle || len(u.Metatiles) != len(all[i].Metatiles) {
+			t.Fatalf("resumed unit %d = %v, want %v", i, u.Bundle, all[i].Bundle)
+		}
+		i++
+	}
+	if i != len(all) {
+		t.Fatalf("resume yielded up to %d of %d units", i, len(all))
+	}
+}
+
+// BenchmarkPlan1e8 plans a job of more than 10^8 tiles (the whole world at levels 0-13 and a
+// quarter of level 14) into its render tasks, without Redis, and reports the peak heap.
+func BenchmarkPlan1e8(b *testing.B) {
+	world := tilecache.WebMercator().Extent
+	quarter := orb.Bound{Min: world.Min, Max: orb.Point{world.Min[0] + (world.Max[0]-world.Min[0])/4, world.Max[1]}}
+	for b.Loop() {
+		var peak uint64
+		var tiles, tasks int64
+		var ms runtime.MemStats
+		for _, job := range []*seed.Spec{testSpec(world, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13), testSpec(quarter, 14)} {
+			job.PartTiles = seed.DefaultPartTiles
+			units, err := seed.Plan(job, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for u := range units {
+				tiles += u.Tiles
+				for _, p := range u.Parts {
+					if _, err := task.NewSeedRender(task.SeedRender{Job: job.ID, Bundle: u.Bundle.TopLeft, Part: p[0], Parts: len(u.Parts),
+						Metatiles: task.MetatileList(u.Metatiles[p[0]:p[1]])}); err != nil {
+						b.Fatal(err)
+					}
+					tasks++
+				}
+				if u.Seq%64 == 0 {
+					runtime.ReadMemStats(&ms)
+					peak = max(peak, ms.HeapInuse)
+				}
+			}
+		}
+		if tiles < 1e8 {
+			b.Fatalf("planned %d tiles, want at least 10^8", tiles)
+		}
+		b.ReportMetric(float64(tiles), "tiles")
+		b.ReportMetric(float64(tasks), "tasks")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	}
+}

@@ -1,0 +1,53 @@
+package task
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/mapfarm/mapfarm/internal/render"
+)
+
+// TypeExportScaleBar is the task type of ExportScaleBar renders.
+const TypeExportScaleBar = "scalebar:export"
+
+// ExportScaleBar asks for one scale bar image. The api resolves the request's map scale, units and
+// symbols into Bar; the worker only draws and encodes.
+type ExportScaleBar struct {
+	RequestID string          `json:"requestId"`
+	Width     int             `json:"width"`
+	Height    int             `json:"height"`
+	DPI       float64         `json:"dpi"`
+	Bar       render.ScaleBar `json:"bar"`
+	// Format is the output format name, as for ExportMap.
+	Format string `json:"format"`
+	// Key is the object key the image is written to.
+	Key string `json:"key"`
+}
+
+// NewExportScaleBar builds the asynq task for an ExportScaleBar on the interactive queue; its asynq
+// id is the request id.
+func NewExportScaleBar(p ExportScaleBar, timeout time.Duration) (*asynq.Task, error) {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("task: encode %s: %w", TypeExportScaleBar, err)
+	}
+	return asynq.NewTask(TypeExportScaleBar, b,
+		asynq.Queue(QueueInteractive),
+		asynq.TaskID(p.RequestID),
+		asynq.MaxRetry(1),
+		asynq.Timeout(timeout),
+		asynq.Deadline(time.Now().Add(timeout)),
+	), nil
+}
+
+// DecodeExportScaleBar reads an ExportScaleBar payload.
+func DecodeExportScaleBar(b []byte) (ExportScaleBar, error) {
+	var p ExportScaleBar
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("task: decode %s: %w", TypeExportScaleBar, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,98 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+// exportScaleBarHandler draws one ExportScaleBar image, reports it to the waiting api and writes
+// it to the store under the key the api chose, in the same order as exportMapHandler.
+type exportScaleBarHandler struct{ p Params }
+
+// ProcessTask implements asynq.Handler.
+func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	job, err := task.DecodeExportScaleBar(t.Payload())
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+	}
+	start := time.Now()
+	data, format, err := h.render(ctx, job)
+	renderTime := time.Since(start)
+	switch {
+	case errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrInvalidView), errors.Is(err, render.ErrUnsupportedFormat):
+		h.report(ctx, job.RequestID, task.Result{Error: err.Error(), ClientError: true})
+		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+	case err != nil:
+		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
+			h.report(ctx, job.RequestID, task.Result{Error: err.Error()})
+		}
+		return err
+	}
+	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
+	if len(data) <= task.MaxInlineBytes {
+		res.Data = data
+		h.report(ctx, job.RequestID, res)
+	}
+	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
+		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
+			h.report(ctx, job.RequestID, task.Result{Error: "store: " + err.Error()})
+		}
+		return fmt.Errorf("export scale bar: %w", err)
+	}
+	if res.Data == nil {
+		h.report(ctx, job.RequestID, res)
+	}
+	return nil
+}
+
+func (h *exportScaleBarHandler) render(ctx context.Context, job task.ExportScaleBar) ([]byte, render.Format, error) {
+	format, err := render.ParseFormat(job.Format)
+	if err != nil {
+		return nil, 0, err
+	}
+	r := h.p.Renderer
+	v := render.View{Extent: orb.Bound{Max: orb.Point{1, 1}}, Width: job.Width, Height: job.Height, DPI: job.DPI}
+	var buf bytes.Buffer
+	err = r.DrawFuncEncoded(ctx, &buf, v, format, render.EncodeOptions{},
+		func(ctx context.Context, s render.Surface) error {
+			_, err := r.DrawScaleBar(ctx, s, job.Bar, job.Width, job.Height, job.DPI)
+			return err
+		},
+		func(ctx context.Context) (*image.RGBA, error) {
+			if err := v.Validate(); err != nil {
+				return nil, err
+			}
+			img := image.NewRGBA(image.Rect(0, 0, job.Width, job.Height))
+			_, err := r.DrawScaleBar(ctx, render.NewGGSurface(img, r.Fonts()), job.Bar, job.Width, job.Height, job.DPI)
+			return img, err
+		})
+	return buf.Bytes(), format, err
+}
+
+// report pushes the result for the waiting api; a result nobody collects expires.
+func (h *exportScaleBarHandler) report(ctx context.Context, requestID string, r task.Result) {
+	r.Worker = h.p.ID
+	b, err := json.Marshal(r)
+	if err != nil {
+		h.p.Logger.Error("encode result", "request_id", requestID, "err", err)
+		return
+	}
+	key := task.DoneKey(requestID)
+	pipe := h.p.Redis.TxPipeline()
+	pipe.RPush(ctx, key, b)
+	pipe.Expire(ctx, key, task.ResultTTL)
+	if _, err := pipe.Exec(ctx); err != nil {
+		h.p.Logger.Error("report result", "request_id", requestID, "err", err)
+	}
+}

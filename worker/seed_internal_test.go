@@ -1,0 +1,114 @@
+package worker
+
+import (
+	"image"
+	"image/color"
+	"testing"
+	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/planar"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
+)
+
+func TestUniform(t *testing.T) {
+	bg := color.NRGBA{198, 219, 239, 255}
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = bg.R, bg.G, bg.B, bg.A
+	}
+	sub := img.SubImage(image.Rect(4, 4, 8, 8)).(*image.RGBA)
+	if !uniform(sub, bg) || !uniform(img, bg) {
+		t.Fatal("a background-only image is not uniform")
+	}
+	img.Set(1, 1, color.Black)
+	if uniform(img, bg) {
+		t.Error("an image with a drawn pixel is uniform")
+	}
+	if !uniform(sub, bg) {
+		t.Error("a pixel outside the sub-image counted")
+	}
+	if uniform(image.NewRGBA(image.Rect(0, 0, 2, 2)), bg) {
+		t.Error("a transparent image matches an opaque background")
+	}
+	if !uniform(image.NewRGBA(image.Rect(0, 0, 2, 2)), color.NRGBA{}) {
+		t.Error("a transparent image does not match a transparent background")
+	}
+}
+
+func TestTileFormat(t *testing.T) {
+	tests := map[string]render.Format{"PNG": render.PNG, "png8": render.PNG8, "PNG24": render.PNG, "PNG32": render.PNG32, "JPEG": render.JPG, "MIXED": render.JPGPNG}
+	for in, want := range tests {
+		if got, err := tileFormat(in); err != nil || got != want {
+			t.Errorf("tileFormat(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := tileFormat("LERC"); err == nil {
+		t.Error("LERC accepted")
+	}
+}
+
+// The anchor of a concave polygon lies inside it, and the largest part of a multipolygon is
+// chosen.
+func TestAnchorOf(t *testing.T) {
+	// A "C" shape whose centroid (and bounding-box centre) lies outside it.
+	c := orb.Polygon{orb.Ring{{0, 0}, {10, 0}, {10, 2}, {2, 2}, {2, 8}, {10, 8}, {10, 10}, {0, 10}, {0, 0}}}
+	small := orb.Polygon{orb.Ring{{20, 20}, {21, 20}, {21, 21}, {20, 21}, {20, 20}}}
+	for _, g := range []orb.Geometry{c, orb.MultiPolygon{small, c}} {
+		a, ok := anchorOf(g)
+		if !ok || !planar.PolygonContains(c, a.p) {
+			t.Errorf("anchor of %T = %v (ok %v), not inside the C", g, a.p, ok)
+		}
+	}
+	if _, ok := anchorOf(orb.LineString{{0, 0}, {1, 1}}); ok {
+		t.Error("a line has an anchor")
+	}
+	la := &labelAnchors{m: map[*orb.Point]anchor{}}
+	a1, _ := la.get(c)
+	a2, _ := la.get(c)
+	if a1 != a2 || len(la.m) != 1 {
+		t.Errorf("anchors not cached: %v %v (%d entries)", a1, a2, len(la.m))
+	}
+}
+
+// storedTiles finds the stored tiles of a bundle in every layout, and none when they are older
+// than refreshBefore.
+func TestStoredTiles(t *testing.T) {
+	ctx := t.Context()
+	for _, f := range []tilecache.StorageFormat{tilecache.CompactV2, tilecache.CompactV1, tilecache.Exploded} {
+		t.Run(f.String(), func(t *testing.T) {
+			store, err := blob.NewDisk(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := tilecache.New(store, tilecache.Options{Root: "r", Format: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := tilecache.Bundle{TopLeft: tilecache.Tile{Level: 8, Row: 128, Col: 0}}
+			w, _ := c.NewBundleWriter(b)
+			want := []tilecache.Tile{{Level: 8, Row: 128, Col: 3}, {Level: 8, Row: 200, Col: 127}}
+			for _, tl := range want {
+				if err := w.Put(tl, []byte("tile")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			have, err := storedTiles(ctx, store, c, b, time.Time{})
+			if err != nil || len(have) != 2 || !have[want[0]] || !have[want[1]] {
+				t.Fatalf("stored = %v, %v", have, err)
+			}
+			if have, err = storedTiles(ctx, store, c, b, time.Now().Add(time.Hour)); err != nil || len(have) != 0 {
+				t.Errorf("stored before a future refresh date = %v, %v", have, err)
+			}
+			if have, err = storedTiles(ctx, store, c, tilecache.Bundle{TopLeft: tilecache.Tile{Level: 8}}, time.Time{}); err != nil || len(have) != 0 {
+				t.Errorf("empty bundle = %v, %v", have, err)
+			}
+		})
+	}
+}
