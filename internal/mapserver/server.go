@@ -3,12 +3,28 @@
 // The SOAP front end (api/) only decodes, calls Do and encodes; a REST front end could reuse
 // the same operations.
 //
-// Operations live one family per file: info.go (service and map information), export.go
-// (ExportMapImage through the render farm), scalebar.go (ExportScaleBar, on the farm too),
-// legend.go (GetLegendInfo, GetLegendInfo2), drawingdesc.go (GetDefaultLayerDrawingDescriptions)
-// and drawing.go (request symbols, renderers and graphics; see docs/cartography.md). An
-// operation's errors wrap ErrInvalidArgument when the request is at fault; the front end turns
-// that into a client fault.
+// Operations live one family per file:
+//
+//	info.go          GetDocumentInfo, GetMapCount, GetMapName, GetDefaultMapName, GetServerInfo,
+//	                 GetServiceConfigurationInfo, GetSupportedImageReturnTypes, IsFixedScaleMap
+//	export.go        ExportMapImage, through the render farm
+//	scalebar.go      ExportScaleBar, on the farm too
+//	legend.go        GetLegendInfo, GetLegendInfo2
+//	drawingdesc.go   GetDefaultLayerDrawingDescriptions
+//	drawing.go       request symbols, renderers and graphics (docs/cartography.md)
+//	mapgeometry.go   ComputeScale, ComputeDistance, ToMapPoints, FromMapPoints
+//	query.go         QueryFeatureCount/IDs/Data (and 2), QueryRowCount/RowIDs, QueryData
+//	query_filter.go  QueryFilter and SpatialFilter into a plan; geometry.go converts geometries
+//	statistics.go    QueryDataStatistics
+//	related.go       QueryRelatedRecords, QueryRelatedRecords2
+//	find.go          Find; identify.go: Identify; hyperlinks.go: QueryHyperlinks
+//	popups.go        QueryHTMLPopups (and 2); attachments.go: QueryAttachmentInfos/Data (and 2)
+//	subtypes.go      GetMapTableSubtypeInfos (and 2); classes.go: GenerateDataClasses
+//	raster.go        QueryRasterValue (and 2); sqlsyntax.go: GetSQLSyntaxInfo
+//	cache.go         the cache operations, reading the stored cache layout
+//
+// An operation's errors wrap ErrInvalidArgument when the request is at fault; the front end
+// turns that into a client fault (docs/queries.md covers the query operations).
 package mapserver
 
 import (
