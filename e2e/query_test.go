@@ -7,6 +7,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/jpeg"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -382,14 +386,32 @@ func checkQueries(t *testing.T, s querySummary, e expected) {
 	}
 	two := s.Two
 	if two.RelatedCount != e.texasCounties || two.Popups != 1 || two.Attachments != len(e.texasAttachments) ||
-		!strings.HasPrefix(two.AttachmentURL, "data:") || !slices.Equal(two.Subtypes, []int{3}) {
+		!strings.Contains(two.AttachmentURL, "/arcgis/output/") || !slices.Equal(two.Subtypes, []int{3}) {
 		t.Errorf("2 variants on the South: %+v; Texas has %d counties and %d attachments", two, e.texasCounties, len(e.texasAttachments))
 	}
 	if len(two.Raster) != 4 || two.Raster[0] != float64(8) || two.Raster[2] != "image/png" || two.Raster[3] != fmt.Sprintf("%x", e.texasSwatch) {
 		t.Errorf("QueryRasterValue Texas %.80v; the data holds %d bytes", two.Raster, len(e.texasSwatch))
 	}
-	if len(two.Raster2) != 2 || two.Raster2[0] != "image/jpeg" || two.Raster2[1] != "data:image/jpeg;base64," {
+	if len(two.Raster2) != 2 || two.Raster2[0] != "image/jpeg" || !strings.Contains(two.Raster2[1], "/arcgis/output/") {
 		t.Errorf("QueryRasterValue2 as JPEG URL: %v", two.Raster2)
+	} else if img := fetchImage(t, two.Raster2[1], "image/jpeg"); img.Bounds().Dx() != 8 || img.Bounds().Dy() != 8 {
+		t.Errorf("QueryRasterValue2's JPEG is %v, want 8×8", img.Bounds())
+	}
+	// The attachment's URL serves the attachment's bytes.
+	if strings.Contains(two.AttachmentURL, "/arcgis/output/") {
+		resp, err := http.Get(two.AttachmentURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		found := false
+		for _, want := range e.texasAttachments {
+			found = found || bytes.Equal(got, want)
+		}
+		if resp.StatusCode != 200 || !found {
+			t.Errorf("GET %s: %s, %d bytes that are none of Texas's attachments", two.AttachmentURL, resp.Status, len(got))
+		}
 	}
 	if !slices.Equal(two.UniqueValues, []string{"3"}) || !slices.Equal(two.Data2Names, e.southNames) {
 		t.Errorf("South: unique REGION values %v, QueryFeatureData2 names %v; data has %v", two.UniqueValues, two.Data2Names, e.southNames)
@@ -472,4 +494,22 @@ func factsFromGpkg(t *testing.T, e *expected) {
 		e.texasAttachmentNames = append(e.texasAttachmentNames, name)
 	}
 	slices.Sort(e.texasAttachmentNames)
+}
+
+// fetchImage gets an image URL and decodes it.
+func fetchImage(t *testing.T, url, contentType string) image.Image {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != contentType {
+		t.Fatalf("GET %s: %s %s", url, resp.Status, resp.Header.Get("Content-Type"))
+	}
+	img, _, err := image.Decode(resp.Body)
+	if err != nil {
+		t.Fatalf("decode %s: %v", url, err)
+	}
+	return img
 }

@@ -169,14 +169,14 @@ infos2 = svc.QueryAttachmentInfos2(MapName="", MapTableDescription=south, RowIDs
 two["attachments"] = len(infos2)
 data2 = svc.QueryAttachmentData2(MapName="", MapTableDescription=south, AttachmentIDs=T("ArrayOfInt")([infos2[0].AttachmentID]),
                                  TransportType="gisTransportTypeUrl")
-two["attachmentURL"] = data2[0].URL[:22]
+two["attachmentURL"] = data2[0].URL
 two["subtypes"] = [st.TableID for st in svc.GetMapTableSubtypeInfos2(
     MapName="", LayerDescriptions=T("ArrayOfLayerDescription")([south])) or []]
 rv = svc.QueryRasterValue(MapName="", SourceTableID=FACTS, RowIDs=T("ArrayOfInt")([tx]), FieldName="SWATCH")
 two["raster"] = [rv[0].ImageWidth, rv[0].ImageHeight, rv[0].ImageType, rv[0].ImageData.hex()]
 rv2 = svc.QueryRasterValue2(MapName="", MapTableDescription=south, RowIDs=T("ArrayOfInt")([tx]),
                             ImageType=T("ImageType")(ImageFormat="gisImageJPG", ImageReturnType="gisImageReturnURL"))
-two["raster2"] = [rv2[0].ImageType, rv2[0].ImageURL[:23]]
+two["raster2"] = [rv2[0].ImageType, rv2[0].ImageURL]
 uv = svc.GenerateDataClasses(MapName="", MapTableDescription=south,
                              DataClassificationDef=T("UniqueValuesDef")(Fields=T("ArrayOfString")(["REGION"])))
 two["uniqueValues"] = [u.Value for u in uv.UniqueValueInfos.UniqueValueInfo]

@@ -2,7 +2,6 @@ package mapserver
 
 import (
 	"context"
-	"encoding/base64"
 	"slices"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -48,7 +47,7 @@ func (s *Server) QueryAttachmentInfos2(_ context.Context, c *Call, req *gisxml.Q
 // QueryAttachmentData returns attachments by id, in the order asked, with their bytes: inline
 // (gisTransportTypeEmbedded) or as a data: URL (gisTransportTypeUrl; RFC 2397, so the URL
 // needs no storage and never expires). Unknown ids are a not-found fault.
-func (s *Server) QueryAttachmentData(_ context.Context, c *Call, req *gisxml.QueryAttachmentData) (*gisxml.QueryAttachmentDataResponse, error) {
+func (s *Server) QueryAttachmentData(ctx context.Context, c *Call, req *gisxml.QueryAttachmentData) (*gisxml.QueryAttachmentDataResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -57,7 +56,7 @@ func (s *Server) QueryAttachmentData(_ context.Context, c *Call, req *gisxml.Que
 	if err != nil {
 		return nil, err
 	}
-	out, err := attachmentData(src, l, "", req.AttachmentIDs, req.TransportType)
+	out, err := attachmentData(src, l, "", req.AttachmentIDs, req.TransportType, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -66,12 +65,12 @@ func (s *Server) QueryAttachmentData(_ context.Context, c *Call, req *gisxml.Que
 
 // QueryAttachmentData2 is QueryAttachmentData with the layer from a MapTableDescription;
 // attachments of rows its definition expression excludes are not found.
-func (s *Server) QueryAttachmentData2(_ context.Context, c *Call, req *gisxml.QueryAttachmentData2) (*gisxml.QueryAttachmentData2Response, error) {
+func (s *Server) QueryAttachmentData2(ctx context.Context, c *Call, req *gisxml.QueryAttachmentData2) (*gisxml.QueryAttachmentData2Response, error) {
 	_, src, l, defExpr, err := describedSource(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	out, err := attachmentData(src, l, defExpr, req.AttachmentIDs, req.TransportType)
+	out, err := attachmentData(src, l, defExpr, req.AttachmentIDs, req.TransportType, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +133,7 @@ func attachmentInfos(src *source, l *catalog.Layer, defExpr string, rows gisxml.
 	return out, nil
 }
 
-func attachmentData(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, tt gisxml.TransportType) (gisxml.ArrayOfAttachmentData, error) {
+func attachmentData(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, tt gisxml.TransportType, publish publishFunc) (gisxml.ArrayOfAttachmentData, error) {
 	switch tt {
 	case "", gisxml.TransportTypeEmbedded, gisxml.TransportTypeUrl:
 	default:
@@ -159,7 +158,11 @@ func attachmentData(src *source, l *catalog.Layer, defExpr string, ids gisxml.Ar
 		d := &gisxml.AttachmentData{AttachmentInfo: info, TransportType: gisxml.TransportTypeEmbedded, Data: data}
 		if tt == gisxml.TransportTypeUrl {
 			d.TransportType, d.Data = gisxml.TransportTypeUrl, nil
-			d.URL = "data:" + info.ContentType + ";base64," + base64.StdEncoding.EncodeToString(data)
+			url, err := publish(data, info.ContentType)
+			if err != nil {
+				return nil, err
+			}
+			d.URL = url
 		}
 		out = append(out, d)
 	}

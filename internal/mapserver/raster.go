@@ -3,7 +3,6 @@ package mapserver
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -18,7 +17,7 @@ import (
 // image is returned as stored, or re-encoded when ImageType asks for another of PNG, PNG24,
 // PNG32 and JPG; with gisImageReturnURL it comes as a data: URL (RFC 2397). FieldName, when
 // given, must name the raster field. Rows that do not exist or have no image are skipped.
-func (s *Server) QueryRasterValue(_ context.Context, c *Call, req *gisxml.QueryRasterValue) (*gisxml.QueryRasterValueResponse, error) {
+func (s *Server) QueryRasterValue(ctx context.Context, c *Call, req *gisxml.QueryRasterValue) (*gisxml.QueryRasterValueResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -27,7 +26,7 @@ func (s *Server) QueryRasterValue(_ context.Context, c *Call, req *gisxml.QueryR
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.rasters(src, l, "", req.RowIDs, req.FieldName, req.ImageType)
+	out, err := s.rasters(src, l, "", req.RowIDs, req.FieldName, req.ImageType, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -36,19 +35,19 @@ func (s *Server) QueryRasterValue(_ context.Context, c *Call, req *gisxml.QueryR
 
 // QueryRasterValue2 is QueryRasterValue with the layer from a MapTableDescription, whose
 // definition expression limits the rows.
-func (s *Server) QueryRasterValue2(_ context.Context, c *Call, req *gisxml.QueryRasterValue2) (*gisxml.QueryRasterValue2Response, error) {
+func (s *Server) QueryRasterValue2(ctx context.Context, c *Call, req *gisxml.QueryRasterValue2) (*gisxml.QueryRasterValue2Response, error) {
 	_, src, l, defExpr, err := describedSource(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.rasters(src, l, defExpr, req.RowIDs, req.FieldName, req.ImageType)
+	out, err := s.rasters(src, l, defExpr, req.RowIDs, req.FieldName, req.ImageType, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.QueryRasterValue2Response{Result: out}, nil
 }
 
-func (s *Server) rasters(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, field *string, it *gisxml.ImageType) (gisxml.ArrayOfImageResult, error) {
+func (s *Server) rasters(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, field *string, it *gisxml.ImageType, publish publishFunc) (gisxml.ArrayOfImageResult, error) {
 	if l == nil || l.Def.RasterField == "" {
 		return nil, invalid("%s %d (%s) has no raster field", src.kind, src.id, src.name)
 	}
@@ -96,7 +95,11 @@ func (s *Server) rasters(src *source, l *catalog.Layer, defExpr string, ids gisx
 		mime := "image/" + stored
 		r := &gisxml.ImageResult{ImageWidth: cfg.Width, ImageHeight: cfg.Height, ImageDPI: 96, ImageType: ptr(mime)}
 		if asURL {
-			r.ImageURL = "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+			url, err := publish(data, mime)
+			if err != nil {
+				return nil, err
+			}
+			r.ImageURL = url
 		} else {
 			r.ImageData = data
 		}
