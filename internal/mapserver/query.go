@@ -130,7 +130,7 @@ func (s *Server) QueryFeatureData(_ context.Context, c *Call, req *gisxml.QueryF
 // QueryFeatureData2 is QueryFeatureData with the layer's state from a LayerDescription (its
 // definition expression, and LayerResultOptions.IncludeGeometry) and the result's format from
 // QueryResultOptions: a RecordSet as Object, or Esri JSON as MIME data.
-func (s *Server) QueryFeatureData2(_ context.Context, c *Call, req *gisxml.QueryFeatureData2) (*gisxml.QueryFeatureData2Response, error) {
+func (s *Server) QueryFeatureData2(ctx context.Context, c *Call, req *gisxml.QueryFeatureData2) (*gisxml.QueryFeatureData2Response, error) {
 	ld, err := layerDesc(req.LayerDescription)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func (s *Server) QueryFeatureData2(_ context.Context, c *Call, req *gisxml.Query
 	if o := ld.LayerResultOptions; o != nil && o.IncludeGeometry != nil {
 		geometry = *o.IncludeGeometry
 	}
-	res, err := s.queryResult(src, req.QueryFilter, ld.DefinitionExpression, geometry, req.QueryResultOptions)
+	res, err := s.queryResult(src, req.QueryFilter, ld.DefinitionExpression, geometry, req.QueryResultOptions, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -181,19 +181,19 @@ func (s *Server) QueryRowIDs(_ context.Context, c *Call, req *gisxml.QueryRowIDs
 }
 
 // QueryData returns the rows that pass the filter in the QueryResultOptions format.
-func (s *Server) QueryData(_ context.Context, c *Call, req *gisxml.QueryData) (*gisxml.QueryDataResponse, error) {
+func (s *Server) QueryData(ctx context.Context, c *Call, req *gisxml.QueryData) (*gisxml.QueryDataResponse, error) {
 	src, defExpr, err := tableOf(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.queryResult(src, req.QueryFilter, defExpr, true, req.QueryResultOptions)
+	res, err := s.queryResult(src, req.QueryFilter, defExpr, true, req.QueryResultOptions, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.QueryDataResponse{Result: res}, nil
 }
 
-func (s *Server) queryResult(src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool, o *gisxml.QueryResultOptions) (*gisxml.QueryResult, error) {
+func (s *Server) queryResult(src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool, o *gisxml.QueryResultOptions, publish publishFunc) (*gisxml.QueryResult, error) {
 	format := gisxml.QueryResultRecordSetAsObject
 	if o != nil && o.Format != "" {
 		format = o.Format
@@ -205,7 +205,7 @@ func (s *Server) queryResult(src *source, qf gisxml.QueryFilterKind, defExpr str
 			return nil, err
 		}
 		return &gisxml.QueryResult{Object: rs}, nil
-	case gisxml.QueryResultJsonAsMime:
+	case gisxml.QueryResultJsonAsMime, gisxml.QueryResultJsonAsURL:
 		p, feats, exceeded, err := s.run(src, qf, defExpr, geometry)
 		if err != nil {
 			return nil, err
@@ -214,9 +214,16 @@ func (s *Server) queryResult(src *source, qf gisxml.QueryFilterKind, defExpr str
 		if err != nil {
 			return nil, err
 		}
+		if format == gisxml.QueryResultJsonAsURL {
+			url, err := publish(data, "application/json")
+			if err != nil {
+				return nil, err
+			}
+			return &gisxml.QueryResult{URL: url}, nil
+		}
 		return &gisxml.QueryResult{MimeData: data}, nil
 	}
-	return nil, invalid("QueryResultOptions/Format %s is not supported: use gisQueryResultRecordSetAsObject or gisQueryResultJsonAsMime", format)
+	return nil, invalid("QueryResultOptions/Format %s is not supported: use gisQueryResultRecordSetAsObject, gisQueryResultJsonAsMime or gisQueryResultJsonAsURL", format)
 }
 
 // run plans and collects a query, capped at MaxRecordCount; exceeded tells whether more

@@ -1,6 +1,8 @@
 package mapserver_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -184,6 +186,16 @@ func TestQueryFeatureData2(t *testing.T) {
 	}
 	if fs.Features[0].Attributes["NAME"] != "Utah" || len(fs.Features[0].Geometry.Rings) == 0 {
 		t.Errorf("Utah feature: %+v", fs.Features[0].Attributes)
+	}
+	// JSON by URL: the same document, handed out by URL (a data: URL without an output store).
+	byURL := must[gisxml.QueryFeatureData2Response](f, "usa", "QueryFeatureData2", &gisxml.QueryFeatureData2{LayerDescription: &gisxml.LayerDescription{LayerID: 0},
+		QueryFilter: where("NAME = 'Utah'"), QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultJsonAsURL}}).Result
+	const prefix = "data:application/json;base64,"
+	if !strings.HasPrefix(byURL.URL, prefix) || byURL.MimeData != nil {
+		t.Fatalf("JSON as URL: %.60q, %d MIME bytes", byURL.URL, len(byURL.MimeData))
+	}
+	if doc, err := base64.StdEncoding.DecodeString(byURL.URL[len(prefix):]); err != nil || !bytes.Equal(doc, res.MimeData) {
+		t.Errorf("the JSON behind the URL differs from the MIME data (%v)", err)
 	}
 	f.clientFault("usa", "QueryFeatureData2", &gisxml.QueryFeatureData2{LayerDescription: &gisxml.LayerDescription{LayerID: 0},
 		QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultKMLAsMime}})

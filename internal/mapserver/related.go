@@ -17,7 +17,7 @@ import (
 // RelatedTableDefinitionExpression, RelatedTableFields (like SubFields), IncludeGeometry and
 // OutputSpatialReference shape the records; ResultFormat is the RelatedRecordSet as Object, or
 // Esri JSON as MIME data.
-func (s *Server) QueryRelatedRecords(_ context.Context, c *Call, req *gisxml.QueryRelatedRecords) (*gisxml.QueryRelatedRecordsResponse, error) {
+func (s *Server) QueryRelatedRecords(ctx context.Context, c *Call, req *gisxml.QueryRelatedRecords) (*gisxml.QueryRelatedRecordsResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -26,7 +26,7 @@ func (s *Server) QueryRelatedRecords(_ context.Context, c *Call, req *gisxml.Que
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.related(m, src, "", req.SourceFIDSet, req.RelateDescription)
+	res, err := s.related(m, src, "", req.SourceFIDSet, req.RelateDescription, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -35,12 +35,12 @@ func (s *Server) QueryRelatedRecords(_ context.Context, c *Call, req *gisxml.Que
 
 // QueryRelatedRecords2 is QueryRelatedRecords with the source from a MapTableDescription, whose
 // definition expression limits the source rows.
-func (s *Server) QueryRelatedRecords2(_ context.Context, c *Call, req *gisxml.QueryRelatedRecords2) (*gisxml.QueryRelatedRecords2Response, error) {
+func (s *Server) QueryRelatedRecords2(ctx context.Context, c *Call, req *gisxml.QueryRelatedRecords2) (*gisxml.QueryRelatedRecords2Response, error) {
 	m, src, _, defExpr, err := describedSource(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.related(m, src, defExpr, req.SourceFIDSet, req.RelateDescription)
+	res, err := s.related(m, src, defExpr, req.SourceFIDSet, req.RelateDescription, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func relationship(m *catalog.Map, src *source, id int) (*servicedef.Relationship
 	return nil, false, notFound("map %s has no relationship %d", m.Name, id)
 }
 
-func (s *Server) related(m *catalog.Map, src *source, srcDefExpr string, fids *gisxml.FIDSet, rd *gisxml.RelateDescription) (*gisxml.QueryResult, error) {
+func (s *Server) related(m *catalog.Map, src *source, srcDefExpr string, fids *gisxml.FIDSet, rd *gisxml.RelateDescription, publish publishFunc) (*gisxml.QueryResult, error) {
 	if rd == nil {
 		return nil, invalid("RelateDescription is required")
 	}
@@ -143,7 +143,7 @@ func (s *Server) related(m *catalog.Map, src *source, srcDefExpr string, fids *g
 	switch rd.ResultFormat {
 	case "", gisxml.RelateResultRelatedRecordSetAsObject:
 		return &gisxml.QueryResult{Object: set}, nil
-	case gisxml.RelateResultJsonAsMime:
+	case gisxml.RelateResultJsonAsMime, gisxml.RelateResultJsonAsURL:
 		type group struct {
 			ObjectID       int               `json:"objectId"`
 			RelatedRecords []json.RawMessage `json:"relatedRecords"`
@@ -168,9 +168,16 @@ func (s *Server) related(m *catalog.Map, src *source, srcDefExpr string, fids *g
 		if err != nil {
 			return nil, err
 		}
+		if rd.ResultFormat == gisxml.RelateResultJsonAsURL {
+			url, err := publish(data, "application/json")
+			if err != nil {
+				return nil, err
+			}
+			return &gisxml.QueryResult{URL: url}, nil
+		}
 		return &gisxml.QueryResult{MimeData: data}, nil
 	}
-	return nil, invalid("RelateDescription/ResultFormat %s is not supported: use gisRelateResultRelatedRecordSetAsObject or gisRelateResultJsonAsMime", rd.ResultFormat)
+	return nil, invalid("RelateDescription/ResultFormat %s is not supported: use gisRelateResultRelatedRecordSetAsObject, gisRelateResultJsonAsMime or gisRelateResultJsonAsURL", rd.ResultFormat)
 }
 
 // keyOf is a relationship key value as a map key: numbers by value, so 6 and 6.0 match.
