@@ -26,6 +26,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/legislative"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
 
@@ -38,12 +39,15 @@ func main() {
 
 const usage = `usage: mapfarm [serve|api|worker|coordinator] [-config file.yaml] [-listen addr]
        mapfarm token -client NAME [-ttl 720h]
+       mapfarm import-legislative [-config file.yaml] DATASET.json
 
   serve         api + coordinator + worker in one process (the default)
   api           the HTTP front end (SOAP, WSDL, images, legislative API)
   worker        a render worker
   coordinator   the coordinator
   token         print an access token for a client, signed with MAPFARM_TOKEN_SECRET
+  import-legislative  validate a legislative dataset and store it; every api serves it within
+                a reload interval, without a restart (a bad dataset is rejected whole)
 
 Every setting can also be given as a MAPFARM_* environment variable (see README.md).`
 
@@ -56,6 +60,8 @@ func run(args []string) error {
 	case "serve", "api", "worker", "coordinator":
 	case "token":
 		return issueToken(args)
+	case "import-legislative":
+		return importLegislative(args)
 	case "help":
 		fmt.Println(usage)
 		return nil
@@ -132,5 +138,37 @@ func issueToken(args []string) error {
 		return err
 	}
 	fmt.Println(tok)
+	return nil
+}
+
+// importLegislative validates a legislative dataset and writes it to the farm's store.
+func importLegislative(args []string) error {
+	fs := flag.NewFlagSet("mapfarm import-legislative", flag.ContinueOnError)
+	cfgPath := fs.String("config", "", "YAML configuration file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: mapfarm import-legislative [-config file.yaml] DATASET.json")
+	}
+	cfg, err := config.Load(*cfgPath)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	store, err := app.OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := legislative.Import(ctx, store, f); err != nil {
+		return err
+	}
+	fmt.Printf("imported %s as %s; api processes pick it up within %s\n", fs.Arg(0), legislative.DatasetKey, cfg.LegislativeReload)
 	return nil
 }

@@ -80,7 +80,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	}
 
 	m := metrics.New()
-	raw, err := openStore(ctx, cfg)
+	raw, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -148,11 +148,21 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			}
 			sec.Tokens = signer
 		}
+		// The legislative API serves the dataset imported into the store (mapfarm
+		// import-legislative), or the built-in one, and picks up a new import without a restart.
+		leg := legislative.New(legislative.Options{})
+		reloader := legislative.NewReloader(leg, store, legislative.ReloaderOptions{Interval: cfg.LegislativeReload, Logger: logger})
+		g.Go(func() error {
+			if err := reloader.Run(gctx); err != nil && !errors.Is(err, context.Canceled) {
+				return err
+			}
+			return nil
+		})
 		srv := api.New(api.Params{
 			Security: sec,
 			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			Ops: ops, Recent: recent, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
-			Legislative: legislative.New(legislative.Options{}),
+			Legislative: leg,
 			SeedJobs:    &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID},
 			Tiles:       store, TileIndex: tileIndex,
 			Ready: func(ctx context.Context) error {
@@ -200,7 +210,8 @@ func serveMetrics(ctx context.Context, ln net.Listener, m *metrics.Metrics) erro
 	return nil
 }
 
-func openStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
+// OpenStore opens the object store the configuration names.
+func OpenStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 	if cfg.Store.Kind == "minio" {
 		m := cfg.Store.MinIO
 		return blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: m.Endpoint, AccessKey: m.AccessKey, SecretKey: m.SecretKey,

@@ -46,6 +46,9 @@ type Config struct {
 	// (the api serves them on its own address). YAML `metricsListen`, env
 	// MAPFARM_METRICS_LISTEN. Default empty: no metrics listener for those roles.
 	MetricsListen string `yaml:"metricsListen"`
+	// LegislativeReload is how often the api looks for a newly imported legislative dataset
+	// in the store. YAML `legislativeReload`, env MAPFARM_LEGISLATIVE_RELOAD. Default 15s.
+	LegislativeReload time.Duration `yaml:"legislativeReload"`
 	// LogLevel is debug, info, warn or error. YAML `logLevel`, env MAPFARM_LOG_LEVEL. Default info.
 	LogLevel string `yaml:"logLevel"`
 }
@@ -193,6 +196,13 @@ func (c *Config) applyEnv() error {
 	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok {
 		c.Store.MinIO.UseSSL = v == "true" || v == "1"
 	}
+	if v, ok := os.LookupEnv("MAPFARM_LEGISLATIVE_RELOAD"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config: MAPFARM_LEGISLATIVE_RELOAD=%q is not a duration", v))
+		}
+		c.LegislativeReload = d
+	}
 	if v, ok := os.LookupEnv("MAPFARM_RATE_LIMIT"); ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -294,6 +304,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
+	}
+	if c.LegislativeReload <= 0 {
+		c.LegislativeReload = 15 * time.Second
 	}
 }
 
