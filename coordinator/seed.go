@@ -2,10 +2,12 @@ package coordinator
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -45,7 +47,13 @@ type seedRunnerParams struct {
 //   - running: when every bundle is written (or given up), write conf.xml and conf.cdi and
 //     end the job as done.
 //   - cancelled, or over its failure budget: end the job and delete its staging objects.
-type seedRunner struct{ p seedRunnerParams }
+//
+// Each step holds the job's lock in Redis (seed.Jobs.Lock), so two coordinators (during a
+// rolling update) never work on the same job at once.
+type seedRunner struct {
+	p     seedRunnerParams
+	owner string // lock owner: host, pid and a random suffix
+}
 
 func newSeedRunner(p seedRunnerParams) *seedRunner {
 	if p.batch <= 0 {
@@ -57,7 +65,10 @@ func newSeedRunner(p seedRunnerParams) *seedRunner {
 	if p.logger == nil {
 		p.logger = slog.Default()
 	}
-	return &seedRunner{p: p}
+	host, _ := os.Hostname()
+	var r [4]byte
+	_, _ = rand.Read(r[:])
+	return &seedRunner{p: p, owner: fmt.Sprintf("%s:%d:%x", host, os.Getpid(), r)}
 }
 
 // exec runs one pass over the active jobs.
@@ -68,8 +79,15 @@ func (r *seedRunner) exec(ctx context.Context) {
 		return
 	}
 	for _, id := range ids {
+		ok, err := r.p.jobs.Lock(ctx, id, r.owner, 30*time.Second)
+		if err != nil || !ok {
+			continue // another coordinator works on it (or Redis is away: next pass)
+		}
 		if err := r.step(ctx, id); err != nil {
 			r.p.logger.Warn("seed: job step", "job", id, "err", err)
+		}
+		if err := r.p.jobs.Unlock(context.WithoutCancel(ctx), id, r.owner); err != nil {
+			r.p.logger.Warn("seed: unlock job", "job", id, "err", err)
 		}
 	}
 }

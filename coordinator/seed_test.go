@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/paulmach/orb"
@@ -187,5 +188,26 @@ func TestSeedRunnerStops(t *testing.T) {
 				t.Errorf("staging object left behind: %v", err)
 			}
 		})
+	}
+}
+
+// A job whose lock another coordinator holds is left alone.
+func TestSeedRunnerRespectsLock(t *testing.T) {
+	f := newSeedFixture(t)
+	ctx := context.Background()
+	sp := f.job(t, "lock-"+testenv.BucketName("j"))
+	if ok, err := f.jobs.Lock(ctx, sp.ID, "other", time.Minute); err != nil || !ok {
+		t.Fatalf("lock: %v %v", ok, err)
+	}
+	f.runner.exec(ctx)
+	if st := f.status(t, sp.ID); st.Checkpoint != 0 || len(f.queue.ids) != 0 {
+		t.Fatalf("a locked job was planned: checkpoint %d, %d tasks", st.Checkpoint, len(f.queue.ids))
+	}
+	if err := f.jobs.Unlock(ctx, sp.ID, "other"); err != nil {
+		t.Fatal(err)
+	}
+	f.runner.exec(ctx)
+	if st := f.status(t, sp.ID); st.Checkpoint != 2 {
+		t.Fatalf("after unlock: checkpoint %d, want 2", st.Checkpoint)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -205,19 +206,37 @@ func TestSeedInProcess(t *testing.T) {
 	sort.Strings(keys)
 	t.Logf("cache objects: %v", keys)
 	checkCacheOperations(t, base+"/arcgis/services/world/MapServer", 5)
+
+	// An uncached map: false for the Has… operations, a client fault for the others.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl := &soap.Client{Codec: soap.NewCodec(namespace, soap.Limits{}), Endpoint: base + "/arcgis/services/world_geographic/MapServer"}
+	var fused gisxml.HasSingleFusedMapCacheResponse
+	if err := cl.Call(ctx, "HasSingleFusedMapCache", &gisxml.HasSingleFusedMapCache{MapName: "Layers"}, &fused); err != nil || fused.Result {
+		t.Errorf("uncached HasSingleFusedMapCache = %v, %v", fused.Result, err)
+	}
+	var tci gisxml.GetTileCacheInfoResponse
+	err := cl.Call(ctx, "GetTileCacheInfo", &gisxml.GetTileCacheInfo{MapName: "Layers"}, &tci)
+	var fault *soap.Fault
+	if !errors.As(err, &fault) || !strings.Contains(fault.Error(), "has no tile cache") {
+		t.Errorf("uncached GetTileCacheInfo: %v, want a fault saying the map has no tile cache", err)
+	}
 }
 
 // TestSeedSurvivesWorkerKill seeds a small AOI over several levels with two worker processes,
-// kills one with SIGKILL mid-job, and checks that the job finishes with every bundle
+// kills one with SIGKILL mid-job (and the coordinator, replaced by a new one), and checks that the job finishes with every bundle
 // byte-identical to a seed by the one remaining worker, and that cachetool verify is clean.
 func TestSeedSurvivesWorkerKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 3 minutes: asynq gives a killed worker's task back after its lease expires")
+	}
 	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
 	addr := freePort(t)
 	env := farmEnv(t, addr)
 	victim := startKillableProcess(t, bin, "worker", env)
 	startProcess(t, bin, "worker", env)
-	startProcess(t, bin, "coordinator", env)
+	coord := startKillableProcess(t, bin, "coordinator", env)
 	startProcess(t, bin, "api", env)
 	base := "http://" + addr
 	waitReady(t, base+"/readyz", 60*time.Second)
@@ -233,6 +252,11 @@ func TestSeedSurvivesWorkerKill(t *testing.T) {
 			}
 			killed = true
 			t.Logf("killed worker %d at %d/%d tiles", victim.Process.Pid, st.Done, st.Total)
+			// The coordinator too: a new one takes the job over from Redis.
+			if err := coord.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			startProcess(t, bin, "coordinator", env)
 		}
 		return true
 	})
@@ -310,4 +334,82 @@ func startKillableProcess(t testing.TB, bin, role string, env []string) *exec.Cm
 		cmd.Wait()
 	})
 	return cmd
+}
+
+// zeepCache is what zeep_cache.py prints.
+type zeepCache struct {
+	Fused         bool `json:"fused"`
+	TileCacheInfo struct {
+		Cols, Rows, DPI, WKID int
+		Origin                []float64
+		Levels                []int
+	} `json:"tileCacheInfo"`
+	Format           string  `json:"format"`
+	ClientCaching    bool    `json:"clientCaching"`
+	Storage          []any   `json:"storage"`
+	ServiceType      string  `json:"serviceType"`
+	LayerCaches      [][]any `json:"layerCaches"`
+	HasLayerCache    []bool  `json:"hasLayerCache"`
+	CacheName        string  `json:"cacheName"`
+	VirtualDirectory string  `json:"virtualDirectory"`
+	Tile             []byte  `json:"tile"`
+	LayerTileSame    bool    `json:"layerTileSame"`
+	MissingFault     string  `json:"missingFault"`
+}
+
+// TestZeepCacheOperations seeds a small cache and calls every cache operation through zeep
+// clients generated from the served WSDL and from the ArcGIS reference WSDL.
+func TestZeepCacheOperations(t *testing.T) {
+	py := testenv.Python(t)
+	f := startFarm(t)
+	base := strings.TrimSuffix(f.url, "/")
+	endpoint := base + "/arcgis/services/world/MapServer"
+	no := false
+	id := submitSeed(t, base, seed.Request{Service: "world", Extent: seedAOI, Levels: []int{0, 1, 2, 3, 4}, SkipEmpty: &no})
+	if st := waitJob(t, base, id, 3*time.Minute, nil); st.State != seed.StateDone {
+		t.Fatalf("seed: %+v", st)
+	}
+	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
+	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
+	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
+	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, wsdl string }{{"served WSDL", endpoint + "?wsdl"}, {"reference WSDL", refPath}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, py, "testdata/zeep_cache.py", tc.wsdl, endpoint, namespace, "4", "5", "8")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("zeep: %v\n%s", err, stderr.String())
+			}
+			var z zeepCache
+			if err := json.Unmarshal(out, &z); err != nil {
+				t.Fatalf("zeep output: %v\n%s", err, out)
+			}
+			tci := z.TileCacheInfo
+			if !z.Fused || tci.Cols != 256 || tci.DPI != 96 || tci.WKID != 3857 || len(tci.Levels) != 8 || z.Format != "PNG" || !z.ClientCaching {
+				t.Errorf("cache info: %+v", z)
+			}
+			if fmt.Sprint(z.Storage) != "[gisMapCacheStorageModeCompactV2 128]" || z.ServiceType != "gisSingleFusedMapCache" || len(z.LayerCaches) == 0 {
+				t.Errorf("storage %v, type %s, layer caches %v", z.Storage, z.ServiceType, z.LayerCaches)
+			}
+			if fmt.Sprint(z.HasLayerCache) != "[true false]" || z.CacheName != "_alllayers" || !strings.HasSuffix(z.VirtualDirectory, "/arcgiscache/world/Layers/_alllayers") {
+				t.Errorf("layer cache %v, name %q, directory %q", z.HasLayerCache, z.CacheName, z.VirtualDirectory)
+			}
+			if _, err := png.Decode(bytes.NewReader(z.Tile)); err != nil || !z.LayerTileSame {
+				t.Errorf("tile: %v, GetLayerTile same %v", err, z.LayerTileSame)
+			}
+			if !strings.Contains(z.MissingFault, "not in the cache") {
+				t.Errorf("missing tile fault %q", z.MissingFault)
+			}
+		})
+	}
 }

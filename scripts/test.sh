@@ -257,17 +257,20 @@ note "$MAPFARM_TEST_PYTHON: zeep $(/usr/bin/python3 -c 'import zeep; print(zeep.
 
 # Independent tools the tests compare against: PROJ's geod (geodesic distances), GDAL's
 # ogrinfo/ogr2ogr (query results), MapProxy (tile cache interoperability), docker-compose
-# (validates deploy/docker-compose.yml without a Docker engine).
+# (validates deploy/docker-compose.yml without a Docker engine), rsvg-convert and pdftoppm
+# (decode the SVG and PDF map images).
 section "reference tools"
 missing=()
 command -v geod >/dev/null || missing+=(proj-bin)
 command -v ogrinfo >/dev/null || missing+=(gdal-bin)
 /usr/bin/python3 -c 'import mapproxy' 2>/dev/null || missing+=(python3-mapproxy)
 command -v docker-compose >/dev/null || missing+=(docker-compose)
+command -v rsvg-convert >/dev/null || missing+=(librsvg2-bin)
+command -v pdftoppm >/dev/null || missing+=(poppler-utils)
 if ((${#missing[@]})); then
 	apt_install "${missing[@]}"
 fi
-note "geod, ogrinfo, mapproxy and docker-compose present"
+note "geod, ogrinfo, mapproxy, docker-compose, rsvg-convert and pdftoppm present"
 
 export MAPFARM_REQUIRE_SERVICES=1
 

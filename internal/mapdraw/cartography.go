@@ -3,6 +3,7 @@ package mapdraw
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	_ "image/gif" // picture symbols may be GIF
@@ -25,8 +26,9 @@ import (
 type Drawing struct {
 	// Renderer replaces the layer's renderer when not nil.
 	Renderer *servicedef.Renderer `json:"renderer,omitempty"`
-	// Labels replace the layer's label classes when not nil.
-	Labels []servicedef.Label `json:"labels,omitempty"`
+	// Labels replace the layer's label classes when not nil (empty: no labels; kept empty, not
+	// dropped, in JSON).
+	Labels []servicedef.Label `json:"labels"`
 	// Transparency is the layer's transparency in percent, 0 (opaque) to 100 (invisible).
 	Transparency float64 `json:"transparency,omitempty"`
 
@@ -47,25 +49,24 @@ func (d Drawing) opacity() float64 {
 	return 1 - max(0, min(100, d.Transparency))/100
 }
 
-// defaultSelection is ArcGIS's default selection colour, cyan.
-var defaultSelection = color.NRGBA{0, 255, 255, 255}
-
 // selectionLayers returns the layers that draw a layer's selection: its buffer, then the
 // selected features.
 func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v render.View) []render.Layer {
 	if len(st.Selection) == 0 {
 		return nil
 	}
-	sel := defaultSelection
+	sel := color.NRGBA{0, 255, 255, 255} // ArcGIS's default selection colour, cyan
 	if mapColor != nil {
 		sel = *mapColor
 	}
 	if st.SelectionColor != nil {
 		sel = *st.SelectionColor
 	}
+	// Selected features outside the layer's definition expression are not in the layer.
+	pred, _ := Compile(st.DefinitionExpression, l.Data) // checked when the layer was built
 	var fs []render.Feature
 	for _, id := range st.Selection {
-		if f, ok := l.Data.ByID(id); ok && f.Geom != nil {
+		if f, ok := l.Data.ByID(id); ok && f.Geom != nil && (pred == nil || pred.Match(f.Values)) {
 			fs = append(fs, render.Feature{Geom: f.Geom})
 		}
 	}
@@ -153,9 +154,26 @@ func circle(c orb.Point, r float64) orb.Polygon {
 	return orb.Polygon{ring}
 }
 
-// decodePicture decodes a picture symbol's image; nil when it cannot.
+// MaxPictureSide is the largest width or height, in pixels, of a picture symbol's image: pictures
+// come from requests, and a small compressed image can claim a huge size.
+const MaxPictureSide = 1024
+
+// CheckPicture reports whether b is a PNG, JPEG or GIF image of at most MaxPictureSide pixels a
+// side, reading only its header.
+func CheckPicture(b []byte) error {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("picture is not a PNG, JPEG or GIF image: %w", err)
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxPictureSide || cfg.Height > MaxPictureSide {
+		return fmt.Errorf("%s picture of %d×%d pixels: at most %d×%d", format, cfg.Width, cfg.Height, MaxPictureSide, MaxPictureSide)
+	}
+	return nil
+}
+
+// decodePicture decodes a picture symbol's image; nil when it cannot or is too large.
 func decodePicture(b []byte) image.Image {
-	if len(b) == 0 {
+	if len(b) == 0 || CheckPicture(b) != nil {
 		return nil
 	}
 	img, _, err := image.Decode(bytes.NewReader(b))
@@ -247,7 +265,8 @@ func DrawGraphics(s render.Surface, gs []Graphic, v render.View) {
 				s.DrawImage(rs.Picture, x-size/2, y-h/2, size, h)
 				continue
 			}
-			s.Marker(x, y, rs.Marker, size, rs.Fill, render.StrokeStyle{Color: rs.Stroke, Width: v.PointsToPixels(rs.StrokeWidth)})
+			x, y = x+v.PointsToPixels(rs.MarkerOffset[0]), y-v.PointsToPixels(rs.MarkerOffset[1])
+			s.Marker(x, y, rs.Marker, size, rs.MarkerAngle, rs.Fill, render.StrokeStyle{Color: rs.Stroke, Width: v.PointsToPixels(rs.StrokeWidth)})
 		case GraphicLine, GraphicPolygon:
 			closed := g.Kind == GraphicPolygon
 			sym := g.Symbol
@@ -343,22 +362,35 @@ func drawGraphicText(s render.Surface, g Graphic, v render.View, px func([2]floa
 	}
 }
 
+// Patch is a legend patch shape: a line or polygon in any coordinates, fitted into the swatch
+// (keeping its aspect ratio when PreserveAspect).
+type Patch struct {
+	Geom           orb.Geometry
+	PreserveAspect bool
+}
+
 // Swatch draws one legend patch of w×h pixels at dpi for a symbol of a layer of geometry type gt:
-// a rectangle for fills, a horizontal line for lines, a marker in the middle for points, on a
-// transparent background, encoded in f.
-func Swatch(ctx context.Context, r *render.Renderer, sym *servicedef.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format) ([]byte, error) {
+// a rectangle for fills, a horizontal line for lines, a marker in the middle for points (or the
+// patch's shape for fills and lines, when patch is not nil), on a transparent background, encoded in
+// f.
+func Swatch(ctx context.Context, r *render.Renderer, sym *servicedef.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format, patch *Patch) ([]byte, error) {
 	v := render.View{Extent: orb.Bound{Max: orb.Point{float64(w), float64(h)}}, Width: w, Height: h, DPI: dpi}
 	rs := convertSymbol(sym)
 	var geom orb.Geometry
 	W, H := float64(w), float64(h)
+	in := math.Ceil(v.PointsToPixels(rs.StrokeWidth)/2) + 1
 	switch gt {
 	case feature.Polygon:
-		in := math.Ceil(v.PointsToPixels(rs.StrokeWidth)/2) + 1
 		geom = orb.Polygon{{{in, in}, {W - in, in}, {W - in, H - in}, {in, H - in}, {in, in}}}
 	case feature.Polyline:
-		geom = orb.LineString{{1, H / 2}, {W - 1, H / 2}}
+		geom = orb.LineString{{in, H / 2}, {W - in, H / 2}}
 	default:
 		geom = orb.Point{W / 2, H / 2}
+	}
+	if patch != nil && patch.Geom != nil && gt != feature.Point && gt != feature.Multipoint {
+		if g := fitPatch(patch, orb.Bound{Min: orb.Point{in, in}, Max: orb.Point{W - in, H - in}}); g != nil {
+			geom = g
+		}
 	}
 	m := render.Map{Transparent: true, Layers: []render.Layer{{Features: render.Features{{Geom: geom}}, Symbol: *rs}}}
 	var buf bytes.Buffer
@@ -366,6 +398,64 @@ func Swatch(ctx context.Context, r *render.Renderer, sym *servicedef.Symbol, gt 
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// fitPatch scales and moves a patch shape into box; nil for an empty shape.
+func fitPatch(p *Patch, box orb.Bound) orb.Geometry {
+	b := p.Geom.Bound()
+	bw, bh := b.Max[0]-b.Min[0], b.Max[1]-b.Min[1]
+	if !(bw > 0) && !(bh > 0) {
+		return nil
+	}
+	sx, sy := (box.Max[0]-box.Min[0])/max(bw, 1e-12), (box.Max[1]-box.Min[1])/max(bh, 1e-12)
+	if bw <= 0 {
+		sx = sy
+	}
+	if bh <= 0 {
+		sy = sx
+	}
+	if p.PreserveAspect {
+		sx, sy = min(sx, sy), min(sx, sy)
+	}
+	cx, cy := (b.Min[0]+b.Max[0])/2, (b.Min[1]+b.Max[1])/2
+	bx, by := (box.Min[0]+box.Max[0])/2, (box.Min[1]+box.Max[1])/2
+	return reprojectGeom(p.Geom, func(q orb.Point) orb.Point { return orb.Point{bx + (q[0]-cx)*sx, by + (q[1]-cy)*sy} })
+}
+
+// reprojectGeom applies fn to every point of a line or polygon geometry.
+func reprojectGeom(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
+	pts := func(ps []orb.Point) []orb.Point {
+		out := make([]orb.Point, len(ps))
+		for i, p := range ps {
+			out[i] = fn(p)
+		}
+		return out
+	}
+	switch v := g.(type) {
+	case orb.LineString:
+		return orb.LineString(pts(v))
+	case orb.MultiLineString:
+		out := make(orb.MultiLineString, len(v))
+		for i, l := range v {
+			out[i] = pts(l)
+		}
+		return out
+	case orb.Polygon:
+		out := make(orb.Polygon, len(v))
+		for i, r := range v {
+			out[i] = pts(r)
+		}
+		return out
+	case orb.MultiPolygon:
+		out := make(orb.MultiPolygon, len(v))
+		for i, p := range v {
+			out[i] = reprojectGeom(p, fn).(orb.Polygon)
+		}
+		return out
+	case orb.Bound:
+		return reprojectGeom(v.ToPolygon(), fn)
+	}
+	return nil
 }
 
 // FillColor is the colour a fill symbol paints (a picture fill's average colour), for backgrounds.

@@ -150,21 +150,24 @@ func Build(req Request) (render.Map, error) {
 		if !ok || !st.Visible || st.Transparency >= 100 {
 			continue
 		}
-		rl, err := buildLayer(l, st, req.View.Scale())
+		rl, labelLayers, err := buildLayer(l, st, req.View.Scale())
 		if err != nil {
 			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
 		}
 		out.Layers = append(out.Layers, rl)
+		out.Layers = append(out.Layers, labelLayers...)
 		out.Layers = append(out.Layers, selectionLayers(l, st, req.SelectionColor, req.View)...)
 	}
 	return out, nil
 }
 
-func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, error) {
+// buildLayer returns the render layer of a catalog layer, and the label-only layers of its
+// further active label classes.
+func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, []render.Layer, error) {
 	data := l.Data
 	pred, err := Compile(st.DefinitionExpression, data)
 	if err != nil {
-		return render.Layer{}, fmt.Errorf("definition expression: %w", err)
+		return render.Layer{}, nil, fmt.Errorf("definition expression: %w", err)
 	}
 	rd := &l.Def.Renderer
 	if st.Renderer != nil {
@@ -174,7 +177,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 	for _, name := range rd.RendererFields() {
 		i := data.FieldIndex(name)
 		if i < 0 {
-			return render.Layer{}, fmt.Errorf("renderer field %q is not a column of the layer", name)
+			return render.Layer{}, nil, fmt.Errorf("renderer field %q is not a column of the layer", name)
 		}
 		rendererIdx = append(rendererIdx, i)
 	}
@@ -194,8 +197,10 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 		}
 	}
 
-	var label *servicedef.Label
-	var labelIdx []int
+	// Label classes: the first one in scale range of the layer's own; every one in range of a
+	// request's LabelingDescription, each for the features its where clause matches (the first
+	// here, the others as label-only layers; see labelOnlyLayer).
+	var active []*servicedef.Label
 	if st.ShowLabels {
 		labels := l.Def.Labels
 		if st.Labels != nil {
@@ -204,23 +209,33 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 		for i := range labels {
 			lb := &labels[i]
 			if lb.ScaleRange.Contains(scale) {
-				label = lb
-				break
+				active = append(active, lb)
+				if st.Labels == nil {
+					break
+				}
 			}
 		}
 	}
-	if label != nil {
+	var label *servicedef.Label
+	var labelIdx []int
+	var labelPred *where.Predicate
+	if len(active) > 0 {
+		label = active[0]
 		rl.Label = labelStyle(label)
-		for _, p := range label.Text {
-			idx := -1
-			if p.Field != "" {
-				idx = data.FieldIndex(p.Field)
-				if idx < 0 {
-					return render.Layer{}, fmt.Errorf("label field %q is not a column of the layer", p.Field)
-				}
-			}
-			labelIdx = append(labelIdx, idx)
+		if labelIdx, err = labelFields(label, data); err != nil {
+			return render.Layer{}, nil, err
 		}
+		if labelPred, err = Compile(label.Where, data); err != nil {
+			return render.Layer{}, nil, fmt.Errorf("label class where clause: %w", err)
+		}
+	}
+	var extra []render.Layer
+	for _, lb := range active[min(1, len(active)):] {
+		el, err := labelOnlyLayer(l, lb, pred)
+		if err != nil {
+			return render.Layer{}, nil, err
+		}
+		extra = append(extra, el)
 	}
 	simple := rd.Type == servicedef.SimpleRenderer || rd.Type == ""
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
@@ -247,10 +262,63 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, e
 				}
 				rf.Symbol = symbolOf(s)
 			}
-			if label != nil {
+			if label != nil && (labelPred == nil || labelPred.Match(f.Values)) {
 				rf.Label = labelText(label, labelIdx, f.Values)
 			}
 			return yield(rf)
+		})
+		if stop {
+			return ctx.Err()
+		}
+		return nil
+	})
+	return rl, extra, nil
+}
+
+// labelFields returns the column index of each part of a label's text (-1 for literals).
+func labelFields(lb *servicedef.Label, data *feature.Layer) ([]int, error) {
+	var idx []int
+	for _, p := range lb.Text {
+		i := -1
+		if p.Field != "" {
+			if i = data.FieldIndex(p.Field); i < 0 {
+				return nil, fmt.Errorf("label field %q is not a column of the layer", p.Field)
+			}
+		}
+		idx = append(idx, i)
+	}
+	return idx, nil
+}
+
+// labelOnlyLayer labels the features of a layer (within its definition expression pred) that a
+// label class's where clause matches, drawing no symbols: the renderer places one label per
+// feature, so a further class needs a layer of its own.
+func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, pred *where.Predicate) (render.Layer, error) {
+	data := l.Data
+	idx, err := labelFields(lb, data)
+	if err != nil {
+		return render.Layer{}, err
+	}
+	wp, err := Compile(lb.Where, data)
+	if err != nil {
+		return render.Layer{}, fmt.Errorf("label class where clause: %w", err)
+	}
+	rl := render.Layer{Name: l.Name + " (labels)", MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Label: labelStyle(lb)}
+	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
+		n := 0
+		var stop bool
+		data.Search(b, func(f *feature.Feature) bool {
+			if n++; n%1024 == 0 && ctx.Err() != nil {
+				stop = true
+				return false
+			}
+			if f.Geom == nil || (pred != nil && !pred.Match(f.Values)) || (wp != nil && !wp.Match(f.Values)) {
+				return true
+			}
+			if text := labelText(lb, idx, f.Values); text != "" {
+				return yield(render.Feature{Geom: f.Geom, Label: text})
+			}
+			return true
 		})
 		if stop {
 			return ctx.Err()
@@ -331,9 +399,11 @@ func convertSymbol(s *servicedef.Symbol) *render.Symbol {
 		}
 	case servicedef.SimpleMarker:
 		rs.Fill, rs.Marker, rs.MarkerSize = s.Color.NRGBA(), markers[s.MarkerStyle], s.Size
+		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
 		outline(s.Outline)
 	case servicedef.PictureMarker:
 		rs.Picture, rs.MarkerSize = decodePicture(s.Picture), s.Size
+		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
 		if rs.Picture == nil {
 			rs.Fill, rs.MarkerSize = s.Color.NRGBA(), max(s.Size, 6)
 		}

@@ -40,11 +40,18 @@ type storedCache struct {
 // cacheMetaTTL is how long conf.xml is trusted before it is read again.
 const cacheMetaTTL = 5 * time.Second
 
-// tileCaches remembers opened caches per cache root.
+// tileCaches remembers opened caches per cache root, and recently served tiles.
 type tileCaches struct {
-	mu    sync.Mutex
-	roots map[string]*storedCache
+	mu     sync.Mutex
+	roots  map[string]*storedCache
+	memory *tileMemory
 }
+
+// Defaults of the served-tile memory.
+const (
+	tileMemoryBytes  = 64 << 20
+	tileMemoryMaxAge = tilecache.DefaultIndexMaxAge
+)
 
 // stored returns the stored cache of a map: its conf.xml (ok false when there is none).
 func (s *Server) stored(ctx context.Context, c *Call, m *catalog.Map) (*storedCache, error) {
@@ -371,7 +378,15 @@ func (s *Server) tile(ctx context.Context, c *Call, mapName string, layerID, lev
 	if err != nil {
 		return nil, err
 	}
+	memKey := cc.Dir() + "/" + t.String()
+	now := time.Now()
+	if data, ok := s.tiles.memory.get(memKey, now); ok {
+		return data, nil
+	}
 	data, err := cc.ReadTile(ctx, t)
+	if err == nil {
+		s.tiles.memory.put(memKey, data, now)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if def := m.Def.Cache; def != nil && def.OnDemand && s.p.Exporter != nil {
 			return s.renderTile(ctx, c, m, sc, layerID, t)

@@ -67,6 +67,12 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 			return nil, err
 		}
 	case *gisxml.PictureFillSymbol:
+		if len(v.Picture) == 0 {
+			return nil, invalid("%s: a PictureFillSymbol needs Picture bytes (PictureUri is not fetched)", what)
+		}
+		if err := mapdraw.CheckPicture(v.Picture); err != nil {
+			return nil, invalid("%s/Picture: %v", what, err)
+		}
 		out.Type, out.Picture = servicedef.PictureFill, v.Picture
 		if v.Width != nil {
 			out.Size = *v.Width
@@ -87,6 +93,7 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 		}
 	case *gisxml.SimpleMarkerSymbol:
 		out.Type, out.MarkerStyle, out.Size = servicedef.SimpleMarker, markerStylesIn[v.Style], v.Size
+		out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
 		if out.MarkerStyle == "" {
 			out.MarkerStyle = servicedef.MarkerCircle
 		}
@@ -104,11 +111,29 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 		if len(v.Picture) == 0 {
 			return nil, invalid("%s: a PictureMarkerSymbol needs Picture bytes (PictureUri is not fetched)", what)
 		}
+		if err := mapdraw.CheckPicture(v.Picture); err != nil {
+			return nil, invalid("%s/Picture: %v", what, err)
+		}
 		out.Type, out.Picture, out.Size = servicedef.PictureMarker, v.Picture, v.Size
+		out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
 	case nil:
 		return nil, invalid("%s: a symbol is required", what)
 	default:
 		return nil, invalid("%s: symbol type %s is not supported (SimpleFillSymbol, SimpleLineSymbol, SimpleMarkerSymbol, PictureMarkerSymbol, PictureFillSymbol)", what, s.GisType())
+	}
+	if err := checkSize(out.Size, what+"/Size"); err != nil {
+		return nil, err
+	}
+	if err := checkSize(out.Width, what+"/Width"); err != nil {
+		return nil, err
+	}
+	if !(math.Abs(out.XOffset) <= maxSymbolPoints && math.Abs(out.YOffset) <= maxSymbolPoints && math.Abs(out.Angle) <= 1e6) {
+		return nil, invalid("%s: offsets must be within ±%d points and the angle finite", what, maxSymbolPoints)
+	}
+	if out.Outline != nil {
+		if err := checkSize(out.Outline.Width, what+"/Outline width"); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -129,6 +154,18 @@ func outlineIn(ls gisxml.LineSymbol, what string) (*servicedef.Outline, error) {
 		}
 	}
 	return o, nil
+}
+
+// maxSymbolPoints bounds request sizes (symbol sizes, line widths, text sizes, in points): a
+// glyph or stroke of absurd size would cost the worker memory and time for nothing.
+const maxSymbolPoints = 1000
+
+// checkSize rejects a negative, non-finite or absurd size in points.
+func checkSize(v float64, what string) error {
+	if !(v >= 0 && v <= maxSymbolPoints) {
+		return invalid("%s %g must be between 0 and %d points", what, v, maxSymbolPoints)
+	}
+	return nil
 }
 
 func str(p *string) string {
@@ -261,6 +298,12 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			}
 		}
 		lb.Expression, lb.Text = expr, parts
+		if wc := strings.TrimSpace(str(lc.WhereClause)); wc != "" {
+			if _, err := mapdraw.Compile(wc, l.Data); err != nil {
+				return nil, invalid("%s/WhereClause %q: %v", w, wc, err)
+			}
+			lb.Where = wc
+		}
 		if lc.MinimumScale != nil {
 			lb.MinScale = *lc.MinimumScale
 		}
@@ -272,6 +315,9 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 				return nil, invalid("%s/Symbol/Color: %v", w, err)
 			}
 			if ts.Size != nil && *ts.Size > 0 {
+				if err := checkSize(*ts.Size, w+"/Symbol/Size"); err != nil {
+					return nil, err
+				}
 				lb.Font.Size = *ts.Size
 			}
 			if ts.FontFamilyName != nil {
@@ -285,6 +331,9 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 				width := 1.0
 				if ts.OutlineWidth != nil {
 					width = *ts.OutlineWidth
+				}
+				if err := checkSize(width, w+"/Symbol/OutlineWidth"); err != nil {
+					return nil, err
 				}
 				lb.Halo = &servicedef.Halo{Color: hc, Width: width}
 			}
@@ -598,6 +647,14 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 	case nil:
 	default:
 		return nil, invalid("%s/Symbol: %s cannot draw text (TextSymbol, SimpleTextSymbol)", w, s.GisType())
+	}
+	if err := checkSize(font.Size, w+"/Symbol/Size"); err != nil {
+		return nil, err
+	}
+	if font.Halo != nil {
+		if err := checkSize(font.Halo.Width, w+"/Symbol/OutlineWidth"); err != nil {
+			return nil, err
+		}
 	}
 	gr.Font = font
 	if strings.TrimSpace(gr.Text) == "" {

@@ -48,7 +48,7 @@ func (s *Server) GetDefaultLayerDrawingDescriptions(_ context.Context, c *Call, 
 
 func drawingDescriptionOut(l *catalog.Layer, convertLabels bool) *gisxml.FeatureLayerDrawingDescription {
 	d := &gisxml.FeatureLayerDrawingDescription{
-		FeatureRenderer: rendererOut(&l.Def.Renderer),
+		FeatureRenderer: rendererOut(&l.Def.Renderer, func(field string) float64 { return fieldMin(l, field) }),
 		ScaleSymbols:    ptr(false), Transparency: ptr(int16(0)), Brightness: ptr(int16(0)), Contrast: ptr(int16(0)),
 		SourceLayerID: ptr(l.ID),
 	}
@@ -95,7 +95,7 @@ func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
 	case servicedef.SimpleLine:
 		return lineOut(s.Color, s.Width, s.LineStyle)
 	case servicedef.SimpleMarker:
-		ms := &gisxml.SimpleMarkerSymbol{MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: rgb(s.Color), Size: s.Size},
+		ms := &gisxml.SimpleMarkerSymbol{MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: rgb(s.Color), Size: s.Size, Angle: s.Angle, XOffset: s.XOffset, YOffset: s.YOffset},
 			Style: markerStylesOut[s.MarkerStyle], OutlineColor: rgb(servicedef.Color{A: 255})}
 		if ms.Style == "" {
 			ms.Style = gisxml.SMSCircle
@@ -106,7 +106,7 @@ func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
 		return ms
 	case servicedef.PictureMarker:
 		return &gisxml.PictureMarkerSymbol{CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{
-			MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: s.Size}, XScale: 1, YScale: 1}, Picture: s.Picture}
+			MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: s.Size, Angle: s.Angle, XOffset: s.XOffset, YOffset: s.YOffset}, XScale: 1, YScale: 1}, Picture: s.Picture}
 	case servicedef.PictureFill:
 		ps := &gisxml.PictureFillSymbol{FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(s.Color)}, Picture: s.Picture}
 		if o := s.Outline; o != nil {
@@ -125,8 +125,33 @@ func lineOut(c servicedef.Color, width float64, style servicedef.LineStyle) *gis
 	return &gisxml.SimpleLineSymbol{LineSymbolFields: gisxml.LineSymbolFields{Color: rgb(c), Width: width}, Style: st}
 }
 
-// rendererOut describes a catalog renderer in schema types.
-func rendererOut(r *servicedef.Renderer) gisxml.FeatureRenderer {
+// fieldMin is the smallest value of a numeric field of a layer (0 when it has none).
+func fieldMin(l *catalog.Layer, field string) float64 {
+	i := l.Data.FieldIndex(field)
+	lo, found := 0.0, false
+	if i < 0 {
+		return 0
+	}
+	for _, f := range l.Data.Features() {
+		var x float64
+		switch v := f.Values[i].(type) {
+		case int64:
+			x = float64(v)
+		case float64:
+			x = v
+		default:
+			continue
+		}
+		if !found || x < lo {
+			lo, found = x, true
+		}
+	}
+	return lo
+}
+
+// rendererOut describes a catalog renderer in schema types; dataMin gives a field's smallest value,
+// the MinimumValue of a class breaks renderer without a lower bound.
+func rendererOut(r *servicedef.Renderer, dataMin func(field string) float64) gisxml.FeatureRenderer {
 	switch r.Type {
 	case servicedef.UniqueValueRenderer:
 		u := &gisxml.UniqueValueRenderer{FieldDelimiter: ptr(r.FieldDelimiter), DefaultLabel: ptr(r.DefaultLabel), UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{}}
@@ -154,8 +179,11 @@ func rendererOut(r *servicedef.Renderer) gisxml.FeatureRenderer {
 		lo := 0.0
 		if r.MinValue != nil {
 			lo = *r.MinValue
-		} else if len(r.Breaks) > 0 {
-			lo = r.Breaks[0].MaxValue
+		} else {
+			lo = dataMin(r.Field)
+			if len(r.Breaks) > 0 {
+				lo = min(lo, r.Breaks[0].MaxValue)
+			}
 		}
 		cb.MinimumValue = lo
 		for i := range r.Breaks {

@@ -56,10 +56,6 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 	if err != nil {
 		return nil, err
 	}
-	format, err := formatOf(imgType.ImageFormat, transparent != nil)
-	if err != nil {
-		return nil, err
-	}
 	layers, visible, err := layerStates(m, md.LayerDescriptions, view.Scale())
 	if err != nil {
 		return nil, err
@@ -68,16 +64,21 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		RequestID: s.p.NewID(), TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name,
 		Extent: [4]float64{view.Extent.Min[0], view.Extent.Min[1], view.Extent.Max[0], view.Extent.Max[1]},
 		Width:  view.Width, Height: view.Height, DPI: view.DPI, Rotation: view.Rotation,
-		Layers: layers, Format: format,
+		Layers: layers,
 	}
 	inline := imgType.ImageReturnType == gisxml.ImageReturnMimeData
-	job.Key = "outputs/" + job.RequestID + "." + extensions[format]
 	if transparent != nil {
 		job.Transparent = &[3]uint8{transparent.R, transparent.G, transparent.B}
 	}
 	if err := drawingOptions(&job, md); err != nil {
 		return nil, err
 	}
+	// JPGPNG is JPEG unless the image has transparency: a transparent colour or background.
+	needsAlpha := transparent != nil || (job.Background != nil && job.Background[3] < 255)
+	if job.Format, err = formatOf(imgType.ImageFormat, needsAlpha); err != nil {
+		return nil, err
+	}
+	job.Key = "outputs/" + job.RequestID + "." + extensions[job.Format]
 	res, err := s.p.Exporter.Export(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("export map image: %w", err)

@@ -2,6 +2,7 @@ package mapserver_test
 
 import (
 	"bytes"
+	"image"
 	"image/color"
 	"math"
 	"strings"
@@ -73,6 +74,13 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 	if got := pixel(img, bx, by); !close3(got, color.NRGBA{255, 0, 255, 255}, 2) {
 		t.Errorf("selected Brazil with a magenta symbol: %v", got)
 	}
+	// A selected feature the definition expression leaves out is not drawn.
+	ld = &gisxml.LayerDescription{LayerID: 1, Visible: true, SelectionFeatures: gisxml.ArrayOfInt{brazil},
+		SetSelectionSymbol: true, SelectionSymbol: fill(255, 0, 255), DefinitionExpression: "NAME <> 'Brazil'"}
+	img = decodePNG(t, exportWorld(t, f, gisxml.ArrayOfLayerDescription{ld}, nil, gisxml.ImagePNG32))
+	if got := pixel(img, bx, by); !close3(got, color.NRGBA{198, 219, 239, 255}, 2) {
+		t.Errorf("Brazil selected but outside the definition expression: %v, want the background", got)
+	}
 	ld = &gisxml.LayerDescription{LayerID: 1, Visible: true, SelectionFeatures: gisxml.ArrayOfInt{australia},
 		SelectionColor: &gisxml.RgbColor{Red: 255}, ShowSelectionBuffer: true, SelectionBufferDistance: 1.5e6,
 		SelectionBufferSymbol: fill(255, 255, 0)}
@@ -119,6 +127,35 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		t.Errorf("text graphic: %d dark pixels around (200, 180)", dark)
 	}
 
+	// Two label classes with where clauses: Brazil in blue, Australia in red, nothing else.
+	lds := gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true, ShowLabels: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{
+		LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
+			{LabelExpression: ptr("[NAME]"), WhereClause: ptr("NAME = 'Brazil'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Blue: 255}, Size: ptr(12.0)}},
+			{LabelExpression: ptr("[NAME]"), WhereClause: ptr("NAME = 'Australia'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Red: 255}, Size: ptr(12.0)}},
+		}}}}}
+	img = decodePNG(t, exportWorld(t, f, lds, nil, gisxml.ImagePNG32))
+	count := func(r image.Rectangle, c color.NRGBA) int {
+		n := 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				if close3(pixel(img, x, y), c, 60) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	blue, redText := color.NRGBA{0, 0, 255, 255}, color.NRGBA{255, 0, 0, 255}
+	if n := count(image.Rect(bx-40, by-20, bx+40, by+20), blue); n < 15 {
+		t.Errorf("label class 1: %d blue label pixels over Brazil", n)
+	}
+	if n := count(image.Rect(ax-40, ay-20, ax+40, ay+20), redText); n < 15 {
+		t.Errorf("label class 2: %d red label pixels over Australia", n)
+	}
+	if n := count(img.Bounds(), blue) + count(img.Bounds(), redText); n > 400 {
+		t.Errorf("%d label pixels in all: other countries are labelled too", n)
+	}
+
 	// Bad drawing descriptions are client faults.
 	for _, tc := range []struct {
 		dd   gisxml.LayerDrawingDescription
@@ -128,6 +165,8 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.ClassBreaksRenderer{Field: "ISO_N3"}}, "not numeric"},
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: &gisxml.SimpleLineSymbol{}}}, "cannot draw"},
 		{&gisxml.FeatureLayerDrawingDescription{Transparency: ptr(int16(120))}, "Transparency 120"},
+		{&gisxml.FeatureLayerDrawingDescription{LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
+			{WhereClause: ptr("NOPE = 1")}}}}, "WhereClause"},
 	} {
 		md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 		md.LayerDescriptions = gisxml.ArrayOfLayerDescription{countries(tc.dd)}
@@ -169,6 +208,19 @@ func TestExportMapImageFormats(t *testing.T) {
 		if b := exportWorld(t, f, lds, nil, ff); len(b) < 100 {
 			t.Errorf("%s: %d bytes", ff, len(b))
 		}
+	}
+	// JPGPNG: JPEG for an opaque map, PNG when the background is transparent.
+	if b := exportWorld(t, f, lds, nil, gisxml.ImageJPGPNG); !bytes.HasPrefix(b, []byte("\xff\xd8")) {
+		t.Errorf("opaque JPGPNG is not a JPEG: % x", b[:4])
+	}
+	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
+	md.BackgroundSymbol = &gisxml.SimpleFillSymbol{Style: gisxml.SFSNull, FillSymbolFields: gisxml.FillSymbolFields{Color: &gisxml.RgbColor{}}}
+	r := must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPGPNG, ImageReturnType: gisxml.ImageReturnMimeData},
+			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 200, ImageDPI: 96}}})
+	px, py := worldPx(-140, 0)
+	if img := decodePNG(t, r.Result.ImageData); pixel(img, px, py).A != 0 || *r.Result.ImageType != "image/png" {
+		t.Errorf("transparent JPGPNG: %s, Pacific pixel %v", *r.Result.ImageType, pixel(img, px, py))
 	}
 	for _, ff := range []gisxml.ImageFormat{gisxml.ImageEMF, gisxml.ImagePS, gisxml.ImageAI} {
 		md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
@@ -125,7 +126,19 @@ func legendHeading(r *servicedef.Renderer) string {
 
 func (s *Server) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOfInt, patch *gisxml.MapServerLegendPatch, it *gisxml.ImageType, renderers map[int]*servicedef.Renderer) (gisxml.ArrayOfMapServerLegendInfo, error) {
 	w, h, dpi := defaultPatchSize, defaultPatchSize, 96.0
+	var areaPatch, linePatch *mapdraw.Patch
 	if patch != nil {
+		var err error
+		if patch.AreaPatch != nil {
+			if areaPatch, err = patchOf(&patch.AreaPatch.Patch, "LegendPatch/AreaPatch"); err != nil {
+				return nil, err
+			}
+		}
+		if patch.LinePatch != nil {
+			if linePatch, err = patchOf(&patch.LinePatch.Patch, "LegendPatch/LinePatch"); err != nil {
+				return nil, err
+			}
+		}
 		if patch.Width > 0 {
 			w = int(math.Round(patch.Width))
 		}
@@ -176,7 +189,11 @@ func (s *Server) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOfI
 		for _, lc := range legendClasses(rd) {
 			data, ok := cache[lc.symbol]
 			if !ok {
-				if data, err = mapdraw.Swatch(ctx, r, lc.symbol, l.Data.GeometryType(), w, h, dpi, format); err != nil {
+				shape := areaPatch
+				if l.Data.GeometryType() == feature.Polyline {
+					shape = linePatch
+				}
+				if data, err = mapdraw.Swatch(ctx, r, lc.symbol, l.Data.GeometryType(), w, h, dpi, format, shape); err != nil {
 					return nil, fmt.Errorf("legend of layer %d: %w", l.ID, err)
 				}
 				cache[lc.symbol] = data
@@ -192,6 +209,18 @@ func (s *Server) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOfI
 		out = append(out, &gisxml.MapServerLegendInfo{LayerID: l.ID, Name: l.Name, LegendGroups: gisxml.ArrayOfMapServerLegendGroup{group}})
 	}
 	return out, nil
+}
+
+// patchOf reads a legend patch shape (nil when it has no geometry).
+func patchOf(p *gisxml.Patch, what string) (*mapdraw.Patch, error) {
+	if p.Geometry == nil {
+		return nil, nil
+	}
+	g, _, err := geometryIn(p.Geometry, what+"/Geometry")
+	if err != nil {
+		return nil, err
+	}
+	return &mapdraw.Patch{Geom: g, PreserveAspect: p.PreserveAspectRatio == nil || *p.PreserveAspectRatio}, nil
 }
 
 // renderer returns the api's renderer for legend swatches, created on first use.

@@ -92,6 +92,15 @@ func TestGetLegendInfo(t *testing.T) {
 	if got := pixel(decodePNG(t, g.LegendClasses[1].SymbolImage.ImageData), 10, 10); !close3(got, color.NRGBA{200, 0, 0, 255}, 2) {
 		t.Errorf("Spain swatch %v", got)
 	}
+	// An area patch shape: a triangle, fitted into the swatch; the top corners stay empty.
+	tri := &gisxml.PolygonN{RingArray: gisxml.ArrayOfRing{&gisxml.Ring{Path: gisxml.Path{PointArray: gisxml.ArrayOfPoint{
+		&gisxml.PointN{X: 0, Y: 0}, &gisxml.PointN{X: 10, Y: 0}, &gisxml.PointN{X: 5, Y: 10}, &gisxml.PointN{X: 0, Y: 0}}}}}}
+	shaped := must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, ImageType: mimePNG32,
+		LegendPatch: &gisxml.MapServerLegendPatch{Width: 30, Height: 30, ImageDPI: 96, AreaPatch: &gisxml.AreaPatch{Patch: gisxml.Patch{Geometry: tri}}}})
+	timg := decodePNG(t, shaped.Result[0].LegendGroups[0].LegendClasses[0].SymbolImage.ImageData)
+	if top, bottom := pixel(timg, 4, 4), pixel(timg, 15, 24); top.A != 0 || !close3(bottom, color.NRGBA{232, 228, 216, 255}, 2) {
+		t.Errorf("triangle patch: top left %v, bottom middle %v", top, bottom)
+	}
 	url := must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{0}})
 	if img := url.Result[0].LegendGroups[0].LegendClasses[0].SymbolImage; !strings.HasPrefix(img.ImageURL, "http://127.0.0.1/outputs/") || img.ImageWidth != 20 {
 		t.Errorf("URL swatch %+v", img)

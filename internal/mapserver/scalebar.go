@@ -245,6 +245,17 @@ func scaleBarOf(sb gisxml.ScaleBar, units *gisxml.Units) (render.ScaleBar, error
 	default:
 		return out, invalid("ScaleBar type %s is not supported (AlternatingScaleBar, SingleDivisionScaleBar)", sb.GisType())
 	}
+	for _, c := range []struct {
+		v    float64
+		what string
+	}{
+		{out.BarHeightPt, "BarHeight"}, {out.LabelGapPt, "LabelGap"}, {out.UnitLabelGapPt, "UnitLabelGap"},
+		{out.Label.Size, "LabelSymbol/Size"}, {out.UnitText.Size, "UnitLabelSymbol/Size"},
+	} {
+		if err := checkSize(c.v, "ScaleBar/"+c.what); err != nil {
+			return out, err
+		}
+	}
 	var err error
 	if fill1 != nil {
 		if out.Fill1, out.Outline, err = fillOf(fill1, out.Outline); err != nil {
@@ -273,6 +284,17 @@ func scaleBarOf(sb gisxml.ScaleBar, units *gisxml.Units) (render.ScaleBar, error
 	}
 	if markFreq != nil {
 		out.MarkFrequency = frequencyOf(*markFreq)
+	}
+	for _, c := range []struct {
+		v    float64
+		what string
+	}{
+		{out.DivisionMarkHeightPt, "DivisionMarkHeight"}, {out.SubdivisionMarkHeight, "SubdivisionMarkHeight"},
+		{out.Outline.Width, "outline width"}, {out.DivisionMark.Width, "DivisionMarkSymbol/Width"}, {out.SubdivisionMark.Width, "SubdivisionMarkSymbol/Width"},
+	} {
+		if err := checkSize(c.v, "ScaleBar/"+c.what); err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }

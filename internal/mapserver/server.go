@@ -161,7 +161,7 @@ func New(p Params) *Server {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	s := &Server{p: p, tiles: &tileCaches{roots: map[string]*storedCache{}}}
+	s := &Server{p: p, tiles: &tileCaches{roots: map[string]*storedCache{}, memory: newTileMemory(tileMemoryBytes, tileMemoryMaxAge)}}
 	s.ops = map[string]opFunc{
 		"GetDocumentInfo":              handle(s.GetDocumentInfo),
 		"GetMapCount":                  handle(s.GetMapCount),

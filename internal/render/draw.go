@@ -209,8 +209,10 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 			size := v.PointsToPixels(sym.MarkerSize)
 			stroke := StrokeStyle{Color: sym.Stroke, Width: v.PointsToPixels(sym.StrokeWidth)}
 			labelled := false
+			offX, offY := v.PointsToPixels(sym.MarkerOffset[0]), -v.PointsToPixels(sym.MarkerOffset[1])
 			for _, p := range pts {
 				x, y := tr.m.Apply(p[0], p[1])
+				x, y = x+offX, y+offY
 				if x < -size || y < -size || x > float64(v.Width)+size || y > float64(v.Height)+size {
 					continue
 				}
@@ -221,9 +223,15 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 						pw = v.PointsToPixels(float64(pb.Dx()) * 72 / 96)
 					}
 					ph := pw * float64(pb.Dy()) / float64(max(1, pb.Dx()))
+					if sym.MarkerAngle != 0 {
+						s.Push(Translate(-x, -y).Then(Rotate(-sym.MarkerAngle)).Then(Translate(x, y)))
+					}
 					s.DrawImage(sym.Picture, x-pw/2, y-ph/2, pw, ph)
+					if sym.MarkerAngle != 0 {
+						s.Pop()
+					}
 				} else {
-					s.Marker(x, y, sym.Marker, size, sym.Fill, stroke)
+					s.Marker(x, y, sym.Marker, size, sym.MarkerAngle, sym.Fill, stroke)
 				}
 				if wantLabel && !labelled {
 					c := label

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"image/color"
 	"math"
 	"strconv"
@@ -46,6 +47,9 @@ const (
 	FreqDivisionsAndFirstSubdivs  Frequency = "divisions+firstsubdivisions"
 	FreqDivisionsAndSubdivisions  Frequency = "divisions+subdivisions"
 )
+
+// maxDivisions bounds the divisions (and subdivisions) of a scale bar.
+const maxDivisions = 100
 
 // Scale bar defaults, in points.
 const (
@@ -171,7 +175,8 @@ func groupThousands(s string) string {
 // DPI); Division is in ground units, of which the image shows PixelsPerUnit pixels per unit.
 //
 // Subdivisions divide one division: the first one right of zero, or, with DivisionsBeforeZero, the
-// part left of zero (each of its divisions), as ArcMap draws them.
+// part left of zero (each of its divisions), as ArcMap draws them. Divisions, divisions before zero
+// and subdivisions are at most 100 each.
 type ScaleBar struct {
 	Kind          ScaleBarKind `json:"kind"`
 	PixelsPerUnit float64      `json:"pixelsPerUnit"`
@@ -256,8 +261,12 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 	if sb.Divisions <= 0 {
 		sb.Divisions = 4
 	}
-	sb.DivisionsBeforeZero = max(0, sb.DivisionsBeforeZero)
-	sb.Subdivisions = max(0, sb.Subdivisions)
+	sb.Divisions = min(sb.Divisions, maxDivisions)
+	sb.DivisionsBeforeZero = max(0, min(maxDivisions, sb.DivisionsBeforeZero))
+	sb.Subdivisions = max(0, min(maxDivisions, sb.Subdivisions))
+	if !(sb.PixelsPerUnit > 0) || math.IsInf(sb.PixelsPerUnit, 0) {
+		return ScaleBarLayout{}, fmt.Errorf("%w: scale bar pixels per unit %g must be positive", ErrInvalidView, sb.PixelsPerUnit)
+	}
 	if sb.Kind == "" {
 		sb.Kind = ScaleBarAlternating
 	}
@@ -308,7 +317,7 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 		ppu := sb.PixelsPerUnit
 		switch {
 		case sb.Resize == ResizeAutoDivisions && div > 0:
-			n = max(1, int(math.Floor(room/(div*ppu)))-sb.DivisionsBeforeZero)
+			n = max(1, min(maxDivisions, int(math.Floor(room/(div*ppu)))-sb.DivisionsBeforeZero))
 		case sb.Resize == ResizeFixed && div > 0:
 		default: // auto division, or no division given
 			div = niceBelow(room / total / ppu)
@@ -328,6 +337,15 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 	ticks := scaleTicks(div, n, sb.DivisionsBeforeZero, sb.Subdivisions)
 	labels := selectTicks(ticks, sb.LabelFrequency)
 	marks := selectTicks(ticks, sb.MarkFrequency)
+	if len(labels) == 0 {
+		// No labels to stand beside: the unit label goes beside the bar.
+		switch sb.UnitLabelPosition {
+		case UnitBeforeLabels:
+			sb.UnitLabelPosition = UnitBeforeBar
+		case UnitAfterLabels:
+			sb.UnitLabelPosition = UnitAfterBar
+		}
+	}
 	texts := make([]string, len(labels))
 	lm := s.MeasureText("0123456789", labelStyle)
 	firstW, lastW := 0.0, 0.0

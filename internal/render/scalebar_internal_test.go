@@ -85,6 +85,9 @@ func TestScaleBarGolden(t *testing.T) {
 	autoDivs.Fill1, autoDivs.Fill2 = color.NRGBA{200, 0, 0, 255}, color.NRGBA{255, 230, 200, 255}
 	autoDivs.Label = ScaleText{Color: color.NRGBA{0, 0, 160, 255}, Size: 10}
 	autoDivs.LabelFrequency, autoDivs.UnitLabelPosition = FreqOne, UnitAbove
+	noLabels := alt
+	noLabels.LabelFrequency, noLabels.MarkFrequency, noLabels.MarkPosition = FreqNone, FreqDivisions, PosOn
+	noLabels.BarHeightPt, noLabels.DivisionMarkHeightPt = 3, 9
 	for _, tc := range []struct {
 		name       string
 		sb         ScaleBar
@@ -98,6 +101,7 @@ func TestScaleBarGolden(t *testing.T) {
 		{"scalebar_labels_below", below, 50, 4, []string{"0", "25", "50", "100", "150", "200"}},
 		{"scalebar_fixed", fixed, 25, 3, []string{"0", "75"}},
 		{"scalebar_autodivisions", autoDivs, 20, 14, []string{"280"}},
+		{"scalebar_no_labels", noLabels, 50, 4, []string{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			img, lay := drawBar(t, tc.sb, 600, 60)
@@ -131,6 +135,41 @@ func TestScaleBarAlternates(t *testing.T) {
 		black := c.R < 40
 		if black != (i%2 == 0) {
 			t.Errorf("division %d at pixel (%d, %d) is %v", i, x, y, c)
+		}
+	}
+}
+
+// TestScaleBarVector draws both scale bar kinds as SVG and PDF: read back with rsvg-convert and
+// pdftoppm, the alternating bar's first division is as long as in the raster.
+func TestScaleBarVector(t *testing.T) {
+	r := defaultRenderer()
+	for _, kind := range []ScaleBarKind{ScaleBarAlternating, ScaleBarSingleDivision} {
+		sb := blackWhiteBar(kind)
+		_, lay := drawBar(t, sb, 600, 60)
+		for _, f := range []Format{SVG, PDF} {
+			s, err := r.NewVectorSurface(f, 600, 60, 96)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.DrawScaleBar(context.Background(), s, sb, 600, 60, 96); err != nil {
+				t.Fatal(err)
+			}
+			img := rasterizeVector(t, f, s.Bytes(), 96)
+			name := "scalebar_" + string(kind) + "_" + f.String()
+			if kind == ScaleBarAlternating {
+				y := int((lay.Top + lay.Bottom) / 2)
+				n := 0
+				for x := int(lay.Zero) + 2; x < 600; x++ {
+					if c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA); c.R > 128 {
+						break
+					}
+					n++
+				}
+				if want := int(lay.Division*sb.PixelsPerUnit) - 2; n < want-2 || n > want+2 {
+					t.Errorf("%s: first division %d px black, want %d", name, n, want)
+				}
+			}
+			checkGolden(t, name, img)
 		}
 	}
 }

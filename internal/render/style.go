@@ -17,6 +17,11 @@ type Symbol struct {
 	Dash        []float64 // points, alternating on and off lengths; empty draws a solid line
 	Marker      MarkerStyle
 	MarkerSize  float64 // points, the marker's width
+	// MarkerAngle rotates markers and pictures, in degrees anticlockwise on the image (they do not
+	// turn with the map's rotation).
+	MarkerAngle float64
+	// MarkerOffset moves markers and pictures from their point, in points, x right and y up.
+	MarkerOffset [2]float64
 	// Picture, when not nil, is drawn for points instead of Marker, MarkerSize wide (its own width
 	// in pixels at 96 DPI when MarkerSize is 0) with its aspect ratio kept.
 	Picture image.Image

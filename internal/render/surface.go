@@ -40,8 +40,9 @@ type Surface interface {
 	Text(s string, x, y float64, t TextStyle)
 	// MeasureText returns the size of s in t, in surface units.
 	MeasureText(s string, t TextStyle) TextMetrics
-	// Marker draws a marker of the given width centred on (x, y).
-	Marker(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle)
+	// Marker draws a marker of the given width centred on (x, y), rotated by angle degrees
+	// anticlockwise on screen.
+	Marker(x, y float64, m MarkerStyle, size, angle float64, fill color.NRGBA, stroke StrokeStyle)
 	// DrawImage draws img scaled into the rectangle of corner (x, y) and size w×h (before the current
 	// transform, which applies to it whole, rotation included), for picture markers and graphics.
 	DrawImage(img image.Image, x, y, w, h float64)

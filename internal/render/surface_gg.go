@@ -606,7 +606,7 @@ func (s *GGSurface) MeasureText(str string, t TextStyle) TextMetrics {
 }
 
 // Marker implements Surface.
-func (s *GGSurface) Marker(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle) {
+func (s *GGSurface) Marker(x, y float64, m MarkerStyle, size, angle float64, fill color.NRGBA, stroke StrokeStyle) {
 	if size <= 0 {
 		return
 	}
@@ -615,6 +615,7 @@ func (s *GGSurface) Marker(x, y float64, m MarkerStyle, size float64, fill color
 		size *= s.m.lineScale()
 	}
 	s.tmp, s.tsub = markerPath(s.tmp[:0], s.tsub[:0], x, y, m, size)
+	rotateAbout(s.tmp, x, y, angle)
 	if m != MarkerCross && m != MarkerX {
 		s.fill(s.tmp, s.tsub, fill)
 	} else if stroke.Color.A == 0 || stroke.Width <= 0 {
@@ -635,6 +636,18 @@ func (s *GGSurface) DrawImage(img image.Image, x, y, w, h float64) {
 	m.X0, m.Y0 = x-m.XX*float64(sb.Min.X), y-m.YY*float64(sb.Min.Y)
 	m = m.Then(s.m)
 	xdraw.BiLinear.Transform(s.img, f64.Aff3{m.XX, m.XY, m.X0, m.YX, m.YY, m.Y0}, img, sb, xdraw.Over, nil)
+}
+
+// rotateAbout rotates pts by angle degrees anticlockwise on screen (y down) about (x, y).
+func rotateAbout(pts []pathPoint, x, y, angle float64) {
+	if angle == 0 {
+		return
+	}
+	sin, cos := sincosDeg(angle)
+	for i, p := range pts {
+		dx, dy := p.x-x, p.y-y
+		pts[i] = pathPoint{x + dx*cos + dy*sin, y - dx*sin + dy*cos}
+	}
 }
 
 // markerPath appends the outline of a marker of width size centred on (x, y).

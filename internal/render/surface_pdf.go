@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-
 	"fmt"
 	"image"
 	"image/color"
@@ -16,7 +15,8 @@ import (
 // PDFSurface is a Surface that writes a one-page PDF 1.4 document with a minimal writer of its own:
 // one compressed content stream of path operators (m, l, h, f, S), colours with constant alpha
 // through ExtGState (ca, CA), text, images as Flate-compressed RGB image XObjects with an alpha
-// soft mask, and opacity groups as transparency-group form XObjects.
+// soft mask, pattern fills as coloured tiling patterns, and opacity groups as transparency-group
+// form XObjects.
 //
 // Text uses the standard Type 1 font Helvetica with WinAnsiEncoding, which every PDF viewer has,
 // so documents stay small (no embedded font); characters outside Latin-1 print as '?'. Labels are
@@ -31,8 +31,8 @@ type PDFSurface struct {
 	k      float64          // points per pixel
 	bufs   []*bytes.Buffer  // content of the page, then of each open group
 	gs     map[[2]uint8]int // ExtGState number by (fill alpha, stroke alpha)
-	xobj   [][]byte         // image and form XObjects, numbered in order (Im1/Fm1 share the sequence)
-	xnames []string
+	xobj   [][]byte         // image, form and pattern objects, numbered in order (Im, Fm and P names share the sequence)
+	xnames []string         // their resource names ("" for soft masks)
 	num    []byte
 	done   []byte
 }
@@ -149,7 +149,6 @@ func (s *PDFSurface) stroke(pts []pathPoint, subs []subpath, st StrokeStyle, sca
 func (s *PDFSurface) Fill(c color.NRGBA) { s.fill(s.pts, s.subs, c) }
 
 // FillPattern implements Surface with a coloured tiling pattern whose cell draws the tile image.
-// Pattern space is the page's default space, so the pattern matrix is the page's pixel transform.
 func (s *PDFSurface) FillPattern(tile image.Image) {
 	if len(s.subs) == 0 || tile == nil || tile.Bounds().Empty() {
 		return
@@ -159,8 +158,14 @@ func (s *PDFSurface) FillPattern(tile image.Image) {
 	var cell bytes.Buffer
 	fmt.Fprintf(&cell, "q %d 0 0 %d 0 %d cm /%s Do Q", b.Dx(), -b.Dy(), b.Dy(), img)
 	name := fmt.Sprintf("P%d", len(s.xobj)+1)
-	s.addObject(name, fmt.Sprintf("/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %d %d] /XStep %d /YStep %d /Resources %d 0 R /Matrix [%s 0 0 %s 0 %s]",
-		b.Dx(), b.Dy(), b.Dx(), b.Dy(), pdfResources, s.n(s.k), s.n(-s.k), s.n(float64(s.h)*s.k)), cell.Bytes())
+	// Pattern space is the default space of the content using it: the page's (points, y up) for
+	// page content, pixel space for the forms of opacity groups, which are drawn in pixel space.
+	matrix := fmt.Sprintf("%s 0 0 %s 0 %s", s.n(s.k), s.n(-s.k), s.n(float64(s.h)*s.k))
+	if len(s.bufs) > 1 {
+		matrix = "1 0 0 1 0 0"
+	}
+	s.addObject(name, fmt.Sprintf("/Type /Pattern /PatternType 1 /PaintType 1 /TilingType 1 /BBox [0 0 %d %d] /XStep %d /YStep %d /Resources %d 0 R /Matrix [%s]",
+		b.Dx(), b.Dy(), b.Dx(), b.Dy(), pdfResources, matrix), cell.Bytes())
 	w := s.out()
 	fmt.Fprintf(w, "q\n/Pattern cs /%s scn\n", name)
 	s.path(s.pts, s.subs)
@@ -194,11 +199,11 @@ func (s *PDFSurface) Text(str string, x, y float64, t TextStyle) {
 }
 
 // Marker implements Surface.
-func (s *PDFSurface) Marker(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle) {
+func (s *PDFSurface) Marker(x, y float64, m MarkerStyle, size, angle float64, fill color.NRGBA, stroke StrokeStyle) {
 	if size <= 0 {
 		return
 	}
-	pts, subs, filled, stroke := s.markerShape(x, y, m, size, fill, stroke)
+	pts, subs, filled, stroke := s.markerShape(x, y, m, size, angle, fill, stroke)
 	if filled {
 		s.fill(pts, subs, fill)
 	}

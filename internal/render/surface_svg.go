@@ -11,8 +11,8 @@ import (
 )
 
 // SVGSurface is a Surface that writes an SVG 1.1 document: paths become <path> elements, text
-// <text> in the font family asked for (DejaVu Sans, the font labels are measured with, falling back
-// to any sans-serif font of the viewer), halos a stroke painted under the text, groups <g> with an
+// <text> in DejaVu Sans (the font labels are measured with, falling back to any sans-serif font of
+// the viewer), halos a stroke painted under the text, groups <g> with an
 // opacity, images embedded PNG data. Coordinates are pixels of a width×height viewBox; the document's
 // width and height are given in pixels too, so a viewer at 96 DPI shows it at the raster's size.
 //
@@ -163,12 +163,10 @@ func (s *SVGSurface) Text(str string, x, y float64, t TextStyle) {
 		return
 	}
 	x, y = s.m.Apply(x, y)
-	family := t.Font
-	if family == "" {
-		family = DefaultFont
-	}
+	// Text is measured and placed with DejaVu Sans, the only embedded font, whatever t.Font says,
+	// so the document asks for it too.
 	fmt.Fprintf(&s.buf, `<text x="%s" y="%s" font-family="%s, sans-serif" font-size="%s" fill="%s"`,
-		s.n(x), s.n(y), xmlEscape(family), s.n(t.Size), svgColor(t.Color))
+		s.n(x), s.n(y), DefaultFont, s.n(t.Size), svgColor(t.Color))
 	s.opacityAttr("fill-opacity", t.Color.A)
 	if t.Halo.A > 0 && t.HaloWidth > 0 {
 		fmt.Fprintf(&s.buf, ` stroke="%s" stroke-width="%s" stroke-linejoin="round" paint-order="stroke"`, svgColor(t.Halo), s.n(2*t.HaloWidth))
@@ -183,11 +181,11 @@ func (s *SVGSurface) Text(str string, x, y float64, t TextStyle) {
 }
 
 // Marker implements Surface.
-func (s *SVGSurface) Marker(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle) {
+func (s *SVGSurface) Marker(x, y float64, m MarkerStyle, size, angle float64, fill color.NRGBA, stroke StrokeStyle) {
 	if size <= 0 {
 		return
 	}
-	pts, subs, filled, stroke := s.markerShape(x, y, m, size, fill, stroke)
+	pts, subs, filled, stroke := s.markerShape(x, y, m, size, angle, fill, stroke)
 	if filled {
 		s.fill(pts, subs, fill)
 	}

@@ -81,10 +81,11 @@ func (p *vecPath) MeasureText(str string, t TextStyle) TextMetrics {
 
 // markerShape returns the outline of a marker, in surface units, and whether it is filled (crosses
 // are lines, drawn with the fill colour when there is no outline).
-func (p *vecPath) markerShape(x, y float64, m MarkerStyle, size float64, fill color.NRGBA, stroke StrokeStyle) ([]pathPoint, []subpath, bool, StrokeStyle) {
+func (p *vecPath) markerShape(x, y float64, m MarkerStyle, size, angle float64, fill color.NRGBA, stroke StrokeStyle) ([]pathPoint, []subpath, bool, StrokeStyle) {
 	x, y = p.m.Apply(x, y)
 	size *= p.m.lineScale()
 	pts, subs := markerPath(nil, nil, x, y, m, size)
+	rotateAbout(pts, x, y, angle)
 	filled := m != MarkerCross && m != MarkerX
 	if !filled && (stroke.Color.A == 0 || stroke.Width <= 0) {
 		stroke = StrokeStyle{Color: fill, Width: max(1, size/8)}

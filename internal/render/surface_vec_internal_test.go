@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -233,6 +234,25 @@ func TestPatternFills(t *testing.T) {
 	if wantH < 100 || wantH > 700 || wantP < 2000 || wantP > 5000 {
 		t.Fatalf("raster: %d hatch pixels, %d picture pixels", wantH, wantP)
 	}
+	// In an opacity group too (a PDF form XObject has its own pattern space): the same pixels are
+	// inked, paler.
+	grouped := patternMap()
+	grouped.Layers[0].Opacity = 0.7
+	groupRaster, err := Draw(context.Background(), grouped, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(groupRaster)
+	paleBlue := nrgbaAt(groupRaster, 8, 112)
+	if n := inked(groupRaster, hatch, paleBlue); paleBlue.B < 200 || paleBlue.R < 50 || n < 100 {
+		t.Fatalf("raster in a group: hatch colour %v on %d pixels", paleBlue, n)
+	}
+	for _, f := range []Format{SVG, PDF} {
+		img := rasterizeVector(t, f, drawVector(t, f, grouped, v), v.DPI)
+		if got, want := inked(img, hatch, paleBlue), inked(groupRaster, hatch, paleBlue); got < want*6/10 || got > want*14/10 {
+			t.Errorf("%v in a group: %d hatch pixels of %v, raster %d", f, got, paleBlue, want)
+		}
+	}
 	for _, f := range []Format{SVG, PDF} {
 		img := rasterizeVector(t, f, drawVector(t, f, patternMap(), v), v.DPI)
 		gotH, gotP := inked(img, hatch, blue), inked(img, picture, orange)
@@ -240,5 +260,82 @@ func TestPatternFills(t *testing.T) {
 			t.Errorf("%v: %d hatch and %d picture pixels, raster %d and %d", f, gotH, gotP, wantH, wantP)
 		}
 		checkGolden(t, "pattern_fills_"+f.String(), img)
+	}
+}
+
+// TestPDFPatternSpace: a pattern tile lands on the same pixels on the page and inside an opacity
+// group (whose form XObject has its own pattern space). The 4×5 tile has one red row: the red rows
+// of the fill are every fifth pixel row, from the top.
+func TestPDFPatternSpace(t *testing.T) {
+	tile := image.NewNRGBA(image.Rect(0, 0, 4, 5))
+	for y := 0; y < 5; y++ {
+		for x := 0; x < 4; x++ {
+			c := color.NRGBA{0, 0, 255, 255}
+			if y == 0 {
+				c = color.NRGBA{255, 0, 0, 255}
+			}
+			tile.SetNRGBA(x, y, c)
+		}
+	}
+	for _, group := range []bool{false, true} {
+		s := NewPDFSurface(40, 42, 96, defaultRenderer().Fonts())
+		if group {
+			s.BeginGroup()
+		}
+		s.NewPath()
+		s.MoveTo(20, 0)
+		s.LineTo(40, 0)
+		s.LineTo(40, 20)
+		s.LineTo(20, 20)
+		s.ClosePath()
+		s.FillPattern(tile)
+		if group {
+			s.EndGroup(0.99)
+		}
+		img := rasterizeVector(t, PDF, s.Bytes(), 96)
+		var red []int
+		for y := 0; y < 20; y++ {
+			if r, _, _, _ := img.At(30, y).RGBA(); r > 0x8000 {
+				red = append(red, y)
+			}
+		}
+		if fmt.Sprint(red) != "[0 5 10 15]" {
+			t.Errorf("group %v: red rows %v, want [0 5 10 15]", group, red)
+		}
+	}
+}
+
+// TestMarkerAngleOffset: a square marker turned 45° is a diamond (corners of the square empty, the
+// diamond's points inked), moved by its offset, on every surface.
+func TestMarkerAngleOffset(t *testing.T) {
+	red := color.NRGBA{200, 0, 0, 255}
+	m := Map{Background: color.NRGBA{255, 255, 255, 255}, Layers: []Layer{{
+		Features: Features{{Geom: orb.Point{50, 50}}},
+		// 30 pt = 40 px wide at 96 DPI, moved 7.5 pt = 10 px right and 10 px down.
+		Symbol: Symbol{Fill: red, Marker: MarkerSquare, MarkerSize: 30, MarkerAngle: 45, MarkerOffset: [2]float64{7.5, -7.5}},
+	}}}
+	v := View{Extent: orb.Bound{Max: orb.Point{100, 100}}, Width: 100, Height: 100, DPI: 96}
+	raster, err := Draw(context.Background(), m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Release(raster)
+	check := func(name string, img image.Image) {
+		cx, cy := 60, 60 // the centre, moved by the offset
+		at := func(dx, dy int) color.NRGBA { return color.NRGBAModel.Convert(img.At(cx+dx, cy+dy)).(color.NRGBA) }
+		for _, p := range [][2]int{{25, 0}, {-25, 0}, {0, 25}, {0, -25}, {0, 0}} {
+			if c := at(p[0], p[1]); !near(c, red, 10) {
+				t.Errorf("%s: diamond point %v is %v", name, p, c)
+			}
+		}
+		for _, p := range [][2]int{{16, 16}, {-16, -16}, {16, -16}, {-16, 16}} {
+			if c := at(p[0], p[1]); near(c, red, 60) {
+				t.Errorf("%s: square corner %v is inked %v", name, p, c)
+			}
+		}
+	}
+	check("raster", raster)
+	for _, f := range []Format{SVG, PDF} {
+		check(f.String(), rasterizeVector(t, f, drawVector(t, f, m, v), 96))
 	}
 }

@@ -374,3 +374,29 @@ func (j *Jobs) Forget(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+func keyLock(id string) string { return "mapfarm:seed:job:" + id + ":lock" }
+
+// Lock takes a job's coordinator lock for at most ttl, so that two coordinators (a rolling
+// update) never plan or finish the same job at once. It reports false when another owner holds
+// it.
+func (j *Jobs) Lock(ctx context.Context, id, owner string, ttl time.Duration) (bool, error) {
+	ok, err := j.rdb.SetNX(ctx, keyLock(id), owner, ttl).Result()
+	if err != nil {
+		return false, fmt.Errorf("seed: lock job %s: %w", id, err)
+	}
+	return ok, nil
+}
+
+var unlockScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+// Unlock releases a job's lock if owner still holds it.
+func (j *Jobs) Unlock(ctx context.Context, id, owner string) error {
+	if err := unlockScript.Run(ctx, j.rdb, []string{keyLock(id)}, owner).Err(); err != nil {
+		return fmt.Errorf("seed: unlock job %s: %w", id, err)
+	}
+	return nil
+}

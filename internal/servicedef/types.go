@@ -432,6 +432,9 @@ type Symbol struct {
 	// Picture is the image (PNG, JPEG or GIF bytes) of a pictureMarker or
 	// pictureFill symbol; see picture.go. Not set from YAML.
 	Picture []byte `yaml:"-"`
+	// Angle (degrees anticlockwise) and XOffset, YOffset (points, y up)
+	// turn and move a marker. Set from requests, not from YAML.
+	Angle, XOffset, YOffset float64 `yaml:"-"`
 }
 
 // Outline is the border of a fill or marker symbol.
@@ -466,6 +469,9 @@ type Label struct {
 	// Priority (`priority`, default 0): classes with lower numbers are
 	// placed first and win conflicts; ties go to the layer drawn on top.
 	Priority int
+	// Where limits the class to the features matching this where clause.
+	// Set from requests (LabelClassDescription/WhereClause), not from YAML.
+	Where string `yaml:"-"`
 }
 
 // TextPart is a literal piece of label text or a field reference.

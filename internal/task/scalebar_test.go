@@ -1,0 +1,78 @@
+package task_test
+
+import (
+	"encoding/json"
+	"image/color"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/task"
+)
+
+func TestExportScaleBarPayload(t *testing.T) {
+	job := task.ExportScaleBar{RequestID: "r1", Width: 400, Height: 40, DPI: 96, Format: "png32", Key: "outputs/r1.png",
+		Bar: render.ScaleBar{Kind: render.ScaleBarSingleDivision, PixelsPerUnit: 10, Divisions: 3, UnitLabel: "km",
+			Fill1: color.NRGBA{1, 2, 3, 255}, Number: render.NumberFormat{Digits: 2, Separator: true}}}
+	tk, err := task.NewExportScaleBar(job, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Type() != task.TypeExportScaleBar {
+		t.Errorf("type %q", tk.Type())
+	}
+	got, err := task.DecodeExportScaleBar(tk.Payload())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, job) {
+		t.Errorf("round trip: %+v, want %+v", got, job)
+	}
+	if _, err := task.DecodeExportScaleBar([]byte("{")); err == nil {
+		t.Error("bad payload decoded")
+	}
+}
+
+// TestExportMapCompatible: payloads of workers and apis from before the drawing options still
+// decode, and the new options survive a round trip.
+func TestExportMapCompatible(t *testing.T) {
+	old := `{"requestId":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
+		"layers":[{"id":1,"visible":true,"showLabels":false}],"format":"png","key":"k"}`
+	job, err := task.DecodeExportMap([]byte(old))
+	if err != nil || job.Layers[0].Drawing != nil || job.Graphics != nil {
+		t.Fatalf("old payload: %+v, %v", job, err)
+	}
+	job.Layers[0].Drawing = &mapdraw.Drawing{Transparency: 30, Selection: []int64{4},
+		Renderer: &servicedef.Renderer{Type: servicedef.SimpleRenderer, Symbol: &servicedef.Symbol{Type: servicedef.SimpleFill, Color: servicedef.Color{R: 9, A: 255}}}}
+	job.Graphics = []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{{1, 2}}}}}
+	b, err := json.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := task.DecodeExportMap(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, job) {
+		t.Errorf("round trip: %+v, want %+v", back, job)
+	}
+}
+
+// TestEmptyLabelsSurvive: a drawing description with no label classes turns labels off, so the
+// empty list must not become "use the layer's" on the way to the worker.
+func TestEmptyLabelsSurvive(t *testing.T) {
+	b, err := json.Marshal(task.LayerOverride{ID: 1, Drawing: &mapdraw.Drawing{Labels: []servicedef.Label{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back task.LayerOverride
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Drawing.Labels == nil {
+		t.Errorf("empty label classes decoded as nil from %s", b)
+	}
+}
