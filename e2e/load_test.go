@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -10,12 +11,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mapfarm/mapfarm/internal/seed"
 )
 
 // BenchmarkMixedLoad drives a farm of separate processes (api, coordinator, two workers) with a
-// fixed-duration, bounded mix of ExportMapImage (512×512, random extents) and QueryFeatureCount
-// (random envelopes) from 8 clients on loopback, and reports throughput, latency percentiles
-// per operation and errors (the target is none). Tile reads join the mix with the tile caches.
+// fixed-duration, bounded mix of ExportMapImage (512×512, random extents, 30%), GetMapTile
+// (random tiles of a world cache seeded first, levels 0–5, 40%) and QueryFeatureCount (random
+// envelopes, 30%) from 8 clients on loopback, and reports throughput, latency percentiles per
+// operation and errors (the target is none).
 //
 //	go test ./e2e -run '^$' -bench MixedLoad -benchtime 1x
 func BenchmarkMixedLoad(b *testing.B) {
@@ -28,6 +32,12 @@ func BenchmarkMixedLoad(b *testing.B) {
 	startProcess(b, bin, "api", env)
 	waitReady(b, "http://"+addr+"/readyz", 60*time.Second)
 	endpoint := "http://" + addr + "/arcgis/services/world/MapServer"
+	no := false
+	world := []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}
+	job := submitSeed(b, "http://"+addr, seed.Request{Service: "world", Extent: world, Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no})
+	if st := waitJob(b, "http://"+addr, job, 5*time.Minute, nil); st.State != seed.StateDone {
+		b.Fatalf("seeding the world cache: %+v", st)
+	}
 
 	const clients, duration, maxRequests = 8, 10 * time.Second, 200_000
 	type sample struct {
@@ -54,12 +64,18 @@ func BenchmarkMixedLoad(b *testing.B) {
 					y := -8.5e6 + rng.Float64()*(2e7-size)
 					env := fmt.Sprintf(`<XMin>%g</XMin><YMin>%g</YMin><XMax>%g</XMax><YMax>%g</YMax>`, x, y, x+size, y+size)
 					var op, body string
-					if rng.IntN(10) < 4 {
+					switch k := rng.IntN(10); {
+					case k < 3:
 						op = "ExportMapImage"
 						body = `<gis:ExportMapImage><MapDescription><Name>Layers</Name><MapArea xsi:type="gis:MapExtent"><Extent xsi:type="gis:EnvelopeN">` + env +
 							`</Extent></MapArea></MapDescription><ImageDescription><ImageType><ImageFormat>gisImagePNG24</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType>` +
 							`<ImageDisplay><ImageHeight>512</ImageHeight><ImageWidth>512</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`
-					} else {
+					case k < 7:
+						op = "GetMapTile"
+						level := rng.IntN(6)
+						n := 1 << level
+						body = fmt.Sprintf(`<gis:GetMapTile><MapName>Layers</MapName><Level>%d</Level><Row>%d</Row><Column>%d</Column></gis:GetMapTile>`, level, rng.IntN(n), rng.IntN(n))
+					default:
 						op = "QueryFeatureCount"
 						body = `<gis:QueryFeatureCount><MapName>Layers</MapName><LayerID>1</LayerID><QueryFilter xsi:type="gis:SpatialFilter"><WhereClause></WhereClause>` +
 							`<SpatialRel>gisSpatialRelIntersects</SpatialRel><FilterGeometry xsi:type="gis:EnvelopeN">` + env + `</FilterGeometry></QueryFilter></gis:QueryFeatureCount>`
