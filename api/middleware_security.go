@@ -19,9 +19,9 @@ import (
 
 // Security configures the api's access controls. The zero value turns them all off.
 type Security struct {
-	// Tokens, when set, makes the SOAP endpoints, their WSDLs and the JSON API require a token,
-	// given ArcGIS-style as ?token=… or as "Authorization: Bearer …". Image URLs stay open:
-	// their names are unguessable and short-lived.
+	// Tokens, when set, makes the SOAP endpoints, their WSDLs, the JSON API and the seeding
+	// admin API require a token, given ArcGIS-style as ?token=… or as "Authorization: Bearer
+	// …". Image URLs stay open: their names are unguessable and short-lived.
 	Tokens *token.Signer
 	// RateLimit is the sustained requests per second allowed to one client (its token's
 	// client name, else its address), with bursts of RateBurst. Zero: no limit.
@@ -34,9 +34,12 @@ type Security struct {
 
 const clientKey = "client"
 
-// protected reports whether a path needs a token.
+// protected reports whether a path needs a token: the SOAP endpoints and WSDLs, the JSON API
+// and the seeding admin API. Health, metrics, rendered images (unguessable, short-lived) and
+// cached tiles stay open.
 func protected(path string) bool {
-	return strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/")
+	return strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
+		path == "/admin" || strings.HasPrefix(path, "/admin/")
 }
 
 func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
@@ -67,8 +70,13 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
-// deny answers in the protocol of the path: a SOAP fault, or Django REST Framework's JSON.
+// deny answers in the protocol of the path: a SOAP fault, Django REST Framework's JSON for the
+// legislative API, or the admin API's {"error": …}.
 func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
+	if p := c.Request.URL.Path; p == "/admin" || strings.HasPrefix(p, "/admin/") {
+		c.AbortWithStatusJSON(status, gin.H{"error": soapMsg})
+		return
+	}
 	if isJSONAPI(c.Request.URL.Path) {
 		if status == http.StatusUnauthorized {
 			c.Header("WWW-Authenticate", `Bearer realm="api"`)

@@ -3,7 +3,7 @@
 // by calling exec instead of sleeping:
 //
 //	outputReaper   deletes rendered images older than their time to live (outputs.go)
-//	queueStats     publishes queue sizes and latencies for autoscaling (queues.go)
+//	queueStats     publishes queue sizes and latencies for autoscaling, and seeding progress (queues.go)
 //	seedRunner     plans, watches, finishes and cancels tile-cache seeding jobs (seed.go)
 //
 // Seeding jobs (planning, progress, resume, cancel) and queue metrics for autoscaling arrive with
@@ -87,7 +87,7 @@ func New(p Params) *Coordinator {
 			names = append(names, q)
 		}
 		sort.Strings(names)
-		c.queues = &queueStats{inspector: asynq.NewInspectorFromRedisClient(p.Redis), queues: names, m: p.Metrics, logger: p.Logger}
+		c.queues = &queueStats{inspector: asynq.NewInspectorFromRedisClient(p.Redis), queues: names, jobs: seed.NewJobs(p.Redis), m: p.Metrics, logger: p.Logger}
 	}
 	return c
 }

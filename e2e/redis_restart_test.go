@@ -82,7 +82,8 @@ func TestSeedSurvivesRedisRestart(t *testing.T) {
 	env := append(farmEnv(t, addr), "MAPFARM_REDIS_ADDR="+r.addr, "MAPFARM_REDIS_DB=0")
 	startKillableProcess(t, bin, "worker", env)
 	startKillableProcess(t, bin, "worker", env)
-	startKillableProcess(t, bin, "coordinator", env)
+	coordMetrics := freePort(t)
+	startKillableProcess(t, bin, "coordinator", append(env, "MAPFARM_METRICS_LISTEN="+coordMetrics))
 	startKillableProcess(t, bin, "api", env)
 	base := "http://" + addr
 	waitReady(t, base+"/readyz", 60*time.Second)
@@ -107,6 +108,9 @@ func TestSeedSurvivesRedisRestart(t *testing.T) {
 	if st.State != seed.StateDone || st.Failed != 0 || st.Done != st.Total {
 		t.Fatalf("job ended %s: done %d failed %d of %d (%s)", st.State, st.Done, st.Failed, st.Total, st.Error)
 	}
+	// The coordinator publishes the job's progress for dashboards.
+	checkMetrics(t, "http://"+coordMetrics+"/metrics", `mapfarm_seed_tiles{job="`+id+`",state="done"} 5461`, `mapfarm_seed_tiles{job="`+id+`",state="total"} 5461`)
+
 	cmd := exec.Command(tool, "verify", "-service", "world", "-levels", "0-6")
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()

@@ -54,6 +54,8 @@ func TestTokens(t *testing.T) {
 		{"JSON API without token", "GET", f.url + "/api/v2/", "", nil, 401, `{"detail":"Authentication credentials were not provided."}`},
 		{"JSON API with a bad token", "GET", f.url + "/api/v2/", "", []string{"Authorization", "Bearer x.y"}, 401, `{"detail":"Invalid token."}`},
 		{"JSON API with token", "GET", f.url + "/api/v2/", "", []string{"Authorization", "Bearer " + good}, 200, `"general_assembly_136"`},
+		{"admin API without token", "GET", f.url + "/admin/seed", "", nil, 401, `{"error":"Token Required"}`},
+		{"admin API with token", "GET", f.url + "/admin/seed", "", []string{"Authorization", "Bearer " + good}, 200, `"jobs"`},
 		{"health needs none", "GET", f.url + "/healthz", "", nil, 200, "ok"},
 	}
 	for _, tc := range cases {
