@@ -76,15 +76,3 @@ func TestAdminSeed(t *testing.T) {
 		})
 	}
 }
-
-func TestParseExplodedPath(t *testing.T) {
-	tile, ext, err := parseExplodedPath("/L07/R0000002a/C0000003f.png")
-	if err != nil || tile.Level != 7 || tile.Row != 42 || tile.Col != 63 || ext != "png" {
-		t.Errorf("parse = %v %q %v", tile, ext, err)
-	}
-	for _, bad := range []string{"/L07/R2a/C3f.png", "/L7/R0000002a/C0000003f.png", "/L07/R0000002a", "/L07/R0000002g/C0000003f.png"} {
-		if _, _, err := parseExplodedPath(bad); err == nil {
-			t.Errorf("parseExplodedPath(%q) accepted", bad)
-		}
-	}
-}

@@ -3,10 +3,8 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -67,26 +65,8 @@ func (h *cacheHandler) open(ctx context.Context, service, mapName, folder string
 	return c, info, nil
 }
 
-// parseExplodedPath reads "L<nn>/R<row>/C<col>.<ext>" (decimal level, 8-digit hex row and
-// column, as the exploded layout names tiles).
-func parseExplodedPath(p string) (tilecache.Tile, string, error) {
-	var t tilecache.Tile
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	if len(parts) != 3 {
-		return t, "", errors.New("want L<nn>/R<row hex>/C<col hex>.<ext>")
-	}
-	col, ext, ok := strings.Cut(parts[2], ".")
-	if !ok || len(parts[0]) != 3 || len(parts[1]) != 9 || len(col) != 9 {
-		return t, "", errors.New("want L<nn>/R<row hex>/C<col hex>.<ext>")
-	}
-	if _, err := fmt.Sscanf(parts[0]+" "+parts[1]+" "+col, "L%02d R%08x C%08x", &t.Level, &t.Row, &t.Col); err != nil || !t.Valid() {
-		return t, "", errors.New("want L<nn>/R<row hex>/C<col hex>.<ext>")
-	}
-	return t, strings.ToLower(ext), nil
-}
-
 func (h *cacheHandler) serveTile(c *gin.Context) {
-	t, ext, err := parseExplodedPath(c.Param("tile"))
+	t, ext, err := tilecache.ParseTilePath(c.Param("tile"))
 	if err != nil {
 		c.String(http.StatusNotFound, "not a tile path: %v\n", err)
 		return

@@ -82,9 +82,8 @@ func scanBundles(ctx context.Context, store tilecache.Store, root, folder string
 		groups := map[tilecache.Bundle][]string{}
 		var order []tilecache.Bundle
 		for _, k := range keys {
-			var t tilecache.Tile
-			var ext string
-			if _, err := fmt.Sscanf(strings.TrimPrefix(k, prefix), "L%02d/R%08x/C%08x.%s", &t.Level, &t.Row, &t.Col, &ext); err != nil {
+			t, _, err := tilecache.ParseTilePath(strings.TrimPrefix(k, prefix))
+			if err != nil {
 				continue
 			}
 			b := tilecache.BundleOf(t)
@@ -96,9 +95,7 @@ func scanBundles(ctx context.Context, store tilecache.Store, root, folder string
 		for _, b := range order {
 			bt := bundleTiles{bundle: b, key: prefix, tiles: map[tilecache.Tile][]byte{}}
 			for _, k := range groups[b] {
-				var t tilecache.Tile
-				var ext string
-				fmt.Sscanf(strings.TrimPrefix(k, prefix), "L%02d/R%08x/C%08x.%s", &t.Level, &t.Row, &t.Col, &ext)
+				t, _, _ := tilecache.ParseTilePath(strings.TrimPrefix(k, prefix)) // parsed when grouped
 				data, err := store.Get(ctx, k)
 				if err != nil {
 					bt.err = fmt.Errorf("%s: %w", k, err)
@@ -116,11 +113,11 @@ func scanBundles(ctx context.Context, store tilecache.Store, root, folder string
 		if !strings.HasSuffix(k, ".bundle") {
 			continue
 		}
-		var lv, row, col int
-		if _, err := fmt.Sscanf(strings.TrimPrefix(k, prefix), "L%02d/R%04xC%04x.bundle", &lv, &row, &col); err != nil {
+		b, err := tilecache.ParseBundlePath(strings.TrimPrefix(k, prefix))
+		if err != nil {
 			continue
 		}
-		bt := bundleTiles{bundle: tilecache.Bundle{TopLeft: tilecache.Tile{Level: lv, Row: row, Col: col}}, key: k}
+		bt := bundleTiles{bundle: b, key: k}
 		data, err := store.Get(ctx, k)
 		switch {
 		case err != nil:

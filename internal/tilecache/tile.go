@@ -201,3 +201,58 @@ func (m Metatile) Tiles() iter.Seq[Tile] {
 func (m Metatile) String() string {
 	return fmt.Sprintf("%s+%dx%d", m.TopLeft, m.Rows, m.Cols)
 }
+
+// ParseTilePath reads the path of an exploded tile inside a cache folder,
+// "Lnn/Rxxxxxxxx/Cxxxxxxxx.ext" (decimal level, row and column in 8 hex digits, as TileKey
+// writes them), and returns the tile and its extension (lower case).
+func ParseTilePath(p string) (Tile, string, error) {
+	var t Tile
+	bad := fmt.Errorf("%w: %q is not Lnn/Rxxxxxxxx/Cxxxxxxxx.ext", ErrInvalidTile, p)
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if len(parts) != 3 {
+		return t, "", bad
+	}
+	col, ext, ok := strings.Cut(parts[2], ".")
+	if !ok || ext == "" || len(parts[0]) != 3 || len(parts[1]) != 9 || len(col) != 9 {
+		return t, "", bad
+	}
+	if _, err := fmt.Sscanf(parts[0]+" "+parts[1]+" "+col, "L%02d R%08x C%08x", &t.Level, &t.Row, &t.Col); err != nil || !t.Valid() {
+		return t, "", bad
+	}
+	return t, strings.ToLower(ext), nil
+}
+
+// ParseBundlePath reads the path of a compact bundle (or its V1 index) inside a cache folder,
+// "Lnn/RrrrrCcccc.bundle" or ".bundlx", as BundleKey writes it.
+func ParseBundlePath(p string) (Bundle, error) {
+	bad := fmt.Errorf("%w: %q is not Lnn/RrrrrCcccc.bundle", ErrInvalidTile, p)
+	level, name, ok := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	if !ok || len(level) != 3 {
+		return Bundle{}, bad
+	}
+	name, ext, ok := strings.Cut(name, ".")
+	if !ok || (ext != "bundle" && ext != "bundlx") {
+		return Bundle{}, bad
+	}
+	// Row and column are lower-case hex of at least four digits.
+	rowHex, colHex, ok := strings.Cut(strings.TrimPrefix(name, "R"), "C")
+	if !ok || !strings.HasPrefix(name, "R") || len(rowHex) < 4 || len(colHex) < 4 {
+		return Bundle{}, bad
+	}
+	var t Tile
+	lv, err1 := strconv.Atoi(strings.TrimPrefix(level, "L"))
+	row, err2 := strconv.ParseUint(rowHex, 16, 31)
+	col, err3 := strconv.ParseUint(colHex, 16, 31)
+	if !strings.HasPrefix(level, "L") || err1 != nil || err2 != nil || err3 != nil {
+		return Bundle{}, bad
+	}
+	t = Tile{Level: lv, Row: int(row), Col: int(col)}
+	if !t.Valid() {
+		return Bundle{}, bad
+	}
+	b := Bundle{TopLeft: t}
+	if BundleOf(t) != b {
+		return Bundle{}, bad
+	}
+	return b, nil
+}
