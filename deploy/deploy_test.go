@@ -8,6 +8,7 @@ package deploy_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -159,10 +160,28 @@ func TestKubernetes(t *testing.T) {
 			t.Errorf("no autoscaling trigger on queue %s (lists %v)", q, lists)
 		}
 	}
-	// The config map is a configuration the farm loads.
+	// The config maps: a configuration the farm loads, and the service definitions, equal to
+	// the repository's (which the tests load and check).
+	var conf, services string
+	for _, cm := range byKind["ConfigMap"] {
+		conf += cm.Data["mapfarm.yaml"]
+		services += cm.Data["services.yaml"]
+	}
+	repoServices, err := os.ReadFile("../services/services.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(services) != strings.TrimSpace(string(repoServices)) {
+		t.Error("k8s/services.yaml's services.yaml differs from services/services.yaml: copy it again")
+	}
+	for _, d := range byKind["Deployment"] {
+		if !strings.Contains(fmt.Sprint(d.Spec), "mapfarm-services") && d.Metadata.Name != "mapfarm-coordinator" {
+			t.Errorf("%s does not mount the service definitions", d.Metadata.Name)
+		}
+	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "mapfarm.yaml")
-	os.WriteFile(p, []byte(byKind["ConfigMap"][0].Data["mapfarm.yaml"]), 0o644)
+	os.WriteFile(p, []byte(conf), 0o644)
 	t.Setenv("MAPFARM_MINIO_ACCESS_KEY", "x")
 	t.Setenv("MAPFARM_MINIO_SECRET_KEY", "y")
 	if _, err := config.Load(p); err != nil {

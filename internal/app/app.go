@@ -85,6 +85,16 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		return err
 	}
 	store := m.InstrumentStore(raw)
+	// ready says whether this process's dependencies answer: Redis and the object store.
+	ready := func(ctx context.Context) error {
+		if err := rdb.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+		if _, err := store.Stat(ctx, "readyz-probe"); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store: %w", err)
+		}
+		return nil
+	}
 
 	var cat *catalog.Catalog
 	if runAPI || runWorker {
@@ -165,16 +175,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Legislative: leg,
 			SeedJobs:    &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID},
 			Tiles:       store, TileIndex: tileIndex,
-			Ready: func(ctx context.Context) error {
-				if err := rdb.Ping(ctx).Err(); err != nil {
-					return fmt.Errorf("redis: %w", err)
-				}
-				_, err := store.Stat(ctx, "readyz-probe")
-				if err != nil && !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("store: %w", err)
-				}
-				return nil
-			},
+			Ready:   ready,
 			Logger:  logger,
 			Metrics: m,
 		})
@@ -189,16 +190,23 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if err != nil {
 			return fmt.Errorf("metrics: listen: %w", err)
 		}
-		g.Go(func() error { return serveMetrics(gctx, ln, m) })
+		g.Go(func() error { return serveMetrics(gctx, ln, m, ready) })
 	}
 	return g.Wait()
 }
 
 // serveMetrics serves /metrics, /healthz and /readyz until ctx ends.
-func serveMetrics(ctx context.Context, ln net.Listener, m *metrics.Metrics) error {
+func serveMetrics(ctx context.Context, ln net.Listener, m *metrics.Metrics, ready func(context.Context) error) error {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := ready(r.Context()); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
