@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -27,6 +28,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/legislative"
+	"github.com/mapfarm/mapfarm/internal/logwriter"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
 
@@ -82,17 +84,21 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	logger := newLogger(cfg.LogLevel, role)
+	// Log lines are batched on their way to stderr (one line per request adds up); Close
+	// flushes them at exit.
+	logOut := logwriter.New(os.Stderr, 0)
+	defer logOut.Close()
+	logger := newLogger(logOut, cfg.LogLevel, role)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return app.Run(ctx, role, cfg, logger, app.Hooks{Listening: func(url string, cat *catalog.Catalog) { printBanner(url, cfg.Namespace, cat) }})
 }
 
-func newLogger(level, role string) *slog.Logger {
+func newLogger(out io.Writer, level, role string) *slog.Logger {
 	var l slog.Level
 	_ = l.UnmarshalText([]byte(level))
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l})).With("service", "mapfarm", "role", role, "pid", os.Getpid())
+	return slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: l})).With("service", "mapfarm", "role", role, "pid", os.Getpid())
 }
 
 func printBanner(publicURL, namespace string, cat *catalog.Catalog) {
