@@ -142,6 +142,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 				return api.CacheURL(publicURL, service, mapName, folder)
 			},
 			Recent:   recent,
+			Outputs:  store,
 			Catalog:  cat,
 			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
 			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,

@@ -14,8 +14,8 @@ import (
 )
 
 // Legend swatches are small and drawn in the api, by the same renderer and symbol conversion the
-// workers use. Swatches answered by URL are written to the output store (Params.Tiles, which
-// holds outputs too) and remembered in Params.Recent, like farm renders.
+// workers use. Swatches answered by URL are written to the output store (Params.Outputs) and
+// remembered in Params.Recent, like farm renders.
 
 // Legend patch defaults: ArcGIS Server's 20×20 pixels at 96 DPI.
 const (
@@ -240,7 +240,7 @@ func (s *Server) storeOutput(ctx context.Context, f render.Format, data []byte) 
 		ext = "png"
 	}
 	key := "outputs/" + s.p.NewID() + "." + ext
-	if st, ok := any(s.p.Tiles).(OutputStore); ok && st != nil {
+	if st := s.p.Outputs; st != nil {
 		if err := st.Put(ctx, key, data, f.ContentType()); err != nil {
 			return "", fmt.Errorf("legend: store swatch: %w", err)
 		}

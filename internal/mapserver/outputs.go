@@ -15,7 +15,7 @@ type publishFunc func(data []byte, contentType string) (string, error)
 // served by the api and expired by the coordinator (and remembered for immediate serving). A
 // server without a store (unit tests) hands out RFC 2397 data: URLs instead.
 func (s *Server) publisher(ctx context.Context) publishFunc {
-	store, _ := any(s.p.Tiles).(OutputStore)
+	store := s.p.Outputs
 	return func(data []byte, contentType string) (string, error) {
 		if store == nil || s.p.OutputURL == nil || s.p.NewID == nil {
 			return "data:" + contentType + ";base64," + base64.StdEncoding.EncodeToString(data), nil

@@ -102,6 +102,10 @@ type Params struct {
 	OutputURL func(key string) string
 	// NewID returns a fresh, unguessable id for a render.
 	NewID func() string
+	// Outputs stores what operations hand out by URL (legend swatches, attachments, raster
+	// values, JSON results) under outputs/, beside rendered images. Nil: such answers fall back
+	// to MIME data or data: URLs.
+	Outputs OutputStore
 	// Recent, when set, keeps the bytes of images answered by URL, so they can be served
 	// before the worker's store write lands.
 	Recent RecentOutputs
