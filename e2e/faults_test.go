@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -40,7 +43,23 @@ func (m *minioServer) start() {
 	if err := m.cmd.Start(); err != nil {
 		m.t.Fatal(err)
 	}
-	waitReady(m.t, "http://"+m.addr+"/minio/health/live", 60*time.Second)
+	// live answers as soon as the process listens; ready only once it serves S3 requests.
+	waitReady(m.t, "http://"+m.addr+"/minio/health/ready", 60*time.Second)
+	// Even then a fresh server may briefly answer "Server not initialized yet": wait for a real
+	// S3 call to work.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		st, err := blob.NewMinIO(context.Background(), blob.MinIOConfig{Endpoint: m.addr, AccessKey: m.user, SecretKey: m.pass,
+			Bucket: "readiness-probe", CreateBucket: true, MaxRetries: 1})
+		if err == nil {
+			_, err = st.Stat(context.Background(), "probe")
+			if err == nil || errors.Is(err, fs.ErrNotExist) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("MinIO does not serve requests: %v", err)
+		}
+	}
 }
 
 func (m *minioServer) stop() {

@@ -215,7 +215,7 @@ start_minio() {
 			"$bin" server --quiet --address "127.0.0.1:$port" "$WORK/minio-data" \
 			>"$WORK/minio.log" 2>&1 &
 		pid=$!
-		if wait_for 60 "minio" "$pid" http_ok /minio/health/live "127.0.0.1:$port"; then
+		if wait_for 60 "minio" "$pid" http_ok /minio/health/ready "127.0.0.1:$port"; then
 			PIDS+=("$pid")
 			MAPFARM_TEST_MINIO_ENDPOINT=127.0.0.1:$port
 			note "started MinIO on $MAPFARM_TEST_MINIO_ENDPOINT (pid $pid, data $WORK/minio-data)"
