@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,9 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // cartoSummary is what testdata/zeep_cartography.py prints.
@@ -58,20 +53,7 @@ type cartoSummary struct {
 func TestZeepCartography(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
-	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
-	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
-	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
-	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ name, wsdl string }{
-		{"served WSDL", endpoint + "?wsdl"},
-		{"reference WSDL", refPath},
-	} {
+	for _, tc := range clientWSDLs(t, endpoint) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, dir := runZeepCartography(t, tc.wsdl, endpoint)
 			checkCartography(t, s, dir)
@@ -82,20 +64,7 @@ func TestZeepCartography(t *testing.T) {
 func runZeepCartography(t *testing.T, wsdl, address string) (cartoSummary, string) {
 	t.Helper()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, testenv.Python(t), "testdata/zeep_cartography.py", wsdl, address, namespace, dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("zeep cartography: %v\n%s", err, stderr.String())
-	}
-	var s cartoSummary
-	if err := json.Unmarshal(out, &s); err != nil {
-		t.Fatalf("zeep output: %v\n%s", err, out)
-	}
-	return s, dir
+	return runScript[cartoSummary](t, "testdata/zeep_cartography.py", wsdl, address, namespace, dir), dir
 }
 
 func nrgba(img image.Image, x, y int) color.NRGBA {

@@ -134,22 +134,44 @@ type zeepSummary struct {
 
 func runZeep(t *testing.T, wsdl, address string) (zeepSummary, string) {
 	t.Helper()
-	py := testenv.Python(t)
 	dir := t.TempDir()
+	return runScript[zeepSummary](t, "testdata/zeep_client.py", wsdl, address, namespace, dir), dir
+}
+
+// clientWSDLs are the two WSDLs the zeep clients are built from: the one the server writes, and
+// the ArcGIS reference WSDL with our namespace and this endpoint filled in.
+func clientWSDLs(t *testing.T, endpoint string) []struct{ name, wsdl string } {
+	t.Helper()
+	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
+	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
+	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
+	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []struct{ name, wsdl string }{{"served WSDL", endpoint + "?wsdl"}, {"reference WSDL", refPath}}
+}
+
+// runScript runs a Python test client (with zeep) and decodes the JSON it prints into T.
+func runScript[T any](t *testing.T, script string, args ...string) T {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "testdata/zeep_client.py", wsdl, address, namespace, dir)
+	cmd := exec.CommandContext(ctx, testenv.Python(t), append([]string{script}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("zeep client: %v\n%s", err, stderr.String())
+		t.Fatalf("%s: %v\n%s", script, err, stderr.String())
 	}
-	var s zeepSummary
-	if err := json.Unmarshal(out, &s); err != nil {
-		t.Fatalf("zeep output: %v\n%s", err, out)
+	var v T
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("%s output: %v\n%s", script, err, out)
 	}
-	return s, dir
+	return v
 }
 
 // TestZeepClients drives the farm with zeep clients generated from the served WSDL and from
@@ -159,21 +181,7 @@ func TestZeepClients(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
 
-	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
-	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
-	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
-	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	for _, tc := range []struct{ name, wsdl string }{
-		{"served WSDL", endpoint + "?wsdl"},
-		{"reference WSDL", refPath},
-	} {
+	for _, tc := range clientWSDLs(t, endpoint) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, dir := runZeep(t, tc.wsdl, endpoint)
 			checkSummary(t, s)

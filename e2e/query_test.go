@@ -3,26 +3,19 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/jpeg"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	_ "modernc.org/sqlite"
-
-	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // querySummary is what zeep_queries.py prints.
@@ -106,21 +99,8 @@ const (
 func TestZeepQueries(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/usa/MapServer"
-	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
-	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
-	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
-	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	want := expectedQueries(t)
-	for _, tc := range []struct{ name, wsdl string }{
-		{"served WSDL", endpoint + "?wsdl"},
-		{"reference WSDL", refPath},
-	} {
+	for _, tc := range clientWSDLs(t, endpoint) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkQueries(t, runZeepQueries(t, tc.wsdl, endpoint), want)
 		})
@@ -129,20 +109,7 @@ func TestZeepQueries(t *testing.T) {
 
 func runZeepQueries(t *testing.T, wsdl, address string) querySummary {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, testenv.Python(t), "testdata/zeep_queries.py", wsdl, address, namespace)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("zeep queries: %v\n%s", err, stderr.String())
-	}
-	var s querySummary
-	if err := json.Unmarshal(out, &s); err != nil {
-		t.Fatalf("zeep output: %v\n%s", err, out)
-	}
-	return s
+	return runScript[querySummary](t, "testdata/zeep_queries.py", wsdl, address, namespace)
 }
 
 // expected holds the answers recomputed from the data.

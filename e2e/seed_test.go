@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -364,7 +363,7 @@ type zeepCache struct {
 // TestZeepCacheOperations seeds a small cache and calls every cache operation through zeep
 // clients generated from the served WSDL and from the ArcGIS reference WSDL.
 func TestZeepCacheOperations(t *testing.T) {
-	py := testenv.Python(t)
+	testenv.Python(t)
 	f := startFarm(t)
 	base := strings.TrimSuffix(f.url, "/")
 	endpoint := base + "/arcgis/services/world/MapServer"
@@ -373,31 +372,9 @@ func TestZeepCacheOperations(t *testing.T) {
 	if st := waitJob(t, base, id, 3*time.Minute, nil); st.State != seed.StateDone {
 		t.Fatalf("seed: %+v", st)
 	}
-	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
-	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
-	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
-	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ name, wsdl string }{{"served WSDL", endpoint + "?wsdl"}, {"reference WSDL", refPath}} {
+	for _, tc := range clientWSDLs(t, endpoint) {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, py, "testdata/zeep_cache.py", tc.wsdl, endpoint, namespace, "4", "5", "8")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("zeep: %v\n%s", err, stderr.String())
-			}
-			var z zeepCache
-			if err := json.Unmarshal(out, &z); err != nil {
-				t.Fatalf("zeep output: %v\n%s", err, out)
-			}
+			z := runScript[zeepCache](t, "testdata/zeep_cache.py", tc.wsdl, endpoint, namespace, "4", "5", "8")
 			tci := z.TileCacheInfo
 			if !z.Fused || tci.Cols != 256 || tci.DPI != 96 || tci.WKID != 3857 || len(tci.Levels) != 8 || z.Format != "PNG" || !z.ClientCaching {
 				t.Errorf("cache info: %+v", z)

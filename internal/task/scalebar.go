@@ -1,8 +1,6 @@
 package task
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -30,24 +28,10 @@ type ExportScaleBar struct {
 // NewExportScaleBar builds the asynq task for an ExportScaleBar on the interactive queue; its asynq
 // id is the request id.
 func NewExportScaleBar(p ExportScaleBar, timeout time.Duration) (*asynq.Task, error) {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil, fmt.Errorf("task: encode %s: %w", TypeExportScaleBar, err)
-	}
-	return asynq.NewTask(TypeExportScaleBar, b,
-		asynq.Queue(QueueInteractive),
-		asynq.TaskID(p.RequestID),
-		asynq.MaxRetry(1),
-		asynq.Timeout(timeout),
-		asynq.Deadline(time.Now().Add(timeout)),
-	), nil
+	return interactive(TypeExportScaleBar, p.RequestID, p, timeout)
 }
 
 // DecodeExportScaleBar reads an ExportScaleBar payload.
 func DecodeExportScaleBar(b []byte) (ExportScaleBar, error) {
-	var p ExportScaleBar
-	if err := json.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("task: decode %s: %w", TypeExportScaleBar, err)
-	}
-	return p, nil
+	return decode[ExportScaleBar](TypeExportScaleBar, b)
 }

@@ -104,24 +104,33 @@ type Result struct {
 // NewExportMap builds the asynq task for an ExportMap; its asynq id is the request id, so a
 // retried enqueue cannot duplicate it.
 func NewExportMap(p ExportMap, timeout time.Duration) (*asynq.Task, error) {
-	b, err := json.Marshal(p)
+	return interactive(TypeExportMap, p.RequestID, p, timeout)
+}
+
+// DecodeExportMap reads an ExportMap payload.
+func DecodeExportMap(b []byte) (ExportMap, error) { return decode[ExportMap](TypeExportMap, b) }
+
+// interactive builds a task on the interactive queue: one retry, due within timeout, with the
+// request id as its asynq id so that a retried enqueue cannot duplicate it.
+func interactive(typ, id string, payload any, timeout time.Duration) (*asynq.Task, error) {
+	b, err := json.Marshal(payload)
 	if err != nil {
-		return nil, fmt.Errorf("task: encode %s: %w", TypeExportMap, err)
+		return nil, fmt.Errorf("task: encode %s: %w", typ, err)
 	}
-	return asynq.NewTask(TypeExportMap, b,
+	return asynq.NewTask(typ, b,
 		asynq.Queue(QueueInteractive),
-		asynq.TaskID(p.RequestID),
+		asynq.TaskID(id),
 		asynq.MaxRetry(1),
 		asynq.Timeout(timeout),
 		asynq.Deadline(time.Now().Add(timeout)),
 	), nil
 }
 
-// DecodeExportMap reads an ExportMap payload.
-func DecodeExportMap(b []byte) (ExportMap, error) {
-	var p ExportMap
+// decode reads a task payload of type T.
+func decode[T any](typ string, b []byte) (T, error) {
+	var p T
 	if err := json.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("task: decode %s: %w", TypeExportMap, err)
+		return p, fmt.Errorf("task: decode %s: %w", typ, err)
 	}
 	return p, nil
 }
