@@ -43,7 +43,8 @@ type cartoSummary struct {
 		Type  string `json:"type"`
 		Width int    `json:"width"`
 	} `json:"exports"`
-	Faults map[string][2]string `json:"faults"`
+	Faults           map[string][2]string `json:"faults"`
+	PictureSwatchURL string               `json:"pictureSwatchURL"`
 }
 
 // TestZeepCartography drives ExportScaleBar, GetLegendInfo(2), GetDefaultLayerDrawingDescriptions
@@ -161,6 +162,19 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	if n := countColor(img, color.NRGBA{255, 0, 255, 255}); n < 50 {
 		t.Errorf("export: %d magenta selection pixels around Russia", n)
 	}
+	// Picture fills named by PictureUri: India blue from a data: URI; Canada tiled with the
+	// Australia legend swatch read from this farm's outputs (red, with a transparent rim).
+	if !strings.Contains(s.PictureSwatchURL, "/output/") {
+		t.Errorf("legend swatch by URL: %q", s.PictureSwatchURL)
+	}
+	x, y := toPixel([]float64{-2e7, -1e7, 2e7, 1e7}, 400, 200, 78, 22)
+	if got := nrgba(img, x, y); !closeTo(got, color.NRGBA{0, 0, 200, 255}, 3) {
+		t.Errorf("export: India (data: PictureUri) at (%d, %d) is %v, want blue", x, y, got)
+	}
+	x, y = toPixel([]float64{-2e7, -1e7, 2e7, 1e7}, 400, 200, -100, 56)
+	if sh := share(img, image.Rect(x-4, y-4, x+5, y+5), color.NRGBA{200, 0, 0, 255}); sh < 0.5 {
+		t.Errorf("export: Canada (PictureUri of an output) is %.0f%% red around (%d, %d)", sh*100, x, y)
+	}
 	for ext, want := range map[string]string{"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"} {
 		if e := s.Exports[ext]; e.Type != want || e.Width != 400 {
 			t.Errorf("export %s: %+v", ext, e)
@@ -182,6 +196,34 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	if f := s.Faults["emf"]; !strings.Contains(f[1], "not supported") {
 		t.Errorf("EMF fault %q", f)
 	}
+	// A PointLabelPlacementDescription moves the point labels: in the lower part of the map
+	// (Bolivia to Argentina, away from the crowded Caribbean where other labels win), the dark
+	// text pixels sit lower with BelowCenter than with AboveCenter; the markers do not move.
+	lower := image.Rect(0, 110, 300, 400)
+	above, nAbove := darkMeanY(decodePNG(t, filepath.Join(dir, "labels_AboveCenter.png")), lower)
+	below, nBelow := darkMeanY(decodePNG(t, filepath.Join(dir, "labels_BelowCenter.png")), lower)
+	if nAbove < 100 || nBelow < 100 || below-above < 10 {
+		t.Errorf("label placement: text pixels at mean y %.1f (%d px) above, %.1f (%d px) below", above, nAbove, below, nBelow)
+	}
+}
+
+// darkMeanY returns the mean row of the near-black pixels of an image's area r, and how many
+// there are.
+func darkMeanY(img image.Image, r image.Rectangle) (float64, int) {
+	b := img.Bounds().Intersect(r)
+	sum, n := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if c := nrgba(img, x, y); c.A > 200 && c.R < 80 && c.G < 80 && c.B < 80 {
+				sum += y
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return float64(sum) / float64(n), n
 }
 
 // barRuns finds the scale bar's middle row (three rows below its top outline, the first row with

@@ -37,8 +37,9 @@ type farm struct {
 	store *blob.MinIO
 }
 
-// startFarm runs api + coordinator + worker on real Redis and MinIO until the test ends.
-func startFarm(t testing.TB) *farm {
+// startFarm runs api + coordinator + worker on real Redis and MinIO until the test ends. Each
+// option, if any, adjusts the loaded configuration before the farm starts (benchmarks use them).
+func startFarm(t testing.TB, options ...func(*config.Config)) *farm {
 	t.Helper()
 	mi := testenv.MinIO(t)
 	bucket := testenv.Bucket(t)
@@ -55,6 +56,9 @@ func startFarm(t testing.TB) *farm {
 	cfg, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range options {
+		o(cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	urlc := make(chan string, 1)

@@ -3,6 +3,7 @@ package worker
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -15,7 +16,6 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/paulmach/orb"
 
-	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
@@ -155,8 +155,13 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 	}
 	var have map[tilecache.Tile]bool
 	if sp.Mode == seed.RecreateEmpty {
-		if have, err = storedTiles(ctx, h.s.p.Tiles, cache, b, sp.RefreshBefore); err != nil {
-			return counts, err
+		stored, err := cache.StoredTilesSince(ctx, b, sp.RefreshBefore)
+		if err != nil {
+			return counts, fmt.Errorf("seed: stored tiles: %w", err)
+		}
+		have = make(map[tilecache.Tile]bool, len(stored))
+		for _, t := range stored {
+			have[t] = true
 		}
 	}
 	format, err := tileFormat(sp.Scheme.Format)
@@ -164,10 +169,7 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 		return counts, fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
 	states := layerStates(m, sp.Layers[job.Layer].ID)
-	bg := m.Def.BackgroundColor.NRGBA()
-	if sp.Layers[job.Layer].ID >= 0 {
-		bg = color.NRGBA{}
-	}
+	bg := background(m, sp.Layers[job.Layer].ID)
 	var changes []seed.Change
 	var buf bytes.Buffer
 	for _, mt := range task.Metatiles(b.TopLeft.Level, job.Metatiles) {
@@ -199,7 +201,7 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 			}
 			continue
 		}
-		img, area, err := h.drawMetatile(ctx, sp, m, mt, states, bg, format)
+		img, area, err := h.s.drawMetatile(ctx, sp.Scheme, sp.Buffer, m, mt, states, bg, format)
 		if err != nil {
 			if ctx.Err() != nil {
 				return counts, ctx.Err()
@@ -213,21 +215,19 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 				counts.Kept++
 				continue
 			}
-			r, _ := area.TileRect(t)
-			sub := img.SubImage(r).(*image.RGBA)
-			if sp.SkipEmpty && uniform(sub, bg) {
+			if sp.SkipEmpty && uniform(tileImage(img, area, t), bg) {
 				counts.Empty++
 				if sp.Mode == seed.RecreateAll {
 					changes = append(changes, seed.Change{Tile: t})
 				}
 				continue
 			}
-			buf.Reset()
-			if err := render.Encode(&buf, sub, format, render.EncodeOptions{Quality: sp.Quality}); err != nil {
+			data, err := encodeTile(&buf, img, area, t, format, sp.Quality)
+			if err != nil {
 				counts.Failed++
 				continue
 			}
-			changes = append(changes, seed.Change{Tile: t, Data: bytes.Clone(buf.Bytes())})
+			changes = append(changes, seed.Change{Tile: t, Data: data})
 			counts.Done++
 		}
 		h.s.p.Renderer.Release(img)
@@ -239,23 +239,50 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 	return counts, nil
 }
 
-func (h *seedRenderHandler) drawMetatile(ctx context.Context, sp *seed.Spec, m *catalog.Map, mt tilecache.Metatile, states []mapdraw.LayerState, bg color.NRGBA, format render.Format) (*image.RGBA, tilecache.RenderArea, error) {
-	area, err := sp.Scheme.MetatileArea(mt, sp.Buffer)
+// drawMetatile draws metatile mt of a cache with buffer pixels around it: the one way cache
+// tiles are drawn, by seeding and on demand alike (see cacheMetatileHandler), so that the same
+// tile always has the same bytes. The caller releases the image to the renderer.
+func (s *seeder) drawMetatile(ctx context.Context, scheme tilecache.Scheme, buffer int, m *catalog.Map, mt tilecache.Metatile, states []mapdraw.LayerState, bg color.NRGBA, format render.Format) (*image.RGBA, tilecache.RenderArea, error) {
+	area, err := scheme.MetatileArea(mt, buffer)
 	if err != nil {
 		return nil, area, err
 	}
 	req := mapdraw.Request{
 		Map:    m,
-		View:   render.View{Extent: area.Bound, Width: area.Width, Height: area.Height, DPI: float64(sp.Scheme.DPI)},
+		View:   render.View{Extent: area.Bound, Width: area.Width, Height: area.Height, DPI: float64(scheme.DPI)},
 		Layers: states, Format: format, Background: &bg,
 	}
 	rm, err := mapdraw.Build(req)
 	if err != nil {
 		return nil, area, err
 	}
-	rm = h.s.withStableLabels(rm, m, (area.Bound.Max[0]-area.Bound.Min[0])/float64(area.Width))
-	img, err := h.s.p.Renderer.Draw(ctx, rm, req.View)
+	rm = s.withStableLabels(rm, m, (area.Bound.Max[0]-area.Bound.Min[0])/float64(area.Width))
+	img, err := s.p.Renderer.Draw(ctx, rm, req.View)
 	return img, area, err
+}
+
+// tileImage is tile t's part of a metatile image.
+func tileImage(img *image.RGBA, area tilecache.RenderArea, t tilecache.Tile) *image.RGBA {
+	r, _ := area.TileRect(t)
+	return img.SubImage(r).(*image.RGBA)
+}
+
+// encodeTile cuts tile t out of a metatile image and encodes it; buf is scratch space.
+func encodeTile(buf *bytes.Buffer, img *image.RGBA, area tilecache.RenderArea, t tilecache.Tile, format render.Format, quality int) ([]byte, error) {
+	buf.Reset()
+	if err := render.Encode(buf, tileImage(img, area, t), format, render.EncodeOptions{Quality: quality}); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// background is the colour a cache's tiles are drawn on: the map's background for the fused
+// cache (layer -1), transparent for a layer's own cache.
+func background(m *catalog.Map, layer int) color.NRGBA {
+	if layer >= 0 {
+		return color.NRGBA{}
+	}
+	return m.Def.BackgroundColor.NRGBA()
 }
 
 // nothingToDraw reports whether no feature of a drawn layer lies within the metatile's render
@@ -284,13 +311,18 @@ func nothingToDraw(sp *seed.Spec, m *catalog.Map, mt tilecache.Metatile, states 
 
 // mapOf finds the job's map in the worker's catalog.
 func (s *seeder) mapOf(sp *seed.Spec) (*catalog.Map, error) {
-	svc, ok := s.p.Catalog.Service(sp.Service)
+	return s.mapNamed(sp.Service, sp.Map)
+}
+
+// mapNamed finds a map in the worker's catalog.
+func (s *seeder) mapNamed(service, name string) (*catalog.Map, error) {
+	svc, ok := s.p.Catalog.Service(service)
 	if !ok {
-		return nil, fmt.Errorf("%w: service %q: %w", errUnknown, sp.Service, asynq.SkipRetry)
+		return nil, fmt.Errorf("%w: service %q: %w", errUnknown, service, asynq.SkipRetry)
 	}
-	m, ok := svc.Map(sp.Map)
+	m, ok := svc.Map(name)
 	if !ok {
-		return nil, fmt.Errorf("%w: map %q of service %q: %w", errUnknown, sp.Map, sp.Service, asynq.SkipRetry)
+		return nil, fmt.Errorf("%w: map %q of service %q: %w", errUnknown, name, service, asynq.SkipRetry)
 	}
 	return m, nil
 }
@@ -343,73 +375,11 @@ func uniform(img *image.RGBA, c color.NRGBA) bool {
 	return true
 }
 
-// storedTiles returns the tiles of bundle b that are stored (and, when refreshBefore is set,
-// were stored at or after it).
-func storedTiles(ctx context.Context, store tilecache.Store, c *tilecache.Cache, b tilecache.Bundle, refreshBefore time.Time) (map[tilecache.Tile]bool, error) {
-	have := map[tilecache.Tile]bool{}
-	switch c.Format() {
-	case tilecache.Exploded:
-		// One listing per row folder of the bundle.
-		for row := b.TopLeft.Row; row < b.TopLeft.Row+tilecache.BundleSize; row++ {
-			prefix := fmt.Sprintf("%s/L%02d/R%08x/", c.Dir(), b.TopLeft.Level, row)
-			err := store.List(ctx, prefix, func(info blob.Info) error {
-				var col int
-				if _, err := fmt.Sscanf(strings.TrimPrefix(info.Key, prefix), "C%08x", &col); err != nil {
-					return nil
-				}
-				t := tilecache.Tile{Level: b.TopLeft.Level, Row: row, Col: col}
-				if b.Contains(t) && (refreshBefore.IsZero() || !info.ModTime.Before(refreshBefore)) {
-					have[t] = true
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("seed: list stored tiles: %w", err)
-			}
-		}
-		return have, nil
-	default:
-		key := c.BundleKey(b)
-		if !refreshBefore.IsZero() {
-			info, err := store.Stat(ctx, key)
-			if errors.Is(err, fs.ErrNotExist) || (err == nil && info.ModTime.Before(refreshBefore)) {
-				return have, nil
-			}
-			if err != nil {
-				return nil, fmt.Errorf("seed: stat bundle: %w", err)
-			}
-		}
-		data, err := store.Get(ctx, key)
-		if errors.Is(err, fs.ErrNotExist) {
-			return have, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("seed: read bundle: %w", err)
-		}
-		var tiles map[tilecache.Tile][]byte
-		if c.Format() == tilecache.CompactV1 {
-			idx, err := store.Get(ctx, strings.TrimSuffix(key, ".bundle")+".bundlx")
-			if err != nil {
-				return nil, fmt.Errorf("seed: read bundle index: %w", err)
-			}
-			tiles, err = tilecache.DecodeCompactV1(b, data, idx)
-			if err != nil {
-				return nil, err
-			}
-		} else if tiles, err = tilecache.DecodeCompactV2(b, data); err != nil {
-			return nil, err
-		}
-		for t := range tiles {
-			have[t] = true
-		}
-		return have, nil
-	}
-}
-
 // seedMergeHandler is the one writer of a bundle: it reads the bundle's staged parts, applies
 // them to the stored bundle with a tilecache.BundleWriter (which rewrites it whole and
 // deterministically, so a repeated merge writes the same bytes) and records the bundle. For a
-// delete job it deletes the bundle's tiles in the area of interest instead.
+// delete job it deletes exactly the bundle's tiles of the area of interest's cover instead
+// (for envelopes and polygons alike), keeping the bundle's other tiles.
 type seedMergeHandler struct{ s *seeder }
 
 // ProcessTask implements asynq.Handler.
@@ -464,18 +434,17 @@ func (h *seedMergeHandler) merge(ctx context.Context, job task.SeedMerge, b tile
 	}
 	var deleted int64
 	if sp.Mode == seed.Delete {
-		aoi := sp.AOI().Bound()
-		for _, mt := range task.Metatiles(b.TopLeft.Level, job.Metatiles) {
-			for t := range mt.Tiles() {
-				tb, err := sp.Scheme.TileBounds(t)
-				if err != nil || !tb.Intersects(aoi) {
-					continue
-				}
-				if err := w.Delete(t); err != nil {
-					return 0, err
-				}
-				deleted++
+		// Exactly the tiles of the area's cover (a polygon's, not its envelope's); the other
+		// tiles of the bundle stay, as the writer merges with the stored bundle.
+		cover, err := sp.Scheme.Cover(sp.AOI(), b.TopLeft.Level)
+		if err != nil {
+			return 0, fmt.Errorf("seed: cover of job %s: %w: %w", sp.ID, err, asynq.SkipRetry)
+		}
+		for t := range cover.TilesIn(b) {
+			if err := w.Delete(t); err != nil {
+				return 0, err
 			}
+			deleted++
 		}
 	} else {
 		for part := range job.Parts {
@@ -506,4 +475,97 @@ func (h *seedMergeHandler) merge(ctx context.Context, job task.SeedMerge, b tile
 		return 0, fmt.Errorf("seed: write bundle %v: %w", b, err)
 	}
 	return deleted, nil
+}
+
+// cacheMetatileHandler draws the metatile of a cache tile asked for on demand (GetMapTile or
+// GetLayerTile of a missing tile, when the map's cache has onDemand). It draws exactly as a
+// seeding job does (drawMetatile: the same scheme, buffer, stable labels, format and quality,
+// all given by the task), so an on-demand tile has the bytes the seeded tile would have, and
+// returns every tile of the metatile to the waiting api in the staging format. It writes
+// nothing to the cache: a bundle's only writer is its seeding merge.
+type cacheMetatileHandler struct{ s *seeder }
+
+// ProcessTask implements asynq.Handler.
+func (h *cacheMetatileHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
+	job, err := task.DecodeCacheMetatile(t.Payload())
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+	}
+	start := time.Now()
+	data, err := h.render(ctx, job)
+	res := task.Result{ContentType: "application/octet-stream", Size: len(data), RenderNanos: time.Since(start).Nanoseconds()}
+	switch {
+	case errors.Is(err, asynq.SkipRetry):
+		res.Error, res.ClientError = err.Error(), true
+		h.report(ctx, job, res)
+		return err
+	case err != nil:
+		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
+			h.report(ctx, job, task.Result{Error: err.Error()})
+		}
+		return err
+	}
+	if len(data) <= task.MaxInlineBytes {
+		res.Data = data
+	} else {
+		if err := h.s.p.Tiles.Put(ctx, job.Key, data, "application/octet-stream"); err != nil {
+			if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
+				h.report(ctx, job, task.Result{Error: "store: " + err.Error()})
+			}
+			return fmt.Errorf("cache metatile: %w", err)
+		}
+		res.Key = job.Key
+	}
+	h.report(ctx, job, res)
+	return nil
+}
+
+// render draws the metatile and returns its tiles in the staging format.
+func (h *cacheMetatileHandler) render(ctx context.Context, job task.CacheMetatile) ([]byte, error) {
+	m, err := h.s.mapNamed(job.Service, job.Map)
+	if err != nil {
+		return nil, err
+	}
+	if job.LayerID >= 0 {
+		if _, ok := m.Layer(job.LayerID); !ok {
+			return nil, fmt.Errorf("%w: map %s has no layer %d: %w", errUnknown, m.Name, job.LayerID, asynq.SkipRetry)
+		}
+	}
+	format, err := tileFormat(job.Scheme.Format)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, asynq.SkipRetry)
+	}
+	mt := tilecache.Metatile{TopLeft: tilecache.Tile{Level: job.Level, Row: job.Metatile[0], Col: job.Metatile[1]}, Rows: job.Metatile[2], Cols: job.Metatile[3]}
+	img, area, err := h.s.drawMetatile(ctx, job.Scheme, job.Buffer, m, mt, layerStates(m, job.LayerID), background(m, job.LayerID), format)
+	if err != nil {
+		return nil, fmt.Errorf("cache metatile %v: %w", mt, err)
+	}
+	defer h.s.p.Renderer.Release(img)
+	var changes []seed.Change
+	var buf bytes.Buffer
+	for t := range mt.Tiles() {
+		data, err := encodeTile(&buf, img, area, t, format, job.Quality)
+		if err != nil {
+			return nil, fmt.Errorf("cache metatile %v: encode tile %v: %w", mt, t, err)
+		}
+		changes = append(changes, seed.Change{Tile: t, Data: data})
+	}
+	return seed.EncodeStaging(changes), nil
+}
+
+// report pushes the result for the waiting api; a result nobody collects expires.
+func (h *cacheMetatileHandler) report(ctx context.Context, job task.CacheMetatile, r task.Result) {
+	r.Worker = h.s.p.ID
+	b, err := json.Marshal(r)
+	if err != nil {
+		h.s.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
+		return
+	}
+	key := task.DoneKey(job.RequestID)
+	pipe := h.s.p.Redis.TxPipeline()
+	pipe.RPush(ctx, key, b)
+	pipe.Expire(ctx, key, task.ResultTTL)
+	if _, err := pipe.Exec(ctx); err != nil {
+		h.s.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
+	}
 }

@@ -4,14 +4,11 @@ import (
 	"image"
 	"image/color"
 	"testing"
-	"time"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/planar"
 
-	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 func TestUniform(t *testing.T) {
@@ -71,44 +68,5 @@ func TestAnchorOf(t *testing.T) {
 	a2, _ := la.get(c)
 	if a1 != a2 || len(la.m) != 1 {
 		t.Errorf("anchors not cached: %v %v (%d entries)", a1, a2, len(la.m))
-	}
-}
-
-// storedTiles finds the stored tiles of a bundle in every layout, and none when they are older
-// than refreshBefore.
-func TestStoredTiles(t *testing.T) {
-	ctx := t.Context()
-	for _, f := range []tilecache.StorageFormat{tilecache.CompactV2, tilecache.CompactV1, tilecache.Exploded} {
-		t.Run(f.String(), func(t *testing.T) {
-			store, err := blob.NewDisk(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := tilecache.New(store, tilecache.Options{Root: "r", Format: f})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := tilecache.Bundle{TopLeft: tilecache.Tile{Level: 8, Row: 128, Col: 0}}
-			w, _ := c.NewBundleWriter(b)
-			want := []tilecache.Tile{{Level: 8, Row: 128, Col: 3}, {Level: 8, Row: 200, Col: 127}}
-			for _, tl := range want {
-				if err := w.Put(tl, []byte("tile")); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := w.Flush(ctx); err != nil {
-				t.Fatal(err)
-			}
-			have, err := storedTiles(ctx, store, c, b, time.Time{})
-			if err != nil || len(have) != 2 || !have[want[0]] || !have[want[1]] {
-				t.Fatalf("stored = %v, %v", have, err)
-			}
-			if have, err = storedTiles(ctx, store, c, b, time.Now().Add(time.Hour)); err != nil || len(have) != 0 {
-				t.Errorf("stored before a future refresh date = %v, %v", have, err)
-			}
-			if have, err = storedTiles(ctx, store, c, tilecache.Bundle{TopLeft: tilecache.Tile{Level: 8}}, time.Time{}); err != nil || len(have) != 0 {
-				t.Errorf("empty bundle = %v, %v", have, err)
-			}
-		})
 	}
 }

@@ -88,7 +88,7 @@ func anchorOf(g orb.Geometry) (anchor, bool) {
 // labels draws its geometry without labels, and a label-only layer after it draws the labels
 // at their anchors. res is the map units per pixel of the view.
 func (s *seeder) withStableLabels(rm render.Map, m *catalog.Map, res float64) render.Map {
-	out := render.Map{Background: rm.Background, Transparent: rm.Transparent}
+	out := render.Map{Background: rm.Background, Transparent: rm.Transparent, UnitMeters: rm.UnitMeters}
 	for _, l := range rm.Layers {
 		cl := layerByName(m, l.Name)
 		if l.Label == nil || cl == nil || cl.Data.GeometryType() != feature.Polygon {

@@ -7,6 +7,7 @@
 //	scalebar:export  exportScaleBarHandler   ExportScaleBar renders
 //	seed:render  seedRenderHandler  one part of a bundle of a seeding job (seed.go)
 //	seed:merge   seedMergeHandler   writes one bundle of a seeding job (seed.go)
+//	cache:metatile  cacheMetatileHandler  draws a cache tile's metatile on demand (seed.go)
 //
 // Retries: a handler returns asynq.SkipRetry for a request that can never succeed (bad
 // definition expression, unknown map), and a plain error for a transient failure (store
@@ -52,13 +53,36 @@ type Params struct {
 	ID string
 	// Metrics, when set, records every task's duration and result.
 	Metrics *metrics.Metrics
+	// Queues are the queues to take tasks from (task.QueueInteractive, task.QueueSeed), with
+	// their usual weights; empty means all of them. A worker for only one queue lets seeding
+	// and interactive renders run on separate workers.
+	Queues []string
 }
 
 // Worker runs render tasks.
 type Worker struct {
-	p   Params
-	srv *asynq.Server
-	mux *asynq.ServeMux
+	p      Params
+	srv    *asynq.Server
+	mux    *asynq.ServeMux
+	queues map[string]int
+	err    error // a bad Params.Queues, returned by Run
+}
+
+// queueWeights returns the asynq weights of the named queues; no names: every queue.
+func queueWeights(names []string) (map[string]int, error) {
+	all := task.QueuePriorities()
+	if len(names) == 0 {
+		return all, nil
+	}
+	out := map[string]int{}
+	for _, n := range names {
+		w, ok := all[n]
+		if !ok {
+			return nil, fmt.Errorf("worker: no queue %q (the queues are %s and %s)", n, task.QueueInteractive, task.QueueSeed)
+		}
+		out[n] = w
+	}
+	return out, nil
 }
 
 // New returns a Worker; Run starts it.
@@ -76,9 +100,13 @@ func New(p Params) *Worker {
 		host, _ := os.Hostname()
 		p.ID = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
+	queues, qerr := queueWeights(p.Queues)
+	if qerr != nil {
+		queues = map[string]int{} // Run refuses to start
+	}
 	srv := asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
 		Concurrency:       p.Concurrency,
-		Queues:            task.QueuePriorities(),
+		Queues:            queues,
 		TaskCheckInterval: p.PollInterval,
 		ShutdownTimeout:   30 * time.Second,
 		Logger:            asynqLogger{p.Logger},
@@ -98,17 +126,21 @@ func New(p Params) *Worker {
 		sd := newSeeder(p)
 		mux.Handle(task.TypeSeedRender, &seedRenderHandler{s: sd})
 		mux.Handle(task.TypeSeedMerge, &seedMergeHandler{s: sd})
+		mux.Handle(task.TypeCacheMetatile, &cacheMetatileHandler{s: sd})
 	}
-	return &Worker{p: p, srv: srv, mux: mux}
+	return &Worker{p: p, srv: srv, mux: mux, queues: queues, err: qerr}
 }
 
 // Run processes tasks until ctx is done, then stops taking new tasks and waits (up to 30s) for
 // the ones in flight; unfinished tasks go back to the queue.
 func (w *Worker) Run(ctx context.Context) error {
+	if w.err != nil {
+		return w.err
+	}
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("worker: start: %w", err)
 	}
-	w.p.Logger.Info("worker started", "concurrency", w.p.Concurrency, "queues", task.QueuePriorities())
+	w.p.Logger.Info("worker started", "concurrency", w.p.Concurrency, "queues", w.queues)
 	<-ctx.Done()
 	w.srv.Shutdown()
 	w.p.Logger.Info("worker stopped")

@@ -1,13 +1,18 @@
 """Calls the cartography operations of a mapfarm MapServer endpoint (the world sample service)
 through zeep, from a WSDL: ExportScaleBar (both kinds, MIME data and URL), GetLegendInfo,
 GetLegendInfo2 with a drawing description, GetDefaultLayerDrawingDescriptions, and
-ExportMapImage with a drawing description, a selection and custom graphics in PNG32, SVG and PDF.
+ExportMapImage with a drawing description (picture fills named by PictureUri among its symbols), a
+selection and custom graphics in PNG32, SVG and PDF, and point labels placed by a
+LabelPlacementDescription.
 Images go to OUTDIR; a JSON summary goes to stdout for the Go test to check.
 
 usage: zeep_cartography.py WSDL ADDRESS NAMESPACE OUTDIR
 """
+import base64
 import json
+import struct
 import sys
+import zlib
 
 import zeep
 from zeep import Client, Settings
@@ -107,6 +112,25 @@ for dd in dds:
                      if dd.LabelingDescription else []})
 out["drawingDescriptions"] = desc_out
 
+# Picture fills named by PictureUri: India from a data: URI (a blue PNG), Canada from this farm's
+# own output (the Australia legend swatch, asked for by URL).
+def png_rgb(w, h, rgb):
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    raw = b"".join(b"\x00" + bytes(rgb) * w for _ in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+legend2_url = svc.GetLegendInfo2(MapDescription=md, MapImageDisplay=map_display, LayerIDs=T("ArrayOfInt")([1]), LegendPatch=patch,
+                                 ImageType=T("ImageType")(ImageFormat="gisImagePNG32", ImageReturnType="gisImageReturnURL"))
+swatch_url = legend2_url[0].LegendGroups.MapServerLegendGroup[0].LegendClasses.MapServerLegendClass[1].SymbolImage.ImageURL
+blue_uri = "data:image/png;base64," + base64.b64encode(png_rgb(4, 4, (0, 0, 200))).decode()
+uv.UniqueValueInfos.UniqueValueInfo.append(
+    T("UniqueValueInfo")(Value="India", Label="India", Symbol=T("PictureFillSymbol")(PictureUri=blue_uri, Width=3.0)))
+uv.UniqueValueInfos.UniqueValueInfo.append(
+    T("UniqueValueInfo")(Value="Canada", Label="Canada", Symbol=T("PictureFillSymbol")(PictureUri=swatch_url)))
+out["pictureSwatchURL"] = swatch_url
+
 # ExportMapImage of the world with the unique value renderer, Russia selected, and a marker in
 # the Pacific, as PNG32, SVG and PDF.
 md.MapArea = T("MapExtent")(Extent=T("EnvelopeN")(XMin=-2e7, YMin=-1e7, XMax=2e7, YMax=1e7))
@@ -123,6 +147,25 @@ for fmt, ext in (("gisImagePNG32", "png"), ("gisImageSVG", "svg"), ("gisImagePDF
     img = svc.ExportMapImage(MapDescription=md, ImageDescription=T("ImageDescription")(ImageType=mime(fmt), ImageDisplay=display))
     save("export." + ext, img.ImageData)
     out["exports"][ext] = {"type": img.ImageType, "width": img.ImageWidth}
+
+# Label placement from the request: the country points labelled above, then below, their
+# markers (only the points layer drawn, over South America).
+md.CustomGraphics = T("ArrayOfGraphicElement")([])
+md.MapArea = T("MapExtent")(Extent=T("EnvelopeN")(XMin=-9.5e6, YMin=-6.5e6, XMax=-3.5e6, YMax=1.5e6))
+countries.Visible = False
+points = md.LayerDescriptions.LayerDescription[0]
+points.Visible = True
+points.ShowLabels = True
+label_display = T("ImageDisplay")(ImageHeight=400, ImageWidth=300, ImageDPI=96)
+for where in ("AboveCenter", "BelowCenter"):
+    points.DrawingDescription = T("FeatureLayerDrawingDescription")(LabelingDescription=T("LabelingDescription")(
+        LabelClassDescriptions=T("ArrayOfLabelClassDescription")([T("LabelClassDescription")(
+            LabelPlacementDescription=T("PointLabelPlacementDescription")(Type="gisServerPointLabelPlacement" + where),
+            LabelExpression="[NAME]",
+            Symbol=T("SimpleTextSymbol")(Color=rgb(0, 0, 0), Size=11.0))])))
+    img = svc.ExportMapImage(MapDescription=md, ImageDescription=T("ImageDescription")(ImageType=mime(), ImageDisplay=label_display))
+    save("labels_%s.png" % where, img.ImageData)
+points.DrawingDescription = None
 
 faults = {}
 try:

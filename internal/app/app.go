@@ -117,7 +117,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		}
 		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
 			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger, Metrics: m,
-			Tiles: store})
+			Tiles: store, Queues: cfg.Worker.Queues})
 		g.Go(func() error { return w.Run(gctx) })
 	}
 	if runCoord {
@@ -135,9 +135,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			publicURL = "http://" + ln.Addr().String()
 		}
 		recent := api.NewRecentOutputs(0)
-		tileIndex := tilecache.NewIndexCache(tilecache.IndexCacheOptions{})
+		tileIndex := tilecache.NewIndexCache(tilecache.IndexCacheOptions{MaxBytes: cfg.Tiles.IndexBytes, PageBytes: cfg.Tiles.PageBytes})
 		ops := mapserver.New(mapserver.Params{
-			Tiles: store, TileIndex: tileIndex,
+			Tiles: store, TileIndex: tileIndex, TileMemoryBytes: cfg.Tiles.MemoryBytes,
 			CacheURL: func(service, mapName, folder string) string {
 				return api.CacheURL(publicURL, service, mapName, folder)
 			},
@@ -150,6 +150,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			OutputURL: func(key string) string { return api.OutputURL(publicURL, key) },
 			NewID:     api.NewID,
 			Logger:    logger,
+			Pictures: mapserver.PictureOptions{AllowedHosts: cfg.Pictures.AllowedHosts,
+				MaxBytes: cfg.Pictures.MaxBytes, Timeout: cfg.Pictures.Timeout},
 		})
 		sec := api.Security{RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins}
 		if cfg.Security.TokenSecret != "" {

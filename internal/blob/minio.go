@@ -31,7 +31,10 @@ type MinIOConfig struct {
 	// NewMinIO fails if the bucket is missing.
 	CreateBucket bool
 	// Transport, if set, carries the HTTP requests (for tracing or tests).
-	// Nil uses minio-go's default transport.
+	// Nil uses minio-go's default transport with a larger pool of idle
+	// connections (MaxIdleConnsPerHost 256 instead of 16), so that an api
+	// reading many tiles at once keeps its connections instead of opening
+	// and closing one per request beyond the sixteenth.
 	Transport http.RoundTripper
 	// MaxRetries bounds minio-go's own retries of a failed request (with
 	// backoff). Zero keeps minio-go's default of 10, which can hold a caller
@@ -39,6 +42,10 @@ type MinIOConfig struct {
 	// tasks are retried by the queue and its api should fail fast.
 	MaxRetries int
 }
+
+// idleConns is how many idle connections to the server the default
+// transport keeps.
+const idleConns = 256
 
 // MinIO is a Store backed by one bucket of a MinIO or other S3-compatible
 // server. Keys are object names. It is safe for concurrent use.
@@ -64,11 +71,21 @@ func NewMinIO(ctx context.Context, cfg MinIOConfig) (*MinIO, error) {
 	if cfg.Bucket == "" {
 		return nil, errors.New("blob: minio: bucket is empty")
 	}
+	transport := cfg.Transport
+	if transport == nil {
+		tr, err := minio.DefaultTransport(secure)
+		if err != nil {
+			return nil, fmt.Errorf("blob: minio %s: %w", endpoint, err)
+		}
+		tr.MaxIdleConns = max(tr.MaxIdleConns, idleConns)
+		tr.MaxIdleConnsPerHost = idleConns
+		transport = tr
+	}
 	core, err := minio.NewCore(endpoint, &minio.Options{
 		Creds:      credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
 		Secure:     secure,
 		Region:     cfg.Region,
-		Transport:  cfg.Transport,
+		Transport:  transport,
 		MaxRetries: cfg.MaxRetries,
 	})
 	if err != nil {
@@ -142,11 +159,34 @@ func (m *MinIO) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("blob: get %q: %w", key, err)
 	}
 	defer rc.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, max(info.Size, 0)))
-	if _, err := buf.ReadFrom(rc); err != nil {
+	b, err := readBody(rc, info.Size, math.MaxInt64)
+	if err != nil {
 		return nil, fmt.Errorf("blob: get %q: %w", key, err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
+}
+
+// readBody reads a response body of announced length size (negative:
+// unknown), at most limit bytes. With a known size it reads into one slice
+// of exactly that size (bytes.Buffer.ReadFrom would grow a full buffer once
+// more, copying it, to make room for a read that finds the end).
+func readBody(r io.Reader, size, limit int64) ([]byte, error) {
+	if size < 0 || size > limit {
+		var buf bytes.Buffer
+		if _, err := buf.ReadFrom(io.LimitReader(r, limit)); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	b := make([]byte, size)
+	n, err := io.ReadFull(r, b)
+	if err == io.ErrUnexpectedEOF {
+		return nil, fmt.Errorf("body ended after %d of %d bytes: %w", n, size, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // GetRange implements Store with exactly one ranged GET request.
@@ -176,11 +216,7 @@ func (m *MinIO) getRange(ctx context.Context, key string, off, n int64) ([]byte,
 	}
 	defer rc.Close()
 	// oi.Size is the length of the returned part for a ranged request.
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(oi.Size, 0), n)))
-	if _, err := buf.ReadFrom(io.LimitReader(rc, n)); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return readBody(rc, oi.Size, n)
 }
 
 // Open implements Store. The stream is the body of one GET request.

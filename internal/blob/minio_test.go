@@ -19,7 +19,7 @@ import (
 )
 
 // newMinIO returns a store on a new bucket of the test MinIO server.
-func newMinIO(t *testing.T, transport http.RoundTripper) *blob.MinIO {
+func newMinIO(t testing.TB, transport http.RoundTripper) *blob.MinIO {
 	t.Helper()
 	ep := testenv.MinIO(t)
 	m, err := blob.NewMinIO(t.Context(), blob.MinIOConfig{
@@ -211,5 +211,60 @@ func TestMinIOListSkipsDirectoryMarkers(t *testing.T) {
 	mustPut(t, m, "dir/a", []byte("x"), "")
 	if keys := listKeys(t, m, ""); len(keys) != 1 || keys[0] != "dir/a" {
 		t.Errorf("List = %q, want only dir/a", keys)
+	}
+}
+
+// BenchmarkMinIORead reads on MinIO over loopback, 16 concurrent readers: a whole 12 KiB
+// object (an exploded tile), 12 KiB ranges of a 128 KiB and of a 16 MiB object (a tile of a
+// compact bundle), and 256 KiB and 1 MiB aligned ranges of the 16 MiB object (pages of the
+// tile page cache). It mostly measures the MinIO server's cost per request, which depends on
+// the object's size more than on the range's (see docs/tile-caches.md).
+//
+//	go test ./internal/blob -run '^$' -bench MinIORead -benchtime 3000x
+func BenchmarkMinIORead(b *testing.B) {
+	m := newMinIO(b, nil)
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name         string
+		object, read int
+	}{
+		{"object=12KiB/read=whole", 12 << 10, 12 << 10},
+		{"object=128KiB/read=12KiB", 128 << 10, 12 << 10},
+		{"object=16MiB/read=12KiB", 16 << 20, 12 << 10},
+		{"object=16MiB/read=256KiB", 16 << 20, 256 << 10},
+		{"object=16MiB/read=1MiB", 16 << 20, 1 << 20},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			data := bytes.Repeat([]byte("0123456789abcdef"), bc.object/16)
+			if err := m.Put(ctx, "bench/object", data, ""); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(bc.read))
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					var got []byte
+					var err error
+					if bc.read == bc.object {
+						got, err = m.Get(ctx, "bench/object")
+					} else {
+						// Aligned to the read size: pages; else a tile-like offset.
+						off := int64(i*7919*bc.read) % int64(bc.object-bc.read)
+						if bc.read >= 256<<10 {
+							off = int64(i%(bc.object/bc.read)) * int64(bc.read)
+						}
+						got, err = m.GetRange(ctx, "bench/object", off, int64(bc.read))
+					}
+					if err != nil || len(got) != bc.read {
+						b.Errorf("read %d bytes, %v", len(got), err)
+						return
+					}
+					i++
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "reads/s")
+		})
 	}
 }

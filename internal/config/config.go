@@ -42,6 +42,10 @@ type Config struct {
 	Worker Worker `yaml:"worker"`
 	// Security holds the api's access controls.
 	Security Security `yaml:"security"`
+	// Pictures says where the api may fetch pictures that request symbols name by URL.
+	Pictures Pictures `yaml:"pictures"`
+	// Tiles tunes how the api reads cached tiles.
+	Tiles Tiles `yaml:"tiles"`
 	// MetricsListen is where a worker or coordinator process serves /metrics and /healthz
 	// (the api serves them on its own address). YAML `metricsListen`, env
 	// MAPFARM_METRICS_LISTEN. Default empty: no metrics listener for those roles.
@@ -67,6 +71,21 @@ type Security struct {
 	// CORSOrigins are the browser origins allowed to call the api ("*" for any). YAML
 	// `security.corsOrigins`, env MAPFARM_CORS_ORIGINS (comma-separated). Default none.
 	CORSOrigins []string `yaml:"corsOrigins"`
+}
+
+// Pictures bounds the fetching of the pictures that PictureMarkerSymbols and PictureFillSymbols
+// of requests name by PictureUri instead of carrying them (docs/cartography.md). data: URIs and
+// URLs of this farm's own outputs are always read; http(s) URLs only from AllowedHosts.
+type Pictures struct {
+	// AllowedHosts are the hosts http and https PictureUris may name, each "host" (any port) or
+	// "host:port". YAML `pictures.allowedHosts`, env MAPFARM_PICTURE_HOSTS (comma-separated).
+	// Default none: only data: URIs and this farm's outputs. The api fetches from these hosts
+	// on behalf of clients, so list only hosts whose content anyone may see.
+	AllowedHosts []string `yaml:"allowedHosts"`
+	// MaxBytes bounds one picture. YAML `pictures.maxBytes`. Default 1 MiB.
+	MaxBytes int64 `yaml:"maxBytes"`
+	// Timeout bounds one fetch. YAML `pictures.timeout`. Default 5s.
+	Timeout time.Duration `yaml:"timeout"`
 }
 
 // Redis locates the queue's Redis server.
@@ -132,6 +151,32 @@ type Worker struct {
 	// PollInterval is how often an idle worker looks for new tasks (asynq's TaskCheckInterval);
 	// it bounds the queue latency of interactive renders (about half of it on average). Default 1ms.
 	PollInterval time.Duration `yaml:"pollInterval"`
+	// Queues are the queues this worker takes tasks from: "interactive" (ExportMapImage,
+	// ExportScaleBar, on-demand tiles) and "seed" (seeding jobs). YAML `worker.queues`, env
+	// MAPFARM_WORKER_QUEUES (comma-separated). Default both, weighted 6:1. Dedicated seed
+	// workers (`seed`) and interactive workers (`interactive`) keep ExportMapImage latency
+	// flat during big seeds (docs/seeding.md).
+	Queues []string `yaml:"queues"`
+}
+
+// Tiles tunes how the api reads tiles of stored caches (GetMapTile, GetLayerTile and the
+// virtual cache directories); docs/seeding.md has the figures of each setting.
+type Tiles struct {
+	// MemoryBytes bounds the served-tile memory: tiles just served, kept for 10 s so that a
+	// hot tile costs no store request. YAML `tiles.memoryBytes`, env MAPFARM_TILE_MEMORY_BYTES.
+	// Default 64 MiB; negative: off, every tile read goes to the store.
+	MemoryBytes int64 `yaml:"memoryBytes"`
+	// IndexBytes bounds the cache of compact-bundle indexes (about 128 KiB each), with which a
+	// tile read is one ranged GET. YAML `tiles.indexBytes`, env MAPFARM_TILE_INDEX_BYTES.
+	// Default 64 MiB; negative keeps no index, so every read loads its bundle's index first
+	// (the cold-index cost, for measurements only).
+	IndexBytes int64 `yaml:"indexBytes"`
+	// PageBytes bounds the cache of compact-bundle pages (256 KiB aligned ranges): a tile read
+	// that misses fetches its page with one ranged GET, and the tiles stored next to it are
+	// then read from memory. Pages go with their bundle's index when it is reloaded or
+	// dropped. YAML `tiles.pageBytes`, env MAPFARM_TILE_PAGE_BYTES. Default 64 MiB; negative:
+	// off, every tile read is one ranged GET of the tile.
+	PageBytes int64 `yaml:"pageBytes"`
 }
 
 // Load reads the YAML file at path (none when path is empty), applies the environment and the
@@ -193,6 +238,19 @@ func (c *Config) applyEnv() error {
 		}
 		c.Limits.MaxBodyBytes = n
 	}
+	for key, dst := range map[string]*int64{
+		"MAPFARM_TILE_MEMORY_BYTES": &c.Tiles.MemoryBytes,
+		"MAPFARM_TILE_INDEX_BYTES":  &c.Tiles.IndexBytes,
+		"MAPFARM_TILE_PAGE_BYTES":   &c.Tiles.PageBytes,
+	} {
+		if v, ok := os.LookupEnv(key); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
+			}
+			*dst = n
+		}
+	}
 	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok {
 		c.Store.MinIO.UseSSL = v == "true" || v == "1"
 	}
@@ -209,6 +267,22 @@ func (c *Config) applyEnv() error {
 			errs = append(errs, fmt.Errorf("config: MAPFARM_RATE_LIMIT=%q is not a non-negative number", v))
 		}
 		c.Security.RateLimit = f
+	}
+	if v, ok := os.LookupEnv("MAPFARM_PICTURE_HOSTS"); ok {
+		c.Pictures.AllowedHosts = nil
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				c.Pictures.AllowedHosts = append(c.Pictures.AllowedHosts, h)
+			}
+		}
+	}
+	if v, ok := os.LookupEnv("MAPFARM_WORKER_QUEUES"); ok {
+		c.Worker.Queues = nil
+		for _, q := range strings.Split(v, ",") {
+			if q = strings.TrimSpace(q); q != "" {
+				c.Worker.Queues = append(c.Worker.Queues, q)
+			}
+		}
 	}
 	if v, ok := os.LookupEnv("MAPFARM_CORS_ORIGINS"); ok {
 		c.Security.CORSOrigins = nil
@@ -302,6 +376,21 @@ func (c *Config) applyDefaults() {
 	if c.Worker.PollInterval <= 0 {
 		c.Worker.PollInterval = time.Millisecond
 	}
+	if c.Tiles.MemoryBytes == 0 {
+		c.Tiles.MemoryBytes = 64 << 20
+	}
+	if c.Tiles.IndexBytes == 0 {
+		c.Tiles.IndexBytes = 64 << 20
+	}
+	if c.Tiles.PageBytes == 0 {
+		c.Tiles.PageBytes = 64 << 20
+	}
+	if c.Pictures.MaxBytes <= 0 {
+		c.Pictures.MaxBytes = 1 << 20
+	}
+	if c.Pictures.Timeout <= 0 {
+		c.Pictures.Timeout = 5 * time.Second
+	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
 	}
@@ -336,6 +425,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Security.RateLimit < 0 {
 		errs = append(errs, errors.New("config: security.rateLimit must not be negative"))
+	}
+	for _, q := range c.Worker.Queues {
+		if q != "interactive" && q != "seed" {
+			errs = append(errs, fmt.Errorf("config: worker.queues: %q is neither interactive nor seed", q))
+		}
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -49,6 +49,15 @@ func (c *Client) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (t
 	return c.run(ctx, job.RequestID, t)
 }
 
+// RenderMetatile queues a CacheMetatile task (an on-demand cache tile) and waits for its result.
+func (c *Client) RenderMetatile(ctx context.Context, job task.CacheMetatile) (task.Result, error) {
+	t, err := task.NewCacheMetatile(job, c.timeout)
+	if err != nil {
+		return task.Result{}, err
+	}
+	return c.run(ctx, job.RequestID, t)
+}
+
 func (c *Client) run(ctx context.Context, id string, t *asynq.Task) (task.Result, error) {
 	deadline := time.Now().Add(c.timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {

@@ -3,12 +3,7 @@ package mapdraw
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"image"
 	"image/color"
-	_ "image/gif" // picture symbols may be GIF
-	_ "image/jpeg"
-	_ "image/png"
 	"math"
 	"strings"
 
@@ -31,6 +26,10 @@ type Drawing struct {
 	Labels []servicedef.Label `json:"labels"`
 	// Transparency is the layer's transparency in percent, 0 (opaque) to 100 (invisible).
 	Transparency float64 `json:"transparency,omitempty"`
+	// ScaleSymbols, when not nil, replaces the layer's scaleSymbols (LayerDescription and
+	// FeatureLayerDrawingDescription ScaleSymbols): whether its symbol sizes scale with the map's
+	// reference scale (see SymbolScale).
+	ScaleSymbols *bool `json:"scaleSymbols,omitempty"`
 
 	// Selection lists the ids of the selected features, drawn over the layer in SelectionColor
 	// (or the map's) or with SelectionSymbol.
@@ -51,7 +50,7 @@ func (d Drawing) opacity() float64 {
 
 // selectionLayers returns the layers that draw a layer's selection: its buffer, then the
 // selected features.
-func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v render.View) []render.Layer {
+func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v render.View, f float64) []render.Layer {
 	if len(st.Selection) == 0 {
 		return nil
 	}
@@ -95,7 +94,7 @@ func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v r
 			sym = render.Symbol{Fill: sel, Marker: render.MarkerCircle, MarkerSize: size}
 		}
 	}
-	out = append(out, render.Layer{Name: l.Name + " (selection)", Features: render.NewIndex(fs), Symbol: sym, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale})
+	out = append(out, render.Layer{Name: l.Name + " (selection)", Features: render.NewIndex(fs), Symbol: sym.Scaled(f), MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale})
 	return out
 }
 
@@ -154,57 +153,6 @@ func circle(c orb.Point, r float64) orb.Polygon {
 	return orb.Polygon{ring}
 }
 
-// MaxPictureSide is the largest width or height, in pixels, of a picture symbol's image: pictures
-// come from requests, and a small compressed image can claim a huge size.
-const MaxPictureSide = 1024
-
-// CheckPicture reports whether b is a PNG, JPEG or GIF image of at most MaxPictureSide pixels a
-// side, reading only its header.
-func CheckPicture(b []byte) error {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(b))
-	if err != nil {
-		return fmt.Errorf("picture is not a PNG, JPEG or GIF image: %w", err)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > MaxPictureSide || cfg.Height > MaxPictureSide {
-		return fmt.Errorf("%s picture of %d×%d pixels: at most %d×%d", format, cfg.Width, cfg.Height, MaxPictureSide, MaxPictureSide)
-	}
-	return nil
-}
-
-// decodePicture decodes a picture symbol's image; nil when it cannot or is too large.
-func decodePicture(b []byte) image.Image {
-	if len(b) == 0 || CheckPicture(b) != nil {
-		return nil
-	}
-	img, _, err := image.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil
-	}
-	return img
-}
-
-// pictureColor is the average colour of a picture fill's image, for a map background (a colour):
-// the fill looks like the picture from afar. fallback when there is no image.
-func pictureColor(b []byte, fallback color.NRGBA) color.NRGBA {
-	img := decodePicture(b)
-	if img == nil {
-		return fallback
-	}
-	var r, g, bl, a, n uint64
-	bb := img.Bounds()
-	for y := bb.Min.Y; y < bb.Max.Y; y++ {
-		for x := bb.Min.X; x < bb.Max.X; x++ {
-			c := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			r, g, bl, a = r+uint64(c.R)*uint64(c.A), g+uint64(c.G)*uint64(c.A), bl+uint64(c.B)*uint64(c.A), a+uint64(c.A)
-			n++
-		}
-	}
-	if a == 0 || n == 0 {
-		return color.NRGBA{}
-	}
-	return color.NRGBA{uint8(r / a), uint8(g / a), uint8(bl / a), uint8(a / n)}
-}
-
 // GraphicKind is the kind of a custom graphic.
 type GraphicKind string
 
@@ -237,10 +185,15 @@ type GraphicFont struct {
 	Color  servicedef.Color  `json:"color"`
 	Halo   *servicedef.Halo  `json:"halo,omitempty"`
 	Back   *servicedef.Color `json:"back,omitempty"` // a background box colour
+	// The font's weight, slant and decorations (drawn with DejaVu Sans; see render.Fonts).
+	Bold          bool `json:"bold,omitempty"`
+	Italic        bool `json:"italic,omitempty"`
+	Underline     bool `json:"underline,omitempty"`
+	Strikethrough bool `json:"strikethrough,omitempty"`
 }
 
-// DrawGraphics draws graphics over a map drawn for v, on s.
-func DrawGraphics(s render.Surface, gs []Graphic, v render.View) {
+// DrawGraphics draws graphics over a map drawn for v, on s; fonts draws character markers.
+func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.View) {
 	m := v.Matrix()
 	px := func(p [2]float64) (float64, float64) { return m.Apply(p[0], p[1]) }
 	for _, g := range gs {
@@ -266,7 +219,12 @@ func DrawGraphics(s render.Surface, gs []Graphic, v render.View) {
 				continue
 			}
 			x, y = x+v.PointsToPixels(rs.MarkerOffset[0]), y-v.PointsToPixels(rs.MarkerOffset[1])
-			s.Marker(x, y, rs.Marker, size, rs.MarkerAngle, rs.Fill, render.StrokeStyle{Color: rs.Stroke, Width: v.PointsToPixels(rs.StrokeWidth)})
+			stroke := render.StrokeStyle{Color: rs.Stroke, Width: v.PointsToPixels(rs.StrokeWidth)}
+			if rs.Character != 0 {
+				fonts.DrawCharacter(s, rs.Character, rs.CharacterFont, rs.CharacterStyle, x, y, size, rs.MarkerAngle, rs.Fill, stroke)
+				continue
+			}
+			s.Marker(x, y, rs.Marker, size, rs.MarkerAngle, rs.Fill, stroke)
 		case GraphicLine, GraphicPolygon:
 			closed := g.Kind == GraphicPolygon
 			sym := g.Symbol
@@ -319,7 +277,8 @@ func drawGraphicText(s render.Surface, g Graphic, v render.View, px func([2]floa
 	if g.Font != nil {
 		f = *g.Font
 	}
-	ts := render.TextStyle{Font: f.Family, Size: v.PointsToPixels(max(1, f.Size)), Color: f.Color.NRGBA(), Angle: g.Angle}
+	ts := render.TextStyle{Font: f.Family, Size: v.PointsToPixels(max(1, f.Size)), Color: f.Color.NRGBA(), Angle: g.Angle,
+		FontStyle: render.FontStyle{Bold: f.Bold, Italic: f.Italic, Underline: f.Underline, Strikethrough: f.Strikethrough}}
 	if f.Halo != nil {
 		ts.Halo, ts.HaloWidth = f.Halo.Color.NRGBA(), v.PointsToPixels(f.Halo.Width)
 	}
@@ -461,7 +420,7 @@ func reprojectGeom(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
 // FillColor is the colour a fill symbol paints (a picture fill's average colour), for backgrounds.
 func FillColor(s *servicedef.Symbol) color.NRGBA {
 	if s.Type == servicedef.PictureFill {
-		return pictureColor(s.Picture, s.Color.NRGBA())
+		return pictureColor(s)
 	}
 	return convertSymbol(s).Fill
 }

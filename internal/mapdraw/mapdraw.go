@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/where"
@@ -101,7 +103,7 @@ func Draw(ctx context.Context, r *render.Renderer, req Request) ([]byte, error) 
 			if err := r.DrawTo(ctx, s, m, req.View); err != nil {
 				return err
 			}
-			DrawGraphics(s, req.Graphics, req.View)
+			DrawGraphics(s, r.Fonts(), req.Graphics, req.View)
 			return nil
 		},
 		func(ctx context.Context) (*image.RGBA, error) {
@@ -110,7 +112,7 @@ func Draw(ctx context.Context, r *render.Renderer, req Request) ([]byte, error) 
 				return nil, err
 			}
 			if len(req.Graphics) > 0 {
-				DrawGraphics(render.NewGGSurface(img, r.Fonts()), req.Graphics, req.View)
+				DrawGraphics(render.NewGGSurface(img, r.Fonts()), r.Fonts(), req.Graphics, req.View)
 			}
 			if t := req.Transparent; t != nil {
 				makeTransparent(img.Pix, *t)
@@ -139,31 +141,72 @@ func Build(req Request) (render.Map, error) {
 	if req.Background != nil {
 		bg = *req.Background
 	}
-	out := render.Map{Background: bg}
+	// One scale for everything scale-dependent: the renderer's layer scale ranges (through
+	// UnitMeters), label classes' ranges and symbol scaling.
+	out := render.Map{Background: bg, UnitMeters: UnitMeters(req.Map)}
 	states := make(map[int]LayerState, len(req.Layers))
 	for _, s := range req.Layers {
 		states[s.ID] = s
 	}
+	scale := out.Scale(req.View)
 	for i := len(req.Map.Layers) - 1; i >= 0; i-- {
 		l := req.Map.Layers[i]
 		st, ok := states[l.ID]
 		if !ok || !st.Visible || st.Transparency >= 100 {
 			continue
 		}
-		rl, labelLayers, err := buildLayer(l, st, req.View.Scale())
+		f := SymbolScale(req.Map, l, st, scale)
+		rl, labelLayers, err := buildLayer(l, st, scale, f)
 		if err != nil {
 			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
 		}
 		out.Layers = append(out.Layers, rl)
 		out.Layers = append(out.Layers, labelLayers...)
-		out.Layers = append(out.Layers, selectionLayers(l, st, req.SelectionColor, req.View)...)
+		out.Layers = append(out.Layers, selectionLayers(l, st, req.SelectionColor, req.View, f)...)
 	}
 	return out, nil
 }
 
+// MapScale is the scale denominator of a map drawn in v, as ComputeScale and MapImage.MapScale
+// report it: the ground width of a pixel over its width at v's DPI, a degree of a geographic map
+// counting as mapview.MetersPerDegree.
+func MapScale(m *catalog.Map, v render.View) float64 {
+	return render.Map{UnitMeters: UnitMeters(m)}.Scale(v)
+}
+
+// UnitMeters is the length of one unit of m's coordinates in metres for scales (render.Map's
+// UnitMeters): mapview.MetersPerDegree for a geographic map, else 1.
+func UnitMeters(m *catalog.Map) float64 {
+	if m != nil && m.SR.IsGeographic() {
+		return mapview.MetersPerDegree
+	}
+	return 1
+}
+
+// SymbolScale is the factor the sizes of a layer's symbols and labels are multiplied by at a map
+// scale: the map's reference scale over the map's scale when the map has a reference scale and the
+// layer scales its symbols (its scaleSymbols, or the request's ScaleSymbols), else 1. Symbols are
+// then their given size at the reference scale, twice it at half the scale denominator, as in
+// ArcMap.
+func SymbolScale(m *catalog.Map, l *catalog.Layer, st LayerState, scale float64) float64 {
+	if m == nil || m.Def == nil || l == nil || l.Def == nil {
+		return 1
+	}
+	on := l.Def.ScaleSymbols
+	if st.ScaleSymbols != nil {
+		on = *st.ScaleSymbols
+	}
+	ref := m.Def.ReferenceScale
+	if !on || !(ref > 0) || !(scale > 0) || math.IsInf(scale, 0) {
+		return 1
+	}
+	return ref / scale
+}
+
 // buildLayer returns the render layer of a catalog layer, and the label-only layers of its
 // further active label classes.
-func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, []render.Layer, error) {
+// f multiplies every symbol and label size (SymbolScale).
+func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer, []render.Layer, error) {
 	data := l.Data
 	pred, err := Compile(st.DefinitionExpression, data)
 	if err != nil {
@@ -186,14 +229,14 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, [
 		if rs, ok := symbols[s]; ok {
 			return rs
 		}
-		rs := convertSymbol(s)
-		symbols[s] = rs
-		return rs
+		rs := convertSymbol(s).Scaled(f)
+		symbols[s] = &rs
+		return &rs
 	}
 	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Opacity: st.opacity()}
 	if rd.Type == servicedef.SimpleRenderer || rd.Type == "" {
 		if rd.Symbol != nil {
-			rl.Symbol = *convertSymbol(rd.Symbol)
+			rl.Symbol = convertSymbol(rd.Symbol).Scaled(f)
 		}
 	}
 
@@ -221,7 +264,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, [
 	var labelPred *where.Predicate
 	if len(active) > 0 {
 		label = active[0]
-		rl.Label = labelStyle(label)
+		rl.Label = labelStyle(label).Scaled(f)
 		if labelIdx, err = labelFields(label, data); err != nil {
 			return render.Layer{}, nil, err
 		}
@@ -231,7 +274,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale float64) (render.Layer, [
 	}
 	var extra []render.Layer
 	for _, lb := range active[min(1, len(active)):] {
-		el, err := labelOnlyLayer(l, lb, pred)
+		el, err := labelOnlyLayer(l, lb, pred, f)
 		if err != nil {
 			return render.Layer{}, nil, err
 		}
@@ -293,7 +336,7 @@ func labelFields(lb *servicedef.Label, data *feature.Layer) ([]int, error) {
 // labelOnlyLayer labels the features of a layer (within its definition expression pred) that a
 // label class's where clause matches, drawing no symbols: the renderer places one label per
 // feature, so a further class needs a layer of its own.
-func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, pred *where.Predicate) (render.Layer, error) {
+func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, pred *where.Predicate, f float64) (render.Layer, error) {
 	data := l.Data
 	idx, err := labelFields(lb, data)
 	if err != nil {
@@ -303,7 +346,7 @@ func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, pred *where.Predicat
 	if err != nil {
 		return render.Layer{}, fmt.Errorf("label class where clause: %w", err)
 	}
-	rl := render.Layer{Name: l.Name + " (labels)", MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Label: labelStyle(lb)}
+	rl := render.Layer{Name: l.Name + " (labels)", MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Label: labelStyle(lb).Scaled(f)}
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
 		n := 0
 		var stop bool
@@ -352,11 +395,54 @@ func labelText(l *servicedef.Label, idx []int, vals []any) string {
 }
 
 func labelStyle(l *servicedef.Label) *render.LabelStyle {
-	ls := &render.LabelStyle{Font: l.Font.Family, Size: l.Font.Size, Color: l.Color.NRGBA(), Priority: -l.Priority}
+	ls := &render.LabelStyle{Font: l.Font.Family, FontStyle: fontStyle(l.Font), Size: l.Font.Size, Color: l.Color.NRGBA(), Priority: -l.Priority,
+		Offset: l.Placement.Offset, Placement: labelPlacement(l.Placement)}
 	if l.Halo != nil {
 		ls.Halo, ls.HaloWidth = l.Halo.Color.NRGBA(), l.Halo.Width
 	}
 	return ls
+}
+
+var pointPositions = map[servicedef.PointPosition]render.PointPosition{
+	servicedef.PointRight: render.PointRight, servicedef.PointAboveRight: render.PointAboveRight, servicedef.PointBelowRight: render.PointBelowRight,
+	servicedef.PointLeft: render.PointLeft, servicedef.PointAboveLeft: render.PointAboveLeft, servicedef.PointBelowLeft: render.PointBelowLeft,
+	servicedef.PointAbove: render.PointAbove, servicedef.PointBelow: render.PointBelow, servicedef.PointCenter: render.PointCenter,
+}
+
+// labelPlacement is the renderer's placement of a label class's (the offset goes to
+// LabelStyle.Offset).
+func labelPlacement(p servicedef.LabelPlacement) render.LabelPlacement {
+	out := render.LabelPlacement{LineRepeat: p.Repeat, LineAllParts: p.AllParts, PolygonStraight: p.PolygonStraight,
+		PolygonOutside: p.Outside, RemoveDuplicates: p.RemoveDuplicates}
+	for _, pp := range p.Points {
+		if rp, ok := pointPositions[pp]; ok {
+			out.Points = append(out.Points, rp)
+		}
+	}
+	switch p.Line {
+	case servicedef.LineAbove:
+		out.LineSide = render.LineAbove
+	case servicedef.LineBelow:
+		out.LineSide = render.LineBelow
+	}
+	switch p.Along {
+	case servicedef.LineStart:
+		out.LineAnchor = render.LineStart
+	case servicedef.LineEnd:
+		out.LineAnchor = render.LineEnd
+	}
+	switch p.Orientation {
+	case servicedef.LineStraight:
+		out.LineOrientation = render.LineStraight
+	case servicedef.LineHorizontal:
+		out.LineOrientation = render.LineHorizontal
+	}
+	return out
+}
+
+// fontStyle is the renderer's style of a service-definition font.
+func fontStyle(f servicedef.Font) render.FontStyle {
+	return render.FontStyle{Bold: f.Bold, Italic: f.Italic, Underline: f.Underline, Strikethrough: f.Strikethrough}
 }
 
 var dashes = map[servicedef.LineStyle][]float64{
@@ -401,14 +487,21 @@ func convertSymbol(s *servicedef.Symbol) *render.Symbol {
 		rs.Fill, rs.Marker, rs.MarkerSize = s.Color.NRGBA(), markers[s.MarkerStyle], s.Size
 		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
 		outline(s.Outline)
-	case servicedef.PictureMarker:
-		rs.Picture, rs.MarkerSize = decodePicture(s.Picture), s.Size
+	case servicedef.CharacterMarker:
+		rs.Fill, rs.MarkerSize, rs.Character = s.Color.NRGBA(), s.Size, s.Character
+		rs.CharacterFont, rs.CharacterStyle = s.CharacterFont.Family, fontStyle(s.CharacterFont)
 		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
-		if rs.Picture == nil {
+	case servicedef.PictureMarker:
+		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
+		if img := pictureImage(s); img != nil {
+			pictureMarker(rs, s, img)
+		} else {
 			rs.Fill, rs.MarkerSize = s.Color.NRGBA(), max(s.Size, 6)
 		}
 	case servicedef.PictureFill:
-		if rs.Pattern, rs.PatternWidth = decodePicture(s.Picture), s.Size; rs.Pattern == nil {
+		if img := pictureImage(s); img != nil {
+			pictureFill(rs, s, img)
+		} else {
 			rs.Fill = s.Color.NRGBA()
 		}
 		outline(s.Outline)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -24,7 +26,10 @@ import (
 // so (ArcGIS's SDK says an uncached service gives null properties, which the 10.7 schema does
 // not allow for the required elements; a fault is what clients handle). The definition's
 // cache section matters only to GetMapTile/GetLayerTile on a missing tile: with onDemand the
-// tile is rendered (and returned, not stored: only seeding writes bundles).
+// tile's metatile is drawn on the farm exactly as seeding draws it (same metatile size, buffer,
+// scheme, format), concurrent requests for tiles of one metatile share one render, and the
+// metatile's tiles are kept in the served-tile memory, not stored: a bundle's only writer is
+// its seeding merge, and a write from here could lose a concurrent seed's tiles.
 
 // TileStore is the object storage tile caches live in.
 type TileStore = tilecache.Store
@@ -40,11 +45,64 @@ type storedCache struct {
 // cacheMetaTTL is how long conf.xml is trusted before it is read again.
 const cacheMetaTTL = 5 * time.Second
 
-// tileCaches remembers opened caches per cache root, and recently served tiles.
+// tileCaches remembers opened caches per cache root, recently served tiles, and the
+// on-demand metatile renders under way.
 type tileCaches struct {
-	mu     sync.Mutex
-	roots  map[string]*storedCache
-	memory *tileMemory
+	mu      sync.Mutex
+	roots   map[string]*storedCache
+	memory  *tileMemory
+	flights flights
+}
+
+// MetatileRenderer draws the tiles of one cache metatile on the farm (on-demand tiles). The
+// farm client implements it next to Exporter; without it a missing tile is a fault even when
+// the cache has onDemand.
+type MetatileRenderer interface {
+	RenderMetatile(ctx context.Context, job task.CacheMetatile) (task.Result, error)
+}
+
+// flights lets concurrent on-demand requests for tiles of one metatile share one render.
+type flights struct {
+	mu sync.Mutex
+	m  map[string]*flight
+}
+
+// flight is one render under way; done is closed when tiles and err are set.
+type flight struct {
+	done    chan struct{}
+	tiles   map[tilecache.Tile][]byte
+	err     error
+	waiters int // callers waiting for it besides the one running it
+}
+
+// do runs fn for key, or, when a call for key is under way, waits for its result (or for ctx).
+// shared reports whether the result came from another caller's run.
+func (f *flights) do(ctx context.Context, key string, fn func() (map[tilecache.Tile][]byte, error)) (tiles map[tilecache.Tile][]byte, shared bool, err error) {
+	f.mu.Lock()
+	if fl, ok := f.m[key]; ok {
+		fl.waiters++
+		f.mu.Unlock()
+		select {
+		case <-fl.done:
+			return fl.tiles, true, fl.err
+		case <-ctx.Done():
+			return nil, true, ctx.Err()
+		}
+	}
+	if f.m == nil {
+		f.m = map[string]*flight{}
+	}
+	fl := &flight{done: make(chan struct{})}
+	f.m[key] = fl
+	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		delete(f.m, key)
+		f.mu.Unlock()
+		close(fl.done)
+	}()
+	fl.tiles, fl.err = fn()
+	return fl.tiles, false, fl.err
 }
 
 // Defaults of the served-tile memory.
@@ -319,7 +377,8 @@ func (s *Server) GetVirtualCacheDirectory(ctx context.Context, c *Call, req *gis
 	if s.p.CacheURL == nil {
 		return nil, fmt.Errorf("mapserver: no cache URL configured")
 	}
-	return &gisxml.GetVirtualCacheDirectoryResponse{Result: s.p.CacheURL(c.Service.Name, m.Name, folder)}, nil
+	// Layer folders are layer names, which may hold spaces ("Country points").
+	return &gisxml.GetVirtualCacheDirectoryResponse{Result: s.p.CacheURL(url.PathEscape(c.Service.Name), url.PathEscape(m.Name), url.PathEscape(folder))}, nil
 }
 
 // GetMapTile returns a tile of the fused cache.
@@ -388,8 +447,8 @@ func (s *Server) tile(ctx context.Context, c *Call, mapName string, layerID, lev
 		s.tiles.memory.put(memKey, data, now)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		if def := m.Def.Cache; def != nil && def.OnDemand && s.p.Exporter != nil {
-			return s.renderTile(ctx, c, m, sc, layerID, t)
+		if r, ok := s.p.Exporter.(MetatileRenderer); ok && m.Def.Cache != nil && m.Def.Cache.OnDemand {
+			return s.onDemandTile(ctx, c, r, m, sc, cc, layerID, t)
 		}
 		return nil, notFound("tile level %d row %d column %d is not in the cache of map %s (folder %s)", level, row, col, m.Name, folder)
 	}
@@ -408,37 +467,110 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// renderTile draws a missing tile on the farm, as one ExportMapImage of the tile's extent,
-// and returns it without storing it (bundles have one writer: the seeding job).
-func (s *Server) renderTile(ctx context.Context, c *Call, m *catalog.Map, sc *storedCache, layerID int, t tilecache.Tile) ([]byte, error) {
-	b, err := sc.info.Scheme.TileBounds(t)
+// onDemandTile draws a missing tile on the farm: the whole metatile holding it, with the
+// buffer, as seeding draws it (seed.DrawingOf), so the tile has the bytes a seeding job would
+// store. Concurrent requests for tiles of one metatile share one render; the metatile's tiles
+// go into the served-tile memory, so its neighbours are answered from there. Nothing is
+// stored (see the top of this file).
+func (s *Server) onDemandTile(ctx context.Context, c *Call, r MetatileRenderer, m *catalog.Map, sc *storedCache, cc *tilecache.Cache, layerID int, t tilecache.Tile) ([]byte, error) {
+	if perLayer := m.Def.Cache.LayerCaches; perLayer == (layerID == -1) {
+		what := "one fused cache"
+		if perLayer {
+			what = "one cache per layer"
+		}
+		return nil, notFound("tile level %d row %d column %d is not in the cache of map %s, and it is not rendered on demand: the map's cache section defines %s",
+			t.Level, t.Row, t.Col, m.Name, what)
+	}
+	d, err := seed.DrawingOf(m)
+	if err != nil {
+		return nil, fmt.Errorf("mapserver: on-demand tile of map %s: %w", m.Name, err)
+	}
+	if why := sameTiles(sc.info.Scheme, d.Scheme, t.Level); why != "" {
+		return nil, notFound("tile level %d row %d column %d is not in the cache of map %s, and it is not rendered on demand: %s",
+			t.Level, t.Row, t.Col, m.Name, why)
+	}
+	mt, err := d.Scheme.Metatile(t, d.MetatileSize)
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
-	job := task.ExportMap{
-		RequestID: s.p.NewID(), Service: c.Service.Name, Map: m.Name,
-		Extent: [4]float64{b.Min[0], b.Min[1], b.Max[0], b.Max[1]},
-		Width:  sc.info.Scheme.TileCols, Height: sc.info.Scheme.TileRows, DPI: float64(sc.info.Scheme.DPI),
-		Format: "png", Key: "outputs/tile-" + s.p.NewID() + ".png",
-	}
-	if strings.EqualFold(sc.info.Scheme.Format, "JPEG") {
-		job.Format, job.Key = "jpg", strings.TrimSuffix(job.Key, ".png")+".jpg"
-	}
-	for _, l := range m.Layers {
-		if layerID >= 0 && l.ID != layerID {
-			continue
+	tiles, shared, err := s.tiles.flights.do(ctx, cc.Dir()+"/"+mt.String(), func() (map[tilecache.Tile][]byte, error) {
+		// One client giving up must not fail the others waiting for the same metatile; the
+		// farm client bounds the wait by its render timeout.
+		tiles, err := s.renderMetatile(context.WithoutCancel(ctx), c, r, m, d, layerID, mt)
+		if err != nil {
+			return nil, err
 		}
-		job.Layers = append(job.Layers, task.LayerOverride{ID: l.ID, Visible: layerID >= 0 || l.Def.Visible, ShowLabels: true, DefinitionExpression: l.Def.DefinitionExpression})
-	}
-	res, err := s.p.Exporter.Export(ctx, job)
+		now := time.Now()
+		for tt, data := range tiles {
+			s.tiles.memory.put(cc.Dir()+"/"+tt.String(), data, now)
+		}
+		return tiles, nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	data, ok := tiles[t]
+	if !ok {
+		return nil, fmt.Errorf("mapserver: on-demand metatile %v came back without tile %v", mt, t)
+	}
+	s.p.Logger.Debug("on-demand tile", "request_id", c.RequestID, "tile", t.String(), "metatile", mt.String(), "shared", shared)
+	return data, nil
+}
+
+// sameTiles says why tiles drawn with the definition's scheme d would not fit the stored
+// cache's scheme st at level (a cache imported from elsewhere, or a definition changed since
+// seeding), or "" when they fit.
+func sameTiles(st, d tilecache.Scheme, level int) string {
+	ls, ok1 := st.LOD(level)
+	ld, ok2 := d.LOD(level)
+	switch {
+	case !ok1 || !ok2:
+		return fmt.Sprintf("level %d is not in both the stored tiling scheme and the service definition's", level)
+	case math.Abs(ls.Resolution-ld.Resolution) > 1e-9*ld.Resolution,
+		math.Abs(st.Origin[0]-d.Origin[0]) > 1e-6*ld.Resolution, math.Abs(st.Origin[1]-d.Origin[1]) > 1e-6*ld.Resolution,
+		st.TileCols != d.TileCols, st.TileRows != d.TileRows:
+		return "the stored cache's tiling scheme differs from the service definition's"
+	case !strings.EqualFold(st.Format, d.Format):
+		return fmt.Sprintf("the stored cache holds %s tiles, the service definition draws %s", st.Format, d.Format)
+	}
+	return ""
+}
+
+// renderMetatile has the farm draw metatile mt and returns its tiles.
+func (s *Server) renderMetatile(ctx context.Context, c *Call, r MetatileRenderer, m *catalog.Map, d seed.Drawing, layerID int, mt tilecache.Metatile) (map[tilecache.Tile][]byte, error) {
+	id := s.p.NewID()
+	job := task.CacheMetatile{
+		RequestID: id, TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name, LayerID: layerID,
+		Scheme: d.Scheme, Level: mt.TopLeft.Level, Metatile: [4]int{mt.TopLeft.Row, mt.TopLeft.Col, mt.Rows, mt.Cols},
+		Buffer: d.Buffer, Quality: d.Quality, Key: "outputs/metatile-" + id + ".part",
+	}
+	res, err := r.RenderMetatile(ctx, job)
+	if err != nil {
+		return nil, fmt.Errorf("mapserver: render metatile %v: %w", mt, err)
+	}
+	c.Render = &RenderInfo{Worker: res.Worker, Render: time.Duration(res.RenderNanos)}
 	if res.Error != "" {
-		return nil, fmt.Errorf("mapserver: render tile %v: %s", t, res.Error)
+		return nil, fmt.Errorf("mapserver: render metatile %v: worker: %s", mt, res.Error)
 	}
-	if res.Data == nil {
-		return nil, fmt.Errorf("mapserver: render tile %v: no bytes returned", t)
+	data := res.Data
+	if data == nil && res.Key != "" {
+		// Too large for the result: the worker left it in the tile store.
+		if data, err = s.p.Tiles.Get(ctx, res.Key); err != nil {
+			return nil, fmt.Errorf("mapserver: read metatile %v: %w", mt, err)
+		}
+		if err := s.p.Tiles.Delete(ctx, res.Key); err != nil {
+			s.p.Logger.Warn("delete on-demand metatile", "key", res.Key, "err", err)
+		}
 	}
-	return res.Data, nil
+	changes, err := seed.DecodeStaging(mt.TopLeft.Level, data)
+	if err != nil {
+		return nil, fmt.Errorf("mapserver: metatile %v: %w", mt, err)
+	}
+	tiles := make(map[tilecache.Tile][]byte, len(changes))
+	for _, ch := range changes {
+		if mt.Contains(ch.Tile) && ch.Data != nil {
+			tiles[ch.Tile] = ch.Data
+		}
+	}
+	return tiles, nil
 }

@@ -97,7 +97,7 @@ func layerInfo(m *catalog.Map, l *catalog.Layer) *gisxml.MapLayerInfo {
 	return &gisxml.MapLayerInfo{
 		LayerID: l.ID, Name: l.Name, Description: d.Description,
 		LayerType: "Feature Layer", SourceDescription: "GeoPackage Feature Class",
-		HasLabels: len(d.Labels) > 0, CanSelect: true, CanScaleSymbols: false,
+		HasLabels: len(d.Labels) > 0, CanSelect: true, CanScaleSymbols: canScaleSymbols(m),
 		MinScale: l.MinScale, MaxScale: l.MaxScale, Extent: envelope(l.Extent, m.SR),
 		HasHyperlinks: d.HyperlinkField != "", HasAttributes: true, CanIdentify: true, CanFind: true, IsFeatureLayer: true,
 		Fields: fs, DisplayField: l.DisplayField, IDField: l.IDField,
@@ -118,10 +118,20 @@ func tableInfo(m *catalog.Map, t *catalog.Table) *gisxml.StandaloneTableInfo {
 	}
 }
 
+// canScaleSymbols reports whether the layers of a map can scale their symbols: whether the map
+// has a reference scale, without which ScaleSymbols changes nothing.
+func canScaleSymbols(m *catalog.Map) bool { return m.Def != nil && m.Def.ReferenceScale > 0 }
+
+// scaleSymbolsDefault is a layer's ScaleSymbols in the default map description: the service
+// definition's scaleSymbols (default true) when the map has a reference scale, else false.
+func scaleSymbolsDefault(m *catalog.Map, l *catalog.Layer) bool {
+	return canScaleSymbols(m) && l.Def.ScaleSymbols
+}
+
 // layerDescription is a layer's state in the default map description.
-func layerDescription(l *catalog.Layer) *gisxml.LayerDescription {
+func layerDescription(m *catalog.Map, l *catalog.Layer) *gisxml.LayerDescription {
 	return &gisxml.LayerDescription{
-		LayerID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, ScaleSymbols: false,
+		LayerID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, ScaleSymbols: scaleSymbolsDefault(m, l),
 		SelectionColor: &gisxml.RgbColor{Red: 0, Green: 255, Blue: 255}, SetSelectionSymbol: false,
 		SelectionBufferDistance: 0, ShowSelectionBuffer: false, DefinitionExpression: l.Def.DefinitionExpression,
 		SourceID:           ptr(""),
@@ -133,7 +143,7 @@ func layerDescription(l *catalog.Layer) *gisxml.LayerDescription {
 func defaultMapDescription(m *catalog.Map) *gisxml.MapDescription {
 	lds := make(gisxml.ArrayOfLayerDescription, 0, len(m.Layers))
 	for _, l := range m.Layers {
-		lds = append(lds, layerDescription(l))
+		lds = append(lds, layerDescription(m, l))
 	}
 	bg := m.Def.BackgroundColor
 	return &gisxml.MapDescription{

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/paulmach/orb"
 
@@ -67,18 +68,19 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 			return nil, err
 		}
 	case *gisxml.PictureFillSymbol:
-		if len(v.Picture) == 0 {
-			return nil, invalid("%s: a PictureFillSymbol needs Picture bytes (PictureUri is not fetched)", what)
-		}
-		if err := mapdraw.CheckPicture(v.Picture); err != nil {
-			return nil, invalid("%s/Picture: %v", what, err)
+		if err := checkPicture(v.Picture, v.PictureUri, what); err != nil {
+			return nil, err
 		}
 		out.Type, out.Picture = servicedef.PictureFill, v.Picture
-		if v.Width != nil {
-			out.Size = *v.Width
-		}
+		out.Width, out.Height = deref(v.Width), deref(v.Height)
+		out.XScale, out.YScale = deref(v.XScale), deref(v.YScale)
+		out.XSeparation, out.YSeparation = deref(v.XSeparation), deref(v.YSeparation)
+		out.Angle, out.XOffset, out.YOffset = deref(v.Angle), deref(v.XOffset), deref(v.YOffset)
 		if out.Color, err = sdColor(v.Color, servicedef.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
 			return nil, invalid("%s/Color: %v", what, err)
+		}
+		if err := pictureStyleIn(&out.PictureStyle, v.FgColor, v.Color, v.BgColor, v.BitmapTransColor, v.Swap1BitColor, what); err != nil {
+			return nil, err
 		}
 		if out.Outline, err = outlineIn(v.Outline, what+"/Outline"); err != nil {
 			return nil, err
@@ -108,18 +110,26 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 			out.Outline = &servicedef.Outline{Color: oc, Width: v.OutlineSize, Style: servicedef.LineSolid}
 		}
 	case *gisxml.PictureMarkerSymbol:
-		if len(v.Picture) == 0 {
-			return nil, invalid("%s: a PictureMarkerSymbol needs Picture bytes (PictureUri is not fetched)", what)
+		if err := checkPicture(v.Picture, v.PictureUri, what); err != nil {
+			return nil, err
 		}
-		if err := mapdraw.CheckPicture(v.Picture); err != nil {
-			return nil, invalid("%s/Picture: %v", what, err)
-		}
-		out.Type, out.Picture, out.Size = servicedef.PictureMarker, v.Picture, v.Size
+		out.Type, out.Picture, out.Size, out.Width = servicedef.PictureMarker, v.Picture, v.Size, deref(v.Width)
+		out.XScale, out.YScale = v.XScale, v.YScale
 		out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
+		if out.Color, err = sdColor(v.Color, servicedef.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
+			return nil, invalid("%s/Color: %v", what, err)
+		}
+		if err := pictureStyleIn(&out.PictureStyle, v.FgColor, v.Color, v.BgColor, v.BitmapTransColor, v.Swap1BitColor, what); err != nil {
+			return nil, err
+		}
+	case *gisxml.CharacterMarkerSymbol:
+		if err := characterIn(v, out, what); err != nil {
+			return nil, err
+		}
 	case nil:
 		return nil, invalid("%s: a symbol is required", what)
 	default:
-		return nil, invalid("%s: symbol type %s is not supported (SimpleFillSymbol, SimpleLineSymbol, SimpleMarkerSymbol, PictureMarkerSymbol, PictureFillSymbol)", what, s.GisType())
+		return nil, invalid("%s: symbol type %s is not supported (SimpleFillSymbol, SimpleLineSymbol, SimpleMarkerSymbol, PictureMarkerSymbol, CharacterMarkerSymbol, PictureFillSymbol)", what, s.GisType())
 	}
 	if err := checkSize(out.Size, what+"/Size"); err != nil {
 		return nil, err
@@ -134,6 +144,9 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 		if err := checkSize(out.Outline.Width, what+"/Outline width"); err != nil {
 			return nil, err
 		}
+	}
+	if err := checkPictureSizes(&out.PictureStyle, what); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -304,6 +317,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			}
 			lb.Where = wc
 		}
+		lb.Placement = placementIn(lc.LabelPlacementDescription, l.Data.GeometryType())
 		if lc.MinimumScale != nil {
 			lb.MinScale = *lc.MinimumScale
 		}
@@ -323,6 +337,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			if ts.FontFamilyName != nil {
 				lb.Font.Family = *ts.FontFamilyName
 			}
+			simpleTextFont(ts, &lb.Font)
 			if ts.OutlineColor != nil {
 				hc, err := sdColor(ts.OutlineColor, servicedef.Color{R: 255, G: 255, B: 255, A: 255})
 				if err != nil {
@@ -341,6 +356,82 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 		out = append(out, lb)
 	}
 	return out, nil
+}
+
+// The label placement types of the schema and the service definition's placements, both ways
+// (docs/cartography.md, "Label placement"). A point type is one position; a line type is a side
+// (Above, Below, Center: on the line) and a position along the line (Along: the middle; Start and
+// Before: the start; End and After: the end); the one polygon type is horizontal.
+var (
+	pointPlacements = map[gisxml.ServerPointLabelPlacementType]servicedef.PointPosition{
+		gisxml.ServerPointLabelPlacementAboveCenter: servicedef.PointAbove, gisxml.ServerPointLabelPlacementAboveLeft: servicedef.PointAboveLeft,
+		gisxml.ServerPointLabelPlacementAboveRight: servicedef.PointAboveRight, gisxml.ServerPointLabelPlacementBelowCenter: servicedef.PointBelow,
+		gisxml.ServerPointLabelPlacementBelowLeft: servicedef.PointBelowLeft, gisxml.ServerPointLabelPlacementBelowRight: servicedef.PointBelowRight,
+		gisxml.ServerPointLabelPlacementCenterCenter: servicedef.PointCenter, gisxml.ServerPointLabelPlacementCenterLeft: servicedef.PointLeft,
+		gisxml.ServerPointLabelPlacementCenterRight: servicedef.PointRight,
+	}
+	lineSides   = map[string]servicedef.LineSide{"Above": servicedef.LineAbove, "Below": servicedef.LineBelow, "Center": ""}
+	lineAnchors = map[string]servicedef.LineAnchor{"Along": "", "Start": servicedef.LineStart, "Before": servicedef.LineStart, "End": servicedef.LineEnd, "After": servicedef.LineEnd}
+)
+
+// placementIn is the placement of a request's LabelPlacementDescription for a layer of geometry
+// type gt: the default when there is none or it is for another geometry type.
+func placementIn(d gisxml.LabelPlacementDescription, gt feature.GeometryType) servicedef.LabelPlacement {
+	var p servicedef.LabelPlacement
+	switch v := d.(type) {
+	case *gisxml.PointLabelPlacementDescription:
+		if v == nil || (gt != feature.Point && gt != feature.Multipoint) {
+			break
+		}
+		if pos, ok := pointPlacements[v.Type]; ok {
+			p.Points = []servicedef.PointPosition{pos}
+		}
+	case *gisxml.LineLabelPlacementDescription:
+		if v != nil && gt == feature.Polyline {
+			rest := strings.TrimPrefix(string(v.Type), "gisServerLinePlacement")
+			for side, s := range lineSides {
+				if along, ok := strings.CutPrefix(rest, side); ok {
+					p.Line, p.Along = s, lineAnchors[along]
+				}
+			}
+		}
+	}
+	return p
+}
+
+// placementOut is the schema's description of a placement for a layer of geometry type gt: the
+// first point position (right for the default order), the line side and position along (the
+// middle as Along), always horizontal for polygons (the schema has no other type).
+func placementOut(p servicedef.LabelPlacement, gt feature.GeometryType) gisxml.LabelPlacementDescription {
+	switch gt {
+	case feature.Polygon:
+		return &gisxml.PolygonLabelPlacementDescription{Type: gisxml.ServerPolygonPlacementAlwaysHorizontal}
+	case feature.Polyline:
+		side, along := "Center", "Along"
+		switch p.Line {
+		case servicedef.LineAbove:
+			side = "Above"
+		case servicedef.LineBelow:
+			side = "Below"
+		}
+		switch p.Along {
+		case servicedef.LineStart:
+			along = "Start"
+		case servicedef.LineEnd:
+			along = "End"
+		}
+		return &gisxml.LineLabelPlacementDescription{Type: gisxml.ServerLineLabelPlacementType("gisServerLinePlacement" + side + along)}
+	}
+	first := servicedef.PointRight
+	if len(p.Points) > 0 {
+		first = p.Points[0]
+	}
+	for t, pos := range pointPlacements {
+		if pos == first {
+			return &gisxml.PointLabelPlacementDescription{Type: t}
+		}
+	}
+	return &gisxml.PointLabelPlacementDescription{Type: gisxml.ServerPointLabelPlacementCenterRight}
 }
 
 // drawingOf reads what a LayerDescription changes of how its layer is drawn; nil when nothing.
@@ -417,8 +508,8 @@ func fitsGeometry(r *servicedef.Renderer, l *catalog.Layer, what string) error {
 	want := map[feature.GeometryType][]servicedef.SymbolType{
 		feature.Polygon:    {servicedef.SimpleFill, servicedef.PictureFill},
 		feature.Polyline:   {servicedef.SimpleLine},
-		feature.Point:      {servicedef.SimpleMarker, servicedef.PictureMarker},
-		feature.Multipoint: {servicedef.SimpleMarker, servicedef.PictureMarker},
+		feature.Point:      {servicedef.SimpleMarker, servicedef.PictureMarker, servicedef.CharacterMarker},
+		feature.Multipoint: {servicedef.SimpleMarker, servicedef.PictureMarker, servicedef.CharacterMarker},
 	}[l.Data.GeometryType()]
 	if want == nil {
 		return nil
@@ -591,6 +682,8 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			font.Size = ts.Size
 		}
 		font.Family = str(ts.FontName)
+		font.Bold, font.Italic = fontWeightBold(ts.FontWeight), isTrue(ts.FontItalic)
+		font.Underline, font.Strikethrough = isTrue(ts.FontUnderline), isTrue(ts.FontStrikethrough)
 		gr.Angle = ts.Angle
 		switch ts.HorizontalAlignment {
 		case gisxml.THACenter:
@@ -623,6 +716,9 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			font.Size = *ts.Size
 		}
 		font.Family = str(ts.FontFamilyName)
+		var f servicedef.Font
+		simpleTextFont(ts, &f)
+		font.Bold, font.Italic, font.Underline, font.Strikethrough = f.Bold, f.Italic, f.Underline, f.Strikethrough
 		if ts.Angle != nil {
 			gr.Angle = *ts.Angle
 		}
@@ -702,3 +798,43 @@ func partsOf(g orb.Geometry) [][][2]float64 {
 
 // colorNRGBA4 returns c as the farm's RGBA array.
 func colorNRGBA4(c color.NRGBA) *[4]uint8 { return &[4]uint8{c.R, c.G, c.B, c.A} }
+
+// characterIn reads a CharacterMarkerSymbol: the glyph of the code point CharacterIndex (Unicode) in
+// its font, Size points, in Color, turned by Angle and moved by XOffset, YOffset points. Every font
+// is drawn with DejaVu Sans in the weight and slant asked for; XScale, YScale and the font's
+// decorations are not drawn.
+func characterIn(v *gisxml.CharacterMarkerSymbol, out *servicedef.Symbol, what string) error {
+	c := rune(v.CharacterIndex)
+	if c <= 0 || c > unicode.MaxRune || (c >= 0xd800 && c <= 0xdfff) {
+		return invalid("%s/CharacterIndex %d is not a Unicode character", what, v.CharacterIndex)
+	}
+	out.Type, out.Size, out.Character = servicedef.CharacterMarker, v.Size, c
+	out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
+	out.CharacterFont = servicedef.Font{Family: str(v.FontName), Bold: fontWeightBold(v.FontWeight), Italic: isTrue(v.FontItalic)}
+	var err error
+	if out.Color, err = sdColor(v.Color, servicedef.Color{A: 255}); err != nil {
+		return invalid("%s/Color: %v", what, err)
+	}
+	return nil
+}
+
+// simpleTextFont reads a SimpleTextSymbol's FontWeight (bold and bolder are bold), FontStyle
+// (italic and oblique are italic) and FontDecoration into f.
+func simpleTextFont(ts *gisxml.SimpleTextSymbol, f *servicedef.Font) {
+	if ts.FontWeight != nil {
+		f.Bold = *ts.FontWeight == gisxml.FontWeightBold || *ts.FontWeight == gisxml.FontWeightBolder
+	}
+	if ts.FontStyle != nil {
+		f.Italic = *ts.FontStyle == gisxml.FontStyleItalic || *ts.FontStyle == gisxml.FontStyleOblique
+	}
+	if ts.FontDecoration != nil {
+		f.Underline = *ts.FontDecoration == gisxml.FontDecorationUnderline
+		f.Strikethrough = *ts.FontDecoration == gisxml.FontDecorationLineThrough
+	}
+}
+
+// fontWeightBold reports whether a Windows font weight (TextSymbol, CharacterMarkerSymbol:
+// 400 normal, 700 bold) is bold: 600 and above.
+func fontWeightBold(w *int) bool { return w != nil && *w >= 600 }
+
+func isTrue(b *bool) bool { return b != nil && *b }

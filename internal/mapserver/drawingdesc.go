@@ -41,15 +41,15 @@ func (s *Server) GetDefaultLayerDrawingDescriptions(_ context.Context, c *Call, 
 	}
 	out := gisxml.ArrayOfLayerDrawingDescription{}
 	for _, l := range layers {
-		out = append(out, drawingDescriptionOut(l, convert))
+		out = append(out, drawingDescriptionOut(m, l, convert))
 	}
 	return &gisxml.GetDefaultLayerDrawingDescriptionsResponse{Result: out}, nil
 }
 
-func drawingDescriptionOut(l *catalog.Layer, convertLabels bool) *gisxml.FeatureLayerDrawingDescription {
+func drawingDescriptionOut(m *catalog.Map, l *catalog.Layer, convertLabels bool) *gisxml.FeatureLayerDrawingDescription {
 	d := &gisxml.FeatureLayerDrawingDescription{
 		FeatureRenderer: rendererOut(&l.Def.Renderer, func(field string) float64 { return fieldMin(l, field) }),
-		ScaleSymbols:    ptr(false), Transparency: ptr(int16(0)), Brightness: ptr(int16(0)), Contrast: ptr(int16(0)),
+		ScaleSymbols:    ptr(scaleSymbolsDefault(m, l)), Transparency: ptr(int16(0)), Brightness: ptr(int16(0)), Contrast: ptr(int16(0)),
 		SourceLayerID: ptr(l.ID),
 	}
 	if len(l.Def.Labels) > 0 {
@@ -105,16 +105,47 @@ func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
 		}
 		return ms
 	case servicedef.PictureMarker:
-		return &gisxml.PictureMarkerSymbol{CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{
-			MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: s.Size, Angle: s.Angle, XOffset: s.XOffset, YOffset: s.YOffset}, XScale: 1, YScale: 1}, Picture: s.Picture}
+		pm := &gisxml.PictureMarkerSymbol{CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{
+			MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: s.Size, Angle: s.Angle, XOffset: s.XOffset, YOffset: s.YOffset},
+			XScale:             scaleOut(s.XScale), YScale: scaleOut(s.YScale)}, Picture: s.Picture,
+			FgColor: optRGB(s.FgColor), BgColor: optRGB(s.BgColor), BitmapTransColor: optRGB(s.TransparentColor), Swap1BitColor: ptr(s.Swap1Bit)}
+		if s.Width > 0 {
+			pm.Width = ptr(s.Width)
+		}
+		return pm
 	case servicedef.PictureFill:
-		ps := &gisxml.PictureFillSymbol{FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(s.Color)}, Picture: s.Picture}
+		ps := &gisxml.PictureFillSymbol{FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(s.Color)}, Picture: s.Picture,
+			XScale: ptr(scaleOut(s.XScale)), YScale: ptr(scaleOut(s.YScale)), XSeparation: ptr(s.XSeparation), YSeparation: ptr(s.YSeparation),
+			Angle: ptr(s.Angle), XOffset: ptr(s.XOffset), YOffset: ptr(s.YOffset),
+			FgColor: optRGB(s.FgColor), BgColor: optRGB(s.BgColor), BitmapTransColor: optRGB(s.TransparentColor), Swap1BitColor: ptr(s.Swap1Bit)}
+		if s.Width > 0 {
+			ps.Width = ptr(s.Width)
+		}
+		if s.Height > 0 {
+			ps.Height = ptr(s.Height)
+		}
 		if o := s.Outline; o != nil {
 			ps.Outline = lineOut(o.Color, o.Width, o.Style)
 		}
 		return ps
 	}
 	return nil
+}
+
+// scaleOut is a picture scale in schema terms (0, unset, is 1).
+func scaleOut(f float64) float64 {
+	if f > 0 {
+		return f
+	}
+	return 1
+}
+
+// optRGB describes an optional colour; nil stays absent.
+func optRGB(c *servicedef.Color) gisxml.Color {
+	if c == nil {
+		return nil
+	}
+	return rgb(*c)
 }
 
 func lineOut(c servicedef.Color, width float64, style servicedef.LineStyle) *gisxml.SimpleLineSymbol {
@@ -226,15 +257,19 @@ func labelOut(lb *servicedef.Label, gt feature.GeometryType, convert bool) *gisx
 	if lb.Halo != nil {
 		ts.OutlineColor, ts.OutlineWidth = rgb(lb.Halo.Color), ptr(lb.Halo.Width)
 	}
+	if lb.Font.Bold {
+		ts.FontWeight = ptr(gisxml.FontWeightBold)
+	}
+	if lb.Font.Italic {
+		ts.FontStyle = ptr(gisxml.FontStyleItalic)
+	}
+	if lb.Font.Underline {
+		ts.FontDecoration = ptr(gisxml.FontDecorationUnderline)
+	} else if lb.Font.Strikethrough {
+		ts.FontDecoration = ptr(gisxml.FontDecorationLineThrough)
+	}
 	lc := &gisxml.LabelClassDescription{LabelExpression: ptr(expr), Symbol: ts, UseCodedValue: ptr(true),
 		MinimumScale: ptr(lb.MinScale), MaximumScale: ptr(lb.MaxScale), LabelExpressionType: ptr(typ), WhereClause: ptr("")}
-	switch gt {
-	case feature.Polygon:
-		lc.LabelPlacementDescription = &gisxml.PolygonLabelPlacementDescription{Type: gisxml.ServerPolygonPlacementAlwaysHorizontal}
-	case feature.Polyline:
-		lc.LabelPlacementDescription = &gisxml.LineLabelPlacementDescription{Type: gisxml.ServerLinePlacementAboveAlong}
-	default:
-		lc.LabelPlacementDescription = &gisxml.PointLabelPlacementDescription{Type: gisxml.ServerPointLabelPlacementAboveRight}
-	}
+	lc.LabelPlacementDescription = placementOut(lb.Placement, gt)
 	return lc
 }

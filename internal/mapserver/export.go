@@ -164,6 +164,18 @@ func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float
 		if err != nil {
 			return nil, nil, err
 		}
+		// ScaleSymbols: the drawing description's when it has one, else the layer description's;
+		// carried only when it differs from the layer's default.
+		scaleSymbols := ld.ScaleSymbols
+		if dd, ok := ld.DrawingDescription.(*gisxml.FeatureLayerDrawingDescription); ok && dd != nil && dd.ScaleSymbols != nil {
+			scaleSymbols = *dd.ScaleSymbols
+		}
+		if scaleSymbols != scaleSymbolsDefault(m, l) {
+			if d == nil {
+				d = &mapdraw.Drawing{}
+			}
+			d.ScaleSymbols = &scaleSymbols
+		}
 		if d != nil {
 			drawings[ld.LayerID] = d
 		}

@@ -115,8 +115,14 @@ type Params struct {
 	Tiles TileStore
 	// TileIndex caches bundle indexes for tile reads; nil gives each cache a private one.
 	TileIndex *tilecache.IndexCache
-	// CacheURL returns the public URL of a cache folder (GetVirtualCacheDirectory).
+	// TileMemoryBytes bounds the memory of recently served tiles (tilememory.go); zero means
+	// 64 MiB, negative turns it off.
+	TileMemoryBytes int64
+	// CacheURL returns the public URL of a cache folder (GetVirtualCacheDirectory), given the
+	// service, map and folder names path-escaped.
 	CacheURL func(service, mapName, folder string) string
+	// Pictures say where pictures named by PictureUri may be fetched from (pictures.go).
+	Pictures PictureOptions
 }
 
 // Server runs operations against a catalog.
@@ -165,7 +171,7 @@ func New(p Params) *Server {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	s := &Server{p: p, tiles: &tileCaches{roots: map[string]*storedCache{}, memory: newTileMemory(tileMemoryBytes, tileMemoryMaxAge)}}
+	s := &Server{p: p, tiles: &tileCaches{roots: map[string]*storedCache{}, memory: newTileMemory(tileMemorySize(p.TileMemoryBytes), tileMemoryMaxAge)}}
 	s.ops = map[string]opFunc{
 		"GetDocumentInfo":              handle(s.GetDocumentInfo),
 		"GetMapCount":                  handle(s.GetMapCount),
@@ -241,6 +247,9 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 			return nil, fmt.Errorf("%w: %s", ErrNotImplemented, op)
 		}
 		return nil, invalid("unknown operation %q", op)
+	}
+	if err := s.resolvePictures(ctx, req); err != nil {
+		return nil, err
 	}
 	return f(ctx, c, req)
 }

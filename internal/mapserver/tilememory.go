@@ -26,7 +26,24 @@ type tileEntry struct {
 	at   time.Time
 }
 
+// tileMemorySize is the budget of a configured size (Params.TileMemoryBytes): zero is the
+// default, negative is none.
+func tileMemorySize(configured int64) int {
+	switch {
+	case configured == 0:
+		return tileMemoryBytes
+	case configured < 0:
+		return 0
+	}
+	return int(min(configured, 1<<40))
+}
+
+// newTileMemory returns a memory of maxBytes, or nil (which holds nothing) when maxBytes is not
+// positive.
 func newTileMemory(maxBytes int, maxAge time.Duration) *tileMemory {
+	if maxBytes <= 0 {
+		return nil
+	}
 	return &tileMemory{maxBytes: maxBytes, maxAge: maxAge, order: list.New(), entries: map[string]*list.Element{}}
 }
 

@@ -38,3 +38,17 @@ func TestTileMemory(t *testing.T) {
 		t.Error("a nil memory holds tiles")
 	}
 }
+
+func TestTileMemorySize(t *testing.T) {
+	for _, tc := range []struct {
+		configured int64
+		want       int
+	}{{0, tileMemoryBytes}, {-1, 0}, {1 << 20, 1 << 20}} {
+		if got := tileMemorySize(tc.configured); got != tc.want {
+			t.Errorf("tileMemorySize(%d) = %d, want %d", tc.configured, got, tc.want)
+		}
+	}
+	if m := newTileMemory(tileMemorySize(-1), time.Second); m != nil {
+		t.Errorf("a memory turned off is %+v, want nil", m)
+	}
+}

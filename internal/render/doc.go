@@ -12,12 +12,19 @@
 // The renderer works in pixel space: each geometry is transformed once, generalised to the output
 // resolution (vertices closer than half a pixel are dropped), clipped to the image and then drawn.
 // Labels are collected while layers are drawn and placed afterwards, highest priority first (then
-// the largest features first), with collision avoidance across all layers and no label cut at the
-// image edge (a label that does not fit whole is moved inside or dropped). Each feature gets at most
-// one label: polygons at an interior point of their largest visible part (an approximate pole of
-// inaccessibility, never outside the polygon, with nearby fallback positions), lines at the middle of
-// their longest part, rotated along it, points beside the marker at the first of eight positions
-// that is free.
+// the largest features first), with collision avoidance across all layers (boxes indexed in a grid)
+// and no label cut at the image edge (a label that does not fit whole is moved inside or dropped).
+// Each feature gets at most one label: polygons at an interior point of their largest visible part
+// (an approximate pole of inaccessibility, never outside the polygon, with nearby fallback
+// positions), points beside the marker at the first of eight positions that is free, and lines
+// along their longest part, each glyph at its own position and angle on the line (a glyph run,
+// Surface.GlyphRun): the middle of the line's visible part first, then positions further along
+// either way, reading left to right, never where the line turns more than 30° between two glyphs,
+// with one collision box per glyph. A label on a straight stretch is drawn as straight text.
+//
+// Text is DejaVu Sans, embedded in regular, bold, oblique and bold oblique (every font name draws
+// it, see Fonts), with underline and strikethrough; character markers (Symbol.Character) are glyph
+// outlines filled as paths, so they look the same on every surface.
 //
 // Typical use:
 //

@@ -125,7 +125,7 @@ func (r *Renderer) drawTo(ctx context.Context, s Surface, st *drawState, m Map, 
 	}
 	imgRect := clipRect{0, 0, W, H}
 	query := v.Bounds()
-	scale := v.Scale()
+	scale := m.Scale(v)
 	st.labels.reset()
 	for li := range m.Layers {
 		l := &m.Layers[li]
@@ -147,7 +147,7 @@ func (r *Renderer) drawTo(ctx context.Context, s Surface, st *drawState, m Map, 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	st.labels.place(s, v.Width, v.Height)
+	st.labels.place(s, r.fonts, v.Width, v.Height)
 	return nil
 }
 
@@ -166,11 +166,14 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 		ls := l.Label
 		label = labelCand{
 			style: TextStyle{
-				Font: ls.Font, Size: v.PointsToPixels(ls.Size), Color: ls.Color,
+				Font: ls.Font, FontStyle: ls.FontStyle, Size: v.PointsToPixels(ls.Size), Color: ls.Color,
 				Halo: ls.Halo, HaloWidth: v.PointsToPixels(ls.HaloWidth),
 			},
 			priority: ls.Priority,
 			overlap:  ls.AllowOverlap,
+			place:    &ls.Placement,
+			layer:    st.labels.nextLayer(),
+			repeat:   v.PointsToPixels(ls.Placement.LineRepeat),
 		}
 		if label.style.Size <= 0 {
 			label.style.Size = v.PointsToPixels(8)
@@ -230,6 +233,8 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 					if sym.MarkerAngle != 0 {
 						s.Pop()
 					}
+				} else if sym.Character != 0 {
+					r.fonts.DrawCharacter(s, sym.Character, sym.CharacterFont, sym.CharacterStyle, x, y, size, sym.MarkerAngle, sym.Fill, stroke)
 				} else {
 					s.Marker(x, y, sym.Marker, size, sym.MarkerAngle, sym.Fill, stroke)
 				}
@@ -252,9 +257,16 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 			c := label
 			c.text = f.Label
 			if len(path.polys) > firstPoly {
+				// Placed outside (PolygonOutside): as far from the anchor as a point label.
+				c.offset = v.PointsToPixels(orDefault(l.Label.Offset, 2))
 				st.labels.addPolygon(c, path, firstPoly, imgRect)
 			} else {
-				st.labels.addLine(c, path, firstSub, imgRect)
+				// Above or below the line: clear of the stroke by 2 points or Offset.
+				c.offset = v.PointsToPixels(sym.StrokeWidth)/2 + v.PointsToPixels(2)
+				if l.Label.Offset > 0 {
+					c.offset = v.PointsToPixels(sym.StrokeWidth)/2 + v.PointsToPixels(l.Label.Offset)
+				}
+				st.labels.addLine(c, path, firstSub)
 			}
 		}
 		if len(path.pts) > 1<<16 {
@@ -301,15 +313,11 @@ func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
 	emit(true)
 	switch {
 	case sym.Pattern != nil:
-		pw := v.PointsToPixels(sym.PatternWidth)
-		if pw <= 0 {
-			pw = float64(sym.Pattern.Bounds().Dx()) * v.dpi() / 96
-		}
-		if tile := patternTile(sym.Pattern, pw); tile != nil {
+		if tile := sym.pictureFillTile(v, pathBounds(path)); tile != nil {
 			s.FillPattern(tile)
 		}
 	case sym.Hatch != HatchNone && sym.Fill.A > 0:
-		s.FillPattern(hatchTile(sym.Hatch, sym.Fill, v.PointsToPixels(orDefault(sym.HatchSpacing, 6)), v.PointsToPixels(0.75)))
+		s.FillPattern(hatchTile(sym.Hatch, sym.Fill, v.PointsToPixels(orDefault(sym.HatchSpacing, defaultHatchSpacing)), v.PointsToPixels(0.75)))
 	case sym.Fill.A > 0:
 		s.Fill(sym.Fill)
 	}

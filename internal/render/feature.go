@@ -67,7 +67,7 @@ type Layer struct {
 	Opacity float64
 	// MinScale and MaxScale limit the scales (View.Scale) at which the layer is drawn, as in ArcGIS:
 	// the layer is hidden when zoomed out beyond MinScale (scale > MinScale) or zoomed in beyond
-	// MaxScale (scale < MaxScale). 0 means no limit.
+	// MaxScale (scale < MaxScale). 0 means no limit. The scale is Map.Scale's.
 	MinScale, MaxScale float64
 }
 
@@ -77,6 +77,19 @@ type Map struct {
 	// Transparent leaves the background fully transparent (alpha 0) instead of Background.
 	Transparent bool
 	Layers      []Layer
+	// UnitMeters is the length of one map unit in metres, for the scale layers' MinScale and
+	// MaxScale are compared with (Map.Scale): 0 means 1 (metres); a geographic map sets the
+	// metres of a degree.
+	UnitMeters float64
+}
+
+// Scale returns the scale denominator of m drawn in v: View.Scale with map units of UnitMeters
+// metres. Layer scale ranges are checked against it.
+func (m Map) Scale(v View) float64 {
+	if m.UnitMeters > 0 {
+		return v.Scale() * m.UnitMeters
+	}
+	return v.Scale()
 }
 
 func (l *Layer) visibleAt(scale float64) bool {

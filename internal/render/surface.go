@@ -38,6 +38,10 @@ type Surface interface {
 
 	// Text draws s with its baseline starting at (x, y), with a halo when t.Halo is not transparent.
 	Text(s string, x, y float64, t TextStyle)
+	// GlyphRun draws each glyph of run on its own baseline (curved labels), in t (whose Angle is
+	// ignored), with the halo of the whole run drawn under all of its glyphs. Only the glyphs'
+	// origins pass through the current transform, as for Text.
+	GlyphRun(run []Glyph, t TextStyle)
 	// MeasureText returns the size of s in t, in surface units.
 	MeasureText(s string, t TextStyle) TextMetrics
 	// Marker draws a marker of the given width centred on (x, y), rotated by angle degrees

@@ -9,8 +9,6 @@ import (
 
 	"github.com/fogleman/gg"
 	xdraw "golang.org/x/image/draw"
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/f64"
 	"golang.org/x/image/vector"
 )
@@ -21,12 +19,13 @@ const fastStrokeMax = 3
 
 // GGSurface is the raster Surface, drawing into an *image.RGBA through a gg.Context.
 //
-// gg draws wide and dashed strokes and rotated text. The hot paths bypass gg, whose per-call
+// gg draws wide and dashed strokes and pattern fills. The hot paths bypass gg, whose per-call
 // freetype rasterization and per-glyph drawing dominate map rendering otherwise: fills, and strokes
 // up to 3 pixels wide (as offset outlines with mitred joins), are rasterized with
 // golang.org/x/image/vector in cache-sized tiles and blended straight into the image (see
 // rasterBands); horizontal text is composited from cached glyph masks, its halo made by dilating the
-// text's mask once. Images are drawn with golang.org/x/image/draw.
+// text's mask once; glyph runs (curved labels) and rotated or decorated text are rasterized from the
+// glyphs' outlines into one mask, with the same halo. Images are drawn with golang.org/x/image/draw.
 //
 // A GGSurface is not safe for concurrent use.
 type GGSurface struct {
@@ -43,12 +42,11 @@ type GGSurface struct {
 	pts  []pathPoint
 	subs []subpath
 
-	ras     vector.Rasterizer
-	mask    image.Alpha
-	text    textScratch
-	tmp     []pathPoint
-	tsub    []subpath
-	ggFaces map[float64]font.Face // rotated text faces; not shared, as faces are not concurrency-safe
+	ras  vector.Rasterizer
+	mask image.Alpha
+	text textScratch
+	tmp  []pathPoint
+	tsub []subpath
 
 	line  []pathPoint
 	out   []pathPoint
@@ -555,45 +553,30 @@ func (s *GGSurface) Text(str string, x, y float64, t TextStyle) {
 	if !s.ident {
 		x, y = s.m.Apply(x, y)
 	}
-	if t.Angle != 0 {
-		s.textGG(str, x, y, t)
+	f := s.fonts.face(t)
+	if t.Angle != 0 || t.Underline || t.Strikethrough {
+		// Rotated or decorated (rare: graphics): drawn from the glyph outlines.
+		s.text.run = f.layout(s.text.run[:0], str, x, y, t.Angle)
+		s.fonts.drawRun(s.img, s.text.run, t, &s.text)
 		return
 	}
-	s.fonts.face(t.Font, t.Size).drawText(s.img, str, x, y, t, &s.text)
+	f.drawText(s.img, str, x, y, t, &s.text)
 }
 
-// textGG draws rotated text through gg (rare: line labels), the halo as copies of the text at
-// offsets around it.
-func (s *GGSurface) textGG(str string, x, y float64, t TextStyle) {
-	face := s.ggFaces[t.Size]
-	if face == nil {
-		var err error
-		face, err = opentype.NewFace(s.fonts.def, &opentype.FaceOptions{Size: t.Size, DPI: 72, Hinting: font.HintingNone})
-		if err != nil {
-			return
-		}
-		if s.ggFaces == nil {
-			s.ggFaces = make(map[float64]font.Face)
-		}
-		s.ggFaces[t.Size] = face
+// GlyphRun implements Surface, drawing the glyphs from their outlines.
+func (s *GGSurface) GlyphRun(run []Glyph, t TextStyle) {
+	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || len(run) == 0 {
+		return
 	}
-	dc := s.context()
-	dc.Push()
-	defer dc.Pop()
-	dc.Identity()
-	dc.SetFontFace(face)
-	dc.Translate(x, y)
-	dc.Rotate(-t.Angle * math.Pi / 180)
-	if t.Halo.A > 0 && t.HaloWidth > 0 {
-		dc.SetColor(t.Halo)
-		hw := t.HaloWidth
-		for k := 0; k < 8; k++ {
-			a := float64(k) * math.Pi / 4
-			dc.DrawString(str, hw*math.Cos(a), hw*math.Sin(a))
+	if !s.ident {
+		s.text.run = append(s.text.run[:0], run...)
+		for i := range s.text.run {
+			g := &s.text.run[i]
+			g.X, g.Y = s.m.Apply(g.X, g.Y)
 		}
+		run = s.text.run
 	}
-	dc.SetColor(t.Color)
-	dc.DrawString(str, 0, 0)
+	s.fonts.drawRun(s.img, run, t, &s.text)
 }
 
 // MeasureText implements Surface.
@@ -601,7 +584,7 @@ func (s *GGSurface) MeasureText(str string, t TextStyle) TextMetrics {
 	if t.Size <= 0 {
 		return TextMetrics{}
 	}
-	w, a, d := s.fonts.face(t.Font, t.Size).measure(str)
+	w, a, d := s.fonts.face(t).measure(str)
 	return TextMetrics{Width: w, Ascent: a, Descent: d}
 }
 

@@ -302,8 +302,8 @@ func TestLabelsStayInside(t *testing.T) {
 			if b.x0 < 0 || b.y0 < 0 || b.x1 > float64(v.Width) || b.y1 > float64(v.Height) {
 				t.Errorf("label box %v outside the image", b)
 			}
-			for _, o := range st.labels.placed[:i] {
-				if b.overlaps(o) {
+			for j, o := range st.labels.placed[:i] {
+				if st.labels.owner[j] != st.labels.owner[i] && b.overlaps(o) {
 					t.Errorf("label boxes %v and %v overlap", b, o)
 				}
 			}
@@ -316,7 +316,7 @@ func TestFonts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, a, d := fs.face("", 10.67).measure("Canada")
+	w, a, d := fs.face(TextStyle{Size: 10.67}).measure("Canada")
 	if w < 30 || w > 50 || a < 6 || a > 10 || d > 1 {
 		t.Errorf("measure(Canada) = %v, %v, %v", w, a, d)
 	}

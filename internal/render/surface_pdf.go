@@ -18,9 +18,11 @@ import (
 // soft mask, pattern fills as coloured tiling patterns, and opacity groups as transparency-group
 // form XObjects.
 //
-// Text uses the standard Type 1 font Helvetica with WinAnsiEncoding, which every PDF viewer has,
-// so documents stay small (no embedded font); characters outside Latin-1 print as '?'. Labels are
-// still measured and placed with the embedded DejaVu Sans, whose widths are close to Helvetica's.
+// Text uses the standard Type 1 font Helvetica (Bold, Oblique, BoldOblique for the font styles)
+// with WinAnsiEncoding, which every PDF viewer has, so documents stay small (no embedded font);
+// characters outside Latin-1 print as '?'. Labels are still measured and placed with the embedded
+// DejaVu Sans, whose widths are close to Helvetica's; glyph runs (curved labels) place each glyph
+// with its own text matrix, underlines and strikethroughs are filled paths.
 //
 // Coordinates are pixels, y down, mapped to a page of width×height pixels at the DPI given to
 // NewPDFSurface (72 points per inch).
@@ -175,26 +177,86 @@ func (s *PDFSurface) FillPattern(tile image.Image) {
 // Stroke implements Surface.
 func (s *PDFSurface) Stroke(st StrokeStyle) { s.stroke(s.pts, s.subs, st, s.m.lineScale()) }
 
+// pdfTm returns the text matrix putting the baseline's start at (x, y) (surface units, after the
+// transform), running angle degrees anticlockwise: text space is y up, the page y down.
+func (s *PDFSurface) pdfTm(x, y, angle float64) string {
+	sin, cos := sincosDeg(angle)
+	return s.n(cos) + " " + s.n(-sin) + " " + s.n(-sin) + " " + s.n(-cos) + " " + s.n(x) + " " + s.n(y) + " Tm"
+}
+
 // Text implements Surface.
 func (s *PDFSurface) Text(str string, x, y float64, t TextStyle) {
 	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || str == "" {
 		return
 	}
+	if t.Underline || t.Strikethrough {
+		// Glyph by glyph, where DejaVu Sans puts them, so the lines (measured with DejaVu Sans) end
+		// with the text.
+		s.GlyphRun(s.fonts.face(t).layout(nil, str, x, y, t.Angle), t)
+		return
+	}
 	x, y = s.m.Apply(x, y)
-	// Text space: x along the baseline, y up the glyphs; the page is y down, so flip y.
-	sin, cos := sincosDeg(t.Angle)
-	tm := fmt.Sprintf("%s %s %s %s %s %s Tm", s.n(cos), s.n(-sin), s.n(-sin), s.n(-cos), s.n(x), s.n(y))
+	tm := s.pdfTm(x, y, t.Angle)
 	lit := pdfString(str)
+	s.textPasses(t, nil, func(w *bytes.Buffer) {
+		w.WriteString(tm)
+		w.WriteByte(' ')
+		w.WriteString(lit)
+		w.WriteString(" Tj\n")
+	})
+}
+
+// GlyphRun implements Surface: one text object per pass (halo, then fill) with a text matrix per
+// glyph.
+func (s *PDFSurface) GlyphRun(run []Glyph, t TextStyle) {
+	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || len(run) == 0 {
+		return
+	}
+	quads := s.decorationQuads(nil, run, t)
+	s.textPasses(t, quads, func(w *bytes.Buffer) {
+		for _, g := range run {
+			x, y := s.m.Apply(g.X, g.Y)
+			w.WriteString(s.pdfTm(x, y, g.Angle))
+			w.WriteByte(' ')
+			w.WriteString(pdfString(string(g.Rune)))
+			w.WriteString(" Tj\n")
+		}
+	})
+}
+
+// textPasses draws text in t: the halo (glyph outlines stroked 2×HaloWidth wide, and the
+// decorations' outlines), then the fill (glyphs and decorations). show writes the text-showing
+// operators of a text object.
+func (s *PDFSurface) textPasses(t TextStyle, quads [][4]pathPoint, show func(w *bytes.Buffer)) {
 	w := s.out()
+	font := fmt.Sprintf("/F%d %s Tf", variantOf(t.Font, t.FontStyle)+1, s.n(t.Size))
+	decos := func(op string) {
+		for _, q := range quads {
+			s.path(q[:], []subpath{{start: 0, end: 4, closed: true}})
+		}
+		w.WriteString(op + "\n")
+	}
 	if t.Halo.A > 0 && t.HaloWidth > 0 {
 		w.WriteString("q\n")
 		s.alpha(255, t.Halo.A)
-		fmt.Fprintf(w, "BT /F1 %s Tf %s 1 Tr %s RG %s w 1 j %s Tj ET\nQ\n", s.n(t.Size), tm, s.rgb(t.Halo), s.n(2*t.HaloWidth), lit)
+		fmt.Fprintf(w, "%s RG %s w 1 j\nBT %s 1 Tr\n", s.rgb(t.Halo), s.n(2*t.HaloWidth), font)
+		show(w)
+		w.WriteString("ET\n")
+		if len(quads) > 0 {
+			decos("S")
+		}
+		w.WriteString("Q\n")
 	}
 	if t.Color.A > 0 {
 		w.WriteString("q\n")
 		s.alpha(t.Color.A, 255)
-		fmt.Fprintf(w, "BT /F1 %s Tf %s 0 Tr %s rg %s Tj ET\nQ\n", s.n(t.Size), tm, s.rgb(t.Color), lit)
+		fmt.Fprintf(w, "%s rg\nBT %s 0 Tr\n", s.rgb(t.Color), font)
+		show(w)
+		w.WriteString("ET\n")
+		if len(quads) > 0 {
+			decos("f")
+		}
+		w.WriteString("Q\n")
 	}
 }
 
@@ -292,9 +354,12 @@ const (
 	pdfPage
 	pdfContent
 	pdfResources
-	pdfFont
-	pdfFirstXObject
+	pdfFont         // the four fonts, pdfFont to pdfFont+3, by font variant (see pdfFonts)
+	pdfFirstXObject = pdfFont + len(pdfFonts)
 )
+
+// pdfFonts are the standard Type 1 fonts standing for DejaVu Sans's variants (resources /F1 to /F4).
+var pdfFonts = [...]string{"Helvetica", "Helvetica-Bold", "Helvetica-Oblique", "Helvetica-BoldOblique"}
 
 // Bytes closes any open groups and returns the document. Drawing after Bytes is an error.
 func (s *PDFSurface) Bytes() []byte {
@@ -321,7 +386,11 @@ func (s *PDFSurface) Bytes() []byte {
 	objs[pdfContent-1] = c.Bytes()
 
 	var res bytes.Buffer
-	fmt.Fprintf(&res, "<< /Font << /F1 %d 0 R >>", pdfFont)
+	res.WriteString("<< /Font <<")
+	for i := range pdfFonts {
+		fmt.Fprintf(&res, " /F%d %d 0 R", i+1, pdfFont+i)
+	}
+	res.WriteString(" >>")
 	if len(s.gs) > 0 {
 		keys := make([][2]uint8, 0, len(s.gs))
 		for k := range s.gs {
@@ -352,7 +421,9 @@ func (s *PDFSurface) Bytes() []byte {
 	}
 	res.WriteString(" >>")
 	objs[pdfResources-1] = res.Bytes()
-	objs[pdfFont-1] = []byte("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	for i, name := range pdfFonts {
+		objs[pdfFont-1+i] = fmt.Appendf(nil, "<< /Type /Font /Subtype /Type1 /BaseFont /%s /Encoding /WinAnsiEncoding >>", name)
+	}
 	objs = append(objs, s.xobj...)
 
 	var b bytes.Buffer

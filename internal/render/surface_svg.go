@@ -12,7 +12,8 @@ import (
 
 // SVGSurface is a Surface that writes an SVG 1.1 document: paths become <path> elements, text
 // <text> in DejaVu Sans (the font labels are measured with, falling back to any sans-serif font of
-// the viewer), halos a stroke painted under the text, groups <g> with an
+// the viewer) with font-weight, font-style and text-decoration for the font style, halos a stroke
+// painted under the text, glyph runs (curved labels) one <text> per glyph, groups <g> with an
 // opacity, images embedded PNG data. Coordinates are pixels of a width×height viewBox; the document's
 // width and height are given in pixels too, so a viewer at 96 DPI shows it at the raster's size.
 //
@@ -23,6 +24,7 @@ type SVGSurface struct {
 	groups   []int // offsets of the open groups' opacity values
 	patterns int   // patterns defined so far, for their ids
 	num      []byte
+	quads    [][4]pathPoint
 }
 
 // NewSVGSurface returns an SVG surface of width×height pixels measuring text with fonts (nil parses
@@ -157,20 +159,51 @@ func (s *SVGSurface) FillPattern(tile image.Image) {
 // Stroke implements Surface.
 func (s *SVGSurface) Stroke(st StrokeStyle) { s.stroke(s.pts, s.subs, st) }
 
+// fontAttrs writes the font attributes of t: DejaVu Sans (the font text is measured and placed
+// with, whatever t.Font says) in t's weight and slant.
+func (s *SVGSurface) fontAttrs(t TextStyle) {
+	fmt.Fprintf(&s.buf, ` font-family="%s, sans-serif" font-size="%s"`, DefaultFont, s.n(t.Size))
+	bold, italic := resolveStyle(t.Font, t.FontStyle)
+	if bold {
+		s.buf.WriteString(` font-weight="bold"`)
+	}
+	if italic {
+		s.buf.WriteString(` font-style="italic"`)
+	}
+}
+
+// decorationAttr writes t's text-decoration, if any.
+func (s *SVGSurface) decorationAttr(t TextStyle) {
+	switch {
+	case t.Underline && t.Strikethrough:
+		s.buf.WriteString(` text-decoration="underline line-through"`)
+	case t.Underline:
+		s.buf.WriteString(` text-decoration="underline"`)
+	case t.Strikethrough:
+		s.buf.WriteString(` text-decoration="line-through"`)
+	}
+}
+
+// haloAttrs writes the stroke attributes of t's halo.
+func (s *SVGSurface) haloAttrs(t TextStyle) {
+	fmt.Fprintf(&s.buf, ` stroke="%s" stroke-width="%s" stroke-linejoin="round"`, svgColor(t.Halo), s.n(2*t.HaloWidth))
+	s.opacityAttr("stroke-opacity", t.Halo.A)
+}
+
 // Text implements Surface.
 func (s *SVGSurface) Text(str string, x, y float64, t TextStyle) {
 	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || str == "" {
 		return
 	}
 	x, y = s.m.Apply(x, y)
-	// Text is measured and placed with DejaVu Sans, the only embedded font, whatever t.Font says,
-	// so the document asks for it too.
-	fmt.Fprintf(&s.buf, `<text x="%s" y="%s" font-family="%s, sans-serif" font-size="%s" fill="%s"`,
-		s.n(x), s.n(y), DefaultFont, s.n(t.Size), svgColor(t.Color))
+	fmt.Fprintf(&s.buf, `<text x="%s" y="%s"`, s.n(x), s.n(y))
+	s.fontAttrs(t)
+	s.decorationAttr(t)
+	fmt.Fprintf(&s.buf, ` fill="%s"`, svgColor(t.Color))
 	s.opacityAttr("fill-opacity", t.Color.A)
 	if t.Halo.A > 0 && t.HaloWidth > 0 {
-		fmt.Fprintf(&s.buf, ` stroke="%s" stroke-width="%s" stroke-linejoin="round" paint-order="stroke"`, svgColor(t.Halo), s.n(2*t.HaloWidth))
-		s.opacityAttr("stroke-opacity", t.Halo.A)
+		s.haloAttrs(t)
+		s.buf.WriteString(` paint-order="stroke"`)
 	}
 	if t.Angle != 0 {
 		fmt.Fprintf(&s.buf, ` transform="rotate(%s %s %s)"`, s.n(-t.Angle), s.n(x), s.n(y))
@@ -178,6 +211,74 @@ func (s *SVGSurface) Text(str string, x, y float64, t TextStyle) {
 	s.buf.WriteString(` xml:space="preserve">`)
 	s.buf.WriteString(xmlEscape(str))
 	s.buf.WriteString("</text>\n")
+}
+
+// GlyphRun implements Surface: a group of one <text> per glyph, translated and rotated onto its
+// baseline; with a halo, every glyph's halo (a stroke) is drawn first, then every glyph's fill.
+func (s *SVGSurface) GlyphRun(run []Glyph, t TextStyle) {
+	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || len(run) == 0 {
+		return
+	}
+	s.buf.WriteString("<g")
+	s.fontAttrs(t)
+	s.buf.WriteString(` xml:space="preserve">` + "\n")
+	// Underlines and strikethroughs follow the glyphs as paths: viewers differ on text-decoration
+	// of rotated single-glyph texts.
+	s.quads = s.decorationQuads(s.quads[:0], run, t)
+	if t.Halo.A > 0 && t.HaloWidth > 0 {
+		s.buf.WriteString(`<g fill="none"`)
+		s.haloAttrs(t)
+		s.buf.WriteString(">\n")
+		s.glyphTexts(run)
+		s.decorationPath()
+		s.buf.WriteString("</g>\n")
+	}
+	if t.Color.A > 0 {
+		fmt.Fprintf(&s.buf, `<g fill="%s"`, svgColor(t.Color))
+		s.opacityAttr("fill-opacity", t.Color.A)
+		s.buf.WriteString(">\n")
+		s.glyphTexts(run)
+		s.decorationPath()
+		s.buf.WriteString("</g>\n")
+	}
+	s.buf.WriteString("</g>\n")
+}
+
+// decorationPath writes s.quads as one path, painted as its group says.
+func (s *SVGSurface) decorationPath() {
+	if len(s.quads) == 0 {
+		return
+	}
+	s.buf.WriteString(`<path d="`)
+	for i := range s.quads {
+		if i > 0 {
+			s.buf.WriteByte(' ')
+		}
+		for j, p := range s.quads[i] {
+			s.buf.WriteByte("MLLL"[j])
+			s.num = fmtNum(s.num[:0], p.x)
+			s.num = append(s.num, ' ')
+			s.num = fmtNum(s.num, p.y)
+			s.buf.Write(s.num)
+		}
+		s.buf.WriteByte('Z')
+	}
+	s.buf.WriteString("\"/>\n")
+}
+
+func (s *SVGSurface) glyphTexts(run []Glyph) {
+	for _, g := range run {
+		x, y := s.m.Apply(g.X, g.Y)
+		s.buf.WriteString("<text")
+		if g.Angle == 0 {
+			fmt.Fprintf(&s.buf, ` x="%s" y="%s"`, s.n(x), s.n(y))
+		} else {
+			fmt.Fprintf(&s.buf, ` transform="translate(%s %s) rotate(%s)"`, s.n(x), s.n(y), s.n(-g.Angle))
+		}
+		s.buf.WriteByte('>')
+		s.buf.WriteString(xmlEscape(string(g.Rune)))
+		s.buf.WriteString("</text>\n")
+	}
 }
 
 // Marker implements Surface.

@@ -75,8 +75,30 @@ func (p *vecPath) MeasureText(str string, t TextStyle) TextMetrics {
 	if t.Size <= 0 {
 		return TextMetrics{}
 	}
-	w, a, d := p.fonts.face(t.Font, t.Size).measure(str)
+	w, a, d := p.fonts.face(t).measure(str)
 	return TextMetrics{Width: w, Ascent: a, Descent: d}
+}
+
+// decorationQuads appends, for each glyph of run, the corners of its underline and strikethrough
+// (anticlockwise on screen), in surface units after the current transform: vector surfaces draw them
+// as paths, so they follow curved labels as the raster's do.
+func (p *vecPath) decorationQuads(dst [][4]pathPoint, run []Glyph, t TextStyle) [][4]pathPoint {
+	bands, nb := decorationBands(t.FontStyle, t.Size)
+	if nb == 0 {
+		return dst
+	}
+	v := variantOf(t.Font, t.FontStyle)
+	for _, g := range run {
+		adv := p.fonts.outline(v, g.Rune).adv * t.Size
+		x, y := p.m.Apply(g.X, g.Y)
+		sin, cos := sincosDeg(g.Angle)
+		pt := func(ex, ey float64) pathPoint { return pathPoint{x + ex*cos + ey*sin, y + ey*cos - ex*sin} }
+		for _, b := range bands[:nb] {
+			y0, y1 := b[0]*t.Size, b[1]*t.Size
+			dst = append(dst, [4]pathPoint{pt(0, y0), pt(0, y1), pt(adv, y1), pt(adv, y0)})
+		}
+	}
+	return dst
 }
 
 // markerShape returns the outline of a marker, in surface units, and whether it is filled (crosses

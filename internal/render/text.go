@@ -2,6 +2,7 @@ package render
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -11,47 +12,98 @@ import (
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+	"golang.org/x/image/vector"
 )
 
-// dejaVuSans is DejaVu Sans (see fonts/LICENSE-DejaVu.txt), the default and only embedded font.
-//
-//go:embed fonts/DejaVuSans.ttf
-var dejaVuSans []byte
+// The embedded fonts: DejaVu Sans in its four styles (see fonts/LICENSE-DejaVu.txt).
+var (
+	//go:embed fonts/DejaVuSans.ttf
+	dejaVuSans []byte
+	//go:embed fonts/DejaVuSans-Bold.ttf
+	dejaVuSansBold []byte
+	//go:embed fonts/DejaVuSans-Oblique.ttf
+	dejaVuSansOblique []byte
+	//go:embed fonts/DejaVuSans-BoldOblique.ttf
+	dejaVuSansBoldOblique []byte
+)
 
-// DefaultFont is the family used for an empty or unknown font name.
+// DefaultFont is the family every font name is drawn with.
 const DefaultFont = "DejaVu Sans"
 
 // subpixels is the number of horizontal glyph positions cached per pixel.
 const subpixels = 4
 
-// Fonts holds parsed fonts and caches of their faces and glyph masks. It is safe for concurrent use;
-// one Fonts should be shared by all surfaces of a process so the caches stay warm. The caches grow
-// with the distinct (font, size, character) triples drawn, which stays small for map labels.
-type Fonts struct {
-	def *opentype.Font
+// Font variants, indexes of Fonts.fonts: bit 0 is bold, bit 1 italic (oblique).
+const (
+	variantBold   = 1
+	variantItalic = 2
+)
 
-	mu    sync.Mutex
-	faces map[faceKey]*fontFace
+// Fonts holds parsed fonts and caches of their faces, glyph masks and glyph outlines. It is safe for
+// concurrent use; one Fonts should be shared by all surfaces of a process so the caches stay warm.
+// The caches grow with the distinct (style, size, character) triples drawn, which stays small for
+// map labels.
+//
+// The only family is DejaVu Sans, embedded in its regular, bold, oblique and bold oblique styles. Any
+// font name draws DejaVu Sans: a name that is not DejaVu Sans falls back to it, keeping the
+// requested weight and slant; a name containing "Bold", "Italic" or "Oblique" (any case) asks for
+// that style too, as "Arial Bold" does.
+type Fonts struct {
+	fonts [4]*opentype.Font // by variant
+
+	mu       sync.Mutex
+	faces    map[faceKey]*fontFace
+	outlines map[outlineKey]*glyphOutline
+	buf      sfnt.Buffer
 }
 
 type faceKey struct {
-	size int32 // 1/64 pixel
+	size    int32 // 1/64 pixel
+	variant uint8
 }
 
 // NewFonts parses the embedded fonts.
 func NewFonts() (*Fonts, error) {
-	f, err := opentype.Parse(dejaVuSans)
-	if err != nil {
-		return nil, fmt.Errorf("render: parsing embedded font: %w", err)
+	fs := &Fonts{faces: make(map[faceKey]*fontFace), outlines: make(map[outlineKey]*glyphOutline)}
+	for i, b := range [4][]byte{dejaVuSans, dejaVuSansBold, dejaVuSansOblique, dejaVuSansBoldOblique} {
+		f, err := opentype.Parse(b)
+		if err != nil {
+			return nil, fmt.Errorf("render: parsing embedded font %d: %w", i, err)
+		}
+		fs.fonts[i] = f
 	}
-	return &Fonts{def: f, faces: make(map[faceKey]*fontFace)}, nil
+	return fs, nil
 }
 
-// face returns the cached face for name at size pixels. Every name is DejaVu Sans for now.
-func (fs *Fonts) face(name string, size float64) *fontFace {
-	_ = name
-	k := faceKey{size: int32(math.Round(size * 64))}
+// resolveStyle returns whether text in font name and style st is drawn bold and italic.
+func resolveStyle(name string, st FontStyle) (bold, italic bool) {
+	bold, italic = st.Bold, st.Italic
+	if name != "" && !(bold && italic) {
+		l := strings.ToLower(name)
+		bold = bold || strings.Contains(l, "bold")
+		italic = italic || strings.Contains(l, "italic") || strings.Contains(l, "oblique")
+	}
+	return bold, italic
+}
+
+// variantOf returns the index of the embedded font drawing name in st.
+func variantOf(name string, st FontStyle) int {
+	bold, italic := resolveStyle(name, st)
+	v := 0
+	if bold {
+		v |= variantBold
+	}
+	if italic {
+		v |= variantItalic
+	}
+	return v
+}
+
+// face returns the cached face for t's font, style and size (pixels).
+func (fs *Fonts) face(t TextStyle) *fontFace {
+	k := faceKey{size: int32(math.Round(t.Size * 64)), variant: uint8(variantOf(t.Font, t.FontStyle))}
 	if k.size < 64 {
 		k.size = 64
 	}
@@ -60,12 +112,12 @@ func (fs *Fonts) face(name string, size float64) *fontFace {
 	if f := fs.faces[k]; f != nil {
 		return f
 	}
-	ff, err := opentype.NewFace(fs.def, &opentype.FaceOptions{Size: float64(k.size) / 64, DPI: 72, Hinting: font.HintingNone})
+	ff, err := opentype.NewFace(fs.fonts[k.variant], &opentype.FaceOptions{Size: float64(k.size) / 64, DPI: 72, Hinting: font.HintingNone})
 	if err != nil {
 		// NewFace fails only for invalid options, which k rules out.
 		panic(fmt.Sprintf("render: opentype.NewFace: %v", err))
 	}
-	f := &fontFace{face: ff, glyphs: make(map[glyphKey]*glyph)}
+	f := &fontFace{face: ff, glyphs: make(map[glyphKey]*glyphMask)}
 	fs.faces[k] = f
 	return f
 }
@@ -78,7 +130,7 @@ func fixedToFloat(v fixed.Int26_6) float64 { return float64(v) / 64 }
 type fontFace struct {
 	mu     sync.Mutex
 	face   font.Face
-	glyphs map[glyphKey]*glyph
+	glyphs map[glyphKey]*glyphMask
 }
 
 type glyphKey struct {
@@ -86,8 +138,8 @@ type glyphKey struct {
 	q int8 // subpixel position, 0..subpixels-1
 }
 
-// glyph is a cached coverage mask: w×h bytes whose top left is at (dx, dy) from the pen position.
-type glyph struct {
+// glyphMask is a cached coverage mask: w×h bytes whose top left is at (dx, dy) from the pen position.
+type glyphMask struct {
 	mask   []byte
 	w, h   int
 	dx, dy int
@@ -95,12 +147,12 @@ type glyph struct {
 }
 
 // glyphLocked returns the glyph for r at subpixel offset q; f.mu must be held.
-func (f *fontFace) glyphLocked(r rune, q int) *glyph {
+func (f *fontFace) glyphLocked(r rune, q int) *glyphMask {
 	k := glyphKey{r, int8(q)}
 	if g := f.glyphs[k]; g != nil {
 		return g
 	}
-	g := &glyph{}
+	g := &glyphMask{}
 	dot := fixed.Point26_6{X: fixed.Int26_6(q * 64 / subpixels)}
 	dr, mask, mp, adv, ok := f.face.Glyph(dot, r)
 	if !ok {
@@ -145,9 +197,34 @@ func (f *fontFace) measure(s string) (width, ascent, descent float64) {
 	return fixedToFloat(w), float64(-top), float64(bottom)
 }
 
+// advances appends the advance width of each character of s, in pixels, as measure adds them up.
+func (f *fontFace) advances(dst []float64, s string) []float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range s {
+		dst = append(dst, fixedToFloat(f.glyphLocked(r, 0).adv))
+	}
+	return dst
+}
+
+// layout appends the glyphs of s with its baseline starting at (x, y) and running angle degrees
+// anticlockwise, spaced by their advances as drawText spaces them.
+func (f *fontFace) layout(dst []Glyph, s string, x, y, angle float64) []Glyph {
+	sin, cos := sincosDeg(angle)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var pen fixed.Int26_6
+	for _, r := range s {
+		d := fixedToFloat(pen)
+		dst = append(dst, Glyph{Rune: r, X: x + d*cos, Y: y - d*sin, Angle: angle})
+		pen += f.glyphLocked(r, 0).adv
+	}
+	return dst
+}
+
 // placedGlyph is a glyph at an integer pixel position (of its mask's top left).
 type placedGlyph struct {
-	g    *glyph
+	g    *glyphMask
 	x, y int
 }
 
@@ -156,6 +233,12 @@ type textScratch struct {
 	placed []placedGlyph
 	mask   []byte
 	halo   []byte
+	spans  []int
+	// glyph runs (glyphs.go)
+	run   []Glyph
+	outs  []*glyphOutline
+	ras   vector.Rasterizer
+	alpha image.Alpha
 }
 
 // drawText draws s with its baseline starting at (x, y) into dst: the halo first (the text's coverage
@@ -211,23 +294,36 @@ func (f *fontFace) drawText(dst *image.RGBA, s string, x, y float64, t TextStyle
 			}
 		}
 	}
+	sc.compositeText(dst, mask, image.Rect(minX, minY, maxX, maxY), t)
+}
+
+// compositeText blends the text coverage mask (covering mr of dst, mr.Dx() bytes a row) onto dst in
+// t.Color, over its halo (the mask dilated by t.HaloWidth, when t has a halo), clipped to dst.
+func (sc *textScratch) compositeText(dst *image.RGBA, mask []byte, mr image.Rectangle, t TextStyle) {
+	w, h := mr.Dx(), mr.Dy()
 	var halo []byte
-	if drawHalo {
-		sc.halo = growBytes(sc.halo, n)
+	if t.Halo.A > 0 && t.HaloWidth > 0 {
+		sc.halo = growBytes(sc.halo, w*h)
 		halo = sc.halo
-		dilate(halo, mask, w, h, hw)
+		sc.spans = dilate(halo, mask, w, h, t.HaloWidth, sc.spans)
 	}
-	// Composite onto dst, clipped to its bounds.
-	r := image.Rect(minX, minY, maxX, maxY).Intersect(dst.Bounds())
+	r := mr.Intersect(dst.Bounds())
 	if r.Empty() {
 		return
 	}
 	hc, tc := premul(t.Halo), premul(t.Color)
 	for py := r.Min.Y; py < r.Max.Y; py++ {
-		mrow := (py - minY) * w
+		mrow := (py - mr.Min.Y) * w
 		off := dst.PixOffset(r.Min.X, py)
 		for px := r.Min.X; px < r.Max.X; px, off = px+1, off+4 {
-			i := mrow + px - minX
+			i := mrow + px - mr.Min.X
+			// Skip empty runs eight pixels at a time (rotated and curved labels are mostly empty).
+			for px+8 <= r.Max.X && binary.LittleEndian.Uint64(mask[i:]) == 0 && (halo == nil || binary.LittleEndian.Uint64(halo[i:]) == 0) {
+				px, off, i = px+8, off+32, i+8
+			}
+			if px >= r.Max.X {
+				break
+			}
 			if halo != nil {
 				if a := halo[i]; a != 0 {
 					blendPix(dst.Pix[off:off+4:off+4], hc, uint32(a))
@@ -273,9 +369,11 @@ func premul(c color.NRGBA) [4]uint32 {
 	return [4]uint32{div255(uint32(c.R) * a), div255(uint32(c.G) * a), div255(uint32(c.B) * a), a}
 }
 
-// dilate writes into dst the mask src (w×h) grown by radius r pixels: each output is the maximum over
-// nearby inputs weighted by max(0, min(1, r+1-distance)), which gives a smooth halo of about r pixels.
-func dilate(dst, src []byte, w, h int, r float64) {
+// dilate writes into dst (zeroed) the mask src (w×h) grown by radius r pixels: each output is the
+// maximum over nearby inputs weighted by max(0, min(1, r+1-distance)), which gives a smooth halo of
+// about r pixels. Only the columns that can be reached from each row's ink are computed (rotated
+// and curved labels leave most of their box empty); spans is scratch space, returned for reuse.
+func dilate(dst, src []byte, w, h int, r float64, spans []int) []int {
 	ri := int(math.Ceil(r))
 	type tap struct {
 		dx, dy int
@@ -294,8 +392,27 @@ func dilate(dst, src []byte, w, h int, r float64) {
 			nt++
 		}
 	}
+	// The ink of each row: columns [spans[2y], spans[2y+1]), empty when equal.
+	spans = spans[:0]
 	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
+		row := src[y*w : (y+1)*w]
+		x0, x1 := 0, w
+		for x0 < w && row[x0] == 0 {
+			x0++
+		}
+		for x1 > x0 && row[x1-1] == 0 {
+			x1--
+		}
+		spans = append(spans, x0, x1)
+	}
+	for y := 0; y < h; y++ {
+		x0, x1 := w, 0
+		for sy := max(0, y-ri); sy <= min(h-1, y+ri); sy++ {
+			if a, b := spans[2*sy], spans[2*sy+1]; a < b {
+				x0, x1 = min(x0, a-ri), max(x1, b+ri)
+			}
+		}
+		for x := max(0, x0); x < min(w, x1); x++ {
 			var m uint32
 			for _, t := range taps[:nt] {
 				sx, sy := x+t.dx, y+t.dy
@@ -309,4 +426,5 @@ func dilate(dst, src []byte, w, h int, r float64) {
 			dst[y*w+x] = byte(min(m, 255))
 		}
 	}
+	return spans
 }

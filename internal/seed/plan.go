@@ -9,7 +9,7 @@ import (
 
 // BundleUnit is the planned work of one bundle of one layer: its metatiles, split into parts
 // of at most Spec.PartTiles tiles, each rendered by one task, and one merge that writes the
-// bundle. Delete jobs have no parts: the merge deletes.
+// bundle. Delete jobs have no parts: the merge deletes the bundle's tiles of the cover.
 type BundleUnit struct {
 	// Seq counts the units of the job from 0 in planning order; the coordinator's checkpoint
 	// is the number of units enqueued.
@@ -19,7 +19,8 @@ type BundleUnit struct {
 	Metatiles []tilecache.Metatile
 	// Parts[i] is the range Metatiles[Parts[i][0]:Parts[i][1]].
 	Parts [][2]int
-	// Tiles is the number of tiles of the bundle's metatiles.
+	// Tiles is the number of tiles of the bundle's metatiles; for a delete job, the number of
+	// tiles of the area's cover in the bundle (what the merge deletes).
 	Tiles int64
 }
 
@@ -45,8 +46,15 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 					continue
 				}
 				u := BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
-				for _, m := range metas {
-					u.Tiles += int64(m.Rows * m.Cols)
+				if s.Mode == Delete {
+					// A delete removes exactly the tiles of the cover, not whole metatiles.
+					for range cover.TilesIn(b) {
+						u.Tiles++
+					}
+				} else {
+					for _, m := range metas {
+						u.Tiles += int64(m.Rows * m.Cols)
+					}
 				}
 				if s.Mode != Delete {
 					for i := 0; i < len(metas); i += perPart {

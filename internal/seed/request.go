@@ -53,6 +53,32 @@ func bad(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
 }
 
+// Drawing is how the tiles of a map's cache are drawn, besides the map's own data and style:
+// the tiling scheme (tile geometry, image format, quality), the metatile size and the buffer
+// around a metatile. Seeding jobs (NewSpec) and tiles rendered on demand both take it from the
+// map's cache section through DrawingOf, so that a tile drawn on demand is the tile a seeding
+// job stores.
+type Drawing struct {
+	Scheme       tilecache.Scheme
+	MetatileSize int
+	Buffer       int
+	Quality      int
+}
+
+// DrawingOf returns how m's cache tiles are drawn; the error (wrapping ErrBadRequest) is for
+// a map without a cache section or with a scheme that cannot be built.
+func DrawingOf(m *catalog.Map) (Drawing, error) {
+	c := m.Def.Cache
+	if c == nil {
+		return Drawing{}, bad("map %s has no cache (add a cache section to its definition)", m.Name)
+	}
+	scheme, err := c.TileScheme(m.SR)
+	if err != nil {
+		return Drawing{}, bad("%v", err)
+	}
+	return Drawing{Scheme: scheme, MetatileSize: c.MetatileSize, Buffer: c.Buffer, Quality: c.Quality}, nil
+}
+
 // NewSpec resolves a request against the catalog into a job spec named id.
 func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, error) {
 	svc, ok := cat.Service(r.Service)
@@ -67,10 +93,11 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 	if c == nil {
 		return nil, bad("map %s of service %s has no cache (add a cache section to its definition)", m.Name, svc.Name)
 	}
-	scheme, err := c.TileScheme(m.SR)
+	d, err := DrawingOf(m)
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, err
 	}
+	scheme := d.Scheme
 	mode, err := ParseMode(r.Mode)
 	if err != nil {
 		return nil, bad("%v", err)
@@ -78,7 +105,7 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 	s := &Spec{
 		ID: id, Service: svc.Name, Map: m.Name, Root: CacheRoot(svc.Name, m.Name),
 		Scheme: scheme, Storage: c.Storage, Mode: mode,
-		MetatileSize: c.MetatileSize, Buffer: c.Buffer, SkipEmpty: c.SkipEmpty, Quality: c.Quality,
+		MetatileSize: d.MetatileSize, Buffer: d.Buffer, SkipEmpty: c.SkipEmpty, Quality: d.Quality,
 		PartTiles: r.PartTiles, MaxFailures: r.MaxFailures, Created: now.UTC(),
 	}
 	if s.PartTiles <= 0 {

@@ -97,6 +97,33 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// A delete job with a polygon plans merges only (no parts), and its units count exactly the
+// tiles of the polygon's cover, not those of the metatiles around it.
+func TestPlanDeletePolygon(t *testing.T) {
+	sp := testSpec(orb.Bound{}, 5, 6)
+	sp.Mode = seed.Delete
+	sp.Polygon = orb.Polygon{{{-1.5e6, 3e6}, {2.5e6, 3e6}, {-1.5e6, 7e6}, {-1.5e6, 3e6}}}
+	units, err := seed.Plan(sp, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planned, inMetatiles int64
+	for u := range units {
+		if len(u.Parts) != 0 {
+			t.Fatalf("delete unit %v has render parts %v", u.Bundle, u.Parts)
+		}
+		planned += u.Tiles
+		for _, m := range u.Metatiles {
+			inMetatiles += int64(m.Rows * m.Cols)
+		}
+	}
+	cover, _ := sp.Scheme.Cover(sp.AOI(), sp.Levels...)
+	want, _ := cover.Count()
+	if planned != want || inMetatiles <= want {
+		t.Errorf("delete plans %d tiles, the triangle covers %d (its metatiles %d)", planned, want, inMetatiles)
+	}
+}
+
 // BenchmarkPlan1e8 plans a job of more than 10^8 tiles (the whole world at levels 0-13 and a
 // quarter of level 14) into its render tasks, without Redis, and reports the peak heap.
 func BenchmarkPlan1e8(b *testing.B) {

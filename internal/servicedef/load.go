@@ -238,6 +238,7 @@ func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
 		"spatialReference": func(v *yaml.Node) { srNode = v; m.SpatialReference = l.sr(v) },
 		"backgroundColor":  func(v *yaml.Node) { m.BackgroundColor = l.color(v, "backgroundColor") },
 		"initialExtent":    func(v *yaml.Node) { m.InitialExtent = l.extent(v, "initialExtent") },
+		"referenceScale":   func(v *yaml.Node) { m.ReferenceScale = l.nonNeg(v, "referenceScale") },
 		"layers":           func(v *yaml.Node) { layersNode = v },
 		"tables":           func(v *yaml.Node) { tablesNode = v },
 		"relationships":    func(v *yaml.Node) { relNode = v },
@@ -377,7 +378,7 @@ type fieldRef struct {
 }
 
 func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
-	ly := &Layer{Visible: true}
+	ly := &Layer{Visible: true, ScaleSymbols: true}
 	qn := &queryNodes{}
 	var (
 		idNode, nameNode, srcNode, gtNode, fieldsNode, dfNode, rendNode, defNode *yaml.Node
@@ -394,6 +395,7 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 		"fields":        func(v *yaml.Node) { fieldsNode = v },
 		"displayField":  func(v *yaml.Node) { dfNode = v; ly.DisplayField = l.str(v, "displayField") },
 		"visible":       func(v *yaml.Node) { ly.Visible = l.bool(v, "visible") },
+		"scaleSymbols":  func(v *yaml.Node) { ly.ScaleSymbols = l.bool(v, "scaleSymbols") },
 		"minScale":      func(v *yaml.Node) { minNode = v; ly.MinScale = l.nonNeg(v, "minScale") },
 		"maxScale":      func(v *yaml.Node) { ly.MaxScale = l.nonNeg(v, "maxScale") },
 		"definitionExpression": func(v *yaml.Node) {

@@ -311,6 +311,16 @@ func (l *loader) lineStyle(n *yaml.Node) LineStyle {
 	return LineStyle(s)
 }
 
+// keyword reads one of opts (an error names them otherwise; the first is then returned).
+func (l *loader) keyword(n *yaml.Node, what string, opts ...string) string {
+	s := l.str(n, what)
+	if !oneOf(s, opts...) {
+		l.errorf(resolve(n), "%s %q: want one of %s", what, s, strings.Join(opts, ", "))
+		return opts[0]
+	}
+	return s
+}
+
 func oneOf[T ~string](s string, opts ...T) bool {
 	for _, o := range opts {
 		if s == string(o) {
@@ -334,6 +344,16 @@ func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (Label, bool) {
 						l.errorf(resolve(x), "font size must be positive")
 					}
 				},
+				"weight": func(x *yaml.Node) {
+					lb.Font.Bold = l.keyword(x, "font weight", "normal", "bold") == "bold"
+				},
+				"style": func(x *yaml.Node) {
+					lb.Font.Italic = l.keyword(x, "font style", "normal", "italic", "oblique") != "normal"
+				},
+				"decoration": func(x *yaml.Node) {
+					d := l.keyword(x, "font decoration", "none", "underline", "line-through")
+					lb.Font.Underline, lb.Font.Strikethrough = d == "underline", d == "line-through"
+				},
 			})
 		},
 		"color": func(v *yaml.Node) { lb.Color = l.color(v, "label color") },
@@ -345,9 +365,10 @@ func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (Label, bool) {
 			})
 			lb.Halo = h
 		},
-		"minScale": func(v *yaml.Node) { minNode = v; lb.MinScale = l.nonNeg(v, "minScale") },
-		"maxScale": func(v *yaml.Node) { lb.MaxScale = l.nonNeg(v, "maxScale") },
-		"priority": func(v *yaml.Node) { lb.Priority = l.int(v, "priority") },
+		"minScale":  func(v *yaml.Node) { minNode = v; lb.MinScale = l.nonNeg(v, "minScale") },
+		"maxScale":  func(v *yaml.Node) { lb.MaxScale = l.nonNeg(v, "maxScale") },
+		"priority":  func(v *yaml.Node) { lb.Priority = l.int(v, "priority") },
+		"placement": func(v *yaml.Node) { lb.Placement = l.labelPlacement(v) },
 	}) {
 		return lb, false
 	}
@@ -429,3 +450,46 @@ func ParseLabelExpression(s string) ([]TextPart, error) {
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// labelPlacement reads a label class's placement.
+func (l *loader) labelPlacement(n *yaml.Node) LabelPlacement {
+	var p LabelPlacement
+	positions := []string{"right", "above-right", "below-right", "left", "above-left", "below-left", "above", "below", "center"}
+	l.fields(n, "placement", map[string]func(*yaml.Node){
+		"point": func(v *yaml.Node) {
+			if rv := resolve(v); rv.Kind == yaml.ScalarNode {
+				l.keyword(v, "point placement", "best")
+				return
+			}
+			l.seq(v, "point placement", func(it *yaml.Node) {
+				p.Points = append(p.Points, PointPosition(l.keyword(it, "point position", positions...)))
+			})
+		},
+		"offset": func(v *yaml.Node) { p.Offset = l.nonNeg(v, "placement offset") },
+		"line":   func(v *yaml.Node) { p.Line = LineSide(l.keyword(v, "line placement", "on", "above", "below")) },
+		"along": func(v *yaml.Node) {
+			p.Along = LineAnchor(l.keyword(v, "line placement along", "middle", "start", "end"))
+		},
+		"orientation": func(v *yaml.Node) {
+			p.Orientation = LineOrientation(l.keyword(v, "line orientation", "curved", "straight", "horizontal"))
+		},
+		"repeat": func(v *yaml.Node) { p.Repeat = l.nonNeg(v, "line label repeat") },
+		"parts":  func(v *yaml.Node) { p.AllParts = l.keyword(v, "line label parts", "longest", "all") == "all" },
+		"polygon": func(v *yaml.Node) {
+			p.PolygonStraight = l.keyword(v, "polygon placement", "horizontal", "straight") == "straight"
+		},
+		"outside":    func(v *yaml.Node) { p.Outside = l.bool(v, "outside") },
+		"duplicates": func(v *yaml.Node) { p.RemoveDuplicates = l.keyword(v, "duplicates", "keep", "remove") == "remove" },
+	})
+	// The defaults are stored as "".
+	if p.Line == LineOn {
+		p.Line = ""
+	}
+	if p.Along == LineMiddle {
+		p.Along = ""
+	}
+	if p.Orientation == LineCurved {
+		p.Orientation = ""
+	}
+	return p
+}

@@ -84,6 +84,13 @@ type Map struct {
 	// Cache (`cache`, default none) is the map's tile cache; nil when the
 	// map is not cached. See Cache.
 	Cache *Cache
+	// ReferenceScale (`referenceScale`, default 0: none) is the scale
+	// denominator at which symbols are drawn at their given sizes (ArcMap's
+	// data frame reference scale). When it is set, layers that scale their
+	// symbols (Layer.ScaleSymbols) draw every size (marker sizes, line and
+	// outline widths, label text, offsets, pattern sizes) multiplied by
+	// ReferenceScale / the map's scale, so symbols grow as one zooms in.
+	ReferenceScale float64
 }
 
 // Source names where a layer's or table's rows come from: a GeoPackage
@@ -156,6 +163,10 @@ type Layer struct {
 	DisplayField string
 	// Visible (`visible`, default true) is the default visibility.
 	Visible bool
+	// ScaleSymbols (`scaleSymbols`, default true) scales the layer's symbols
+	// with the map's ReferenceScale; it has no effect when the map has none.
+	// It is the default of LayerDescription.ScaleSymbols.
+	ScaleSymbols bool
 	// ScaleRange (`minScale`, `maxScale`) is the scale range of the layer.
 	ScaleRange
 	// DefinitionExpression (`definitionExpression`, default "") is a SQL
@@ -433,8 +444,15 @@ type Symbol struct {
 	// pictureFill symbol; see picture.go. Not set from YAML.
 	Picture []byte `yaml:"-"`
 	// Angle (degrees anticlockwise) and XOffset, YOffset (points, y up)
-	// turn and move a marker. Set from requests, not from YAML.
+	// turn and move a marker, or a picture fill's pattern. Set from
+	// requests, not from YAML.
 	Angle, XOffset, YOffset float64 `yaml:"-"`
+	// PictureStyle holds the further details of picture symbols; see
+	// picture.go.
+	PictureStyle `yaml:"-"`
+	// CharacterStyle is the character and font of a characterMarker
+	// symbol; see character.go.
+	CharacterStyle `yaml:"-"`
 }
 
 // Outline is the border of a fill or marker symbol.
@@ -472,7 +490,98 @@ type Label struct {
 	// Where limits the class to the features matching this where clause.
 	// Set from requests (LabelClassDescription/WhereClause), not from YAML.
 	Where string `yaml:"-"`
+	// Placement (`placement`, default: the default placement of each
+	// geometry type) says where the class's labels go.
+	Placement LabelPlacement
 }
+
+// LabelPlacement is where a label class puts its labels (`placement`). The
+// zero value is the default placement: point labels at the best of eight
+// positions, line labels once, curved along the middle of the longest part,
+// polygon labels horizontally inside.
+type LabelPlacement struct {
+	// Points (`point`, default `best`) lists the positions tried around a
+	// point, in order: `right`, `above-right`, `below-right`, `left`,
+	// `above-left`, `below-left`, `above`, `below`, `center`, or the single
+	// word `best`: right, above-right, below-right, left, above-left,
+	// below-left, above, below. Empty means best.
+	Points []PointPosition `json:"points,omitempty"`
+	// Offset (`offset`, points, default 0) is the distance from a point to
+	// its label (0: half the marker plus 2 points), from a line's stroke to a
+	// label above or below it (0: 2 points), and from a polygon's box to a
+	// label placed outside it (0: 2 points).
+	Offset float64 `json:"offset,omitempty"`
+	// Line (`line`: `on`, `above` or `below`, default on) is the side of the
+	// line (on screen) line labels are drawn on.
+	Line LineSide `json:"line,omitempty"`
+	// Along (`along`: `middle`, `start` or `end`, default middle) is where
+	// along the visible part of a line its label is tried first.
+	Along LineAnchor `json:"along,omitempty"`
+	// Orientation (`orientation`: `curved`, `straight` or `horizontal`,
+	// default curved) is how a line label follows its line.
+	Orientation LineOrientation `json:"orientation,omitempty"`
+	// Repeat (`repeat`, points, default 0) repeats a line's label once per
+	// stretch of this length; 0 labels each line once.
+	Repeat float64 `json:"repeat,omitempty"`
+	// AllParts (`parts`: `longest` or `all`, default longest) labels every
+	// part of a multipart line instead of only its longest.
+	AllParts bool `json:"allParts,omitempty"`
+	// PolygonStraight (`polygon`: `horizontal` or `straight`, default
+	// horizontal) turns polygon labels to the polygon's main direction.
+	PolygonStraight bool `json:"polygonStraight,omitempty"`
+	// Outside (`outside`, default false) lets a polygon label that fits
+	// nowhere inside the polygon go around it like a point label.
+	Outside bool `json:"outside,omitempty"`
+	// RemoveDuplicates (`duplicates`: `keep` or `remove`, default keep)
+	// labels each distinct text of the class once per drawing.
+	RemoveDuplicates bool `json:"removeDuplicates,omitempty"`
+}
+
+// PointPosition is a position of a label around its point.
+type PointPosition string
+
+// Point label positions.
+const (
+	PointRight      PointPosition = "right"
+	PointAboveRight PointPosition = "above-right"
+	PointBelowRight PointPosition = "below-right"
+	PointLeft       PointPosition = "left"
+	PointAboveLeft  PointPosition = "above-left"
+	PointBelowLeft  PointPosition = "below-left"
+	PointAbove      PointPosition = "above"
+	PointBelow      PointPosition = "below"
+	PointCenter     PointPosition = "center"
+)
+
+// LineSide is the side of its line a line label is drawn on.
+type LineSide string
+
+// Line sides; "" is LineOn.
+const (
+	LineOn    LineSide = "on"
+	LineAbove LineSide = "above"
+	LineBelow LineSide = "below"
+)
+
+// LineAnchor is where along a line its label is tried first.
+type LineAnchor string
+
+// Line anchors; "" is LineMiddle.
+const (
+	LineMiddle LineAnchor = "middle"
+	LineStart  LineAnchor = "start"
+	LineEnd    LineAnchor = "end"
+)
+
+// LineOrientation is how a line label follows its line.
+type LineOrientation string
+
+// Line orientations; "" is LineCurved.
+const (
+	LineCurved     LineOrientation = "curved"
+	LineStraight   LineOrientation = "straight"
+	LineHorizontal LineOrientation = "horizontal"
+)
 
 // TextPart is a literal piece of label text or a field reference.
 type TextPart struct {
@@ -498,10 +607,16 @@ func (l *Label) Format(value func(field string) any) string {
 
 // Font is a label font.
 type Font struct {
-	// Family (`family`, default "DejaVuSans").
+	// Family (`family`, default "DejaVuSans"). Every family is drawn
+	// with DejaVu Sans, in the weight and style asked for.
 	Family string
 	// Size (`size`, default 8) in points.
 	Size float64
+	// Bold (`weight`: `normal` or `bold`, default normal), Italic
+	// (`style`: `normal`, `italic` or `oblique`, default normal),
+	// Underline and Strikethrough (`decoration`: `none`, `underline` or
+	// `line-through`, default none), as in ArcGIS's text symbol fonts.
+	Bold, Italic, Underline, Strikethrough bool
 }
 
 // Halo is a label halo.

@@ -116,3 +116,39 @@ func DecodeSeedMerge(b []byte) (SeedMerge, error) {
 	}
 	return p, nil
 }
+
+// TypeCacheMetatile renders the metatile of a cache tile asked for on demand (GetMapTile or
+// GetLayerTile of a missing tile, when the map's cache has onDemand). It goes on the
+// interactive queue; the worker reports a Result like ExportMap's.
+const TypeCacheMetatile = "cache:metatile"
+
+// CacheMetatile asks for every tile of one metatile of a map's cache, drawn exactly as a
+// seeding job draws them (scheme, buffer, format and quality as given). The worker answers with
+// a Result whose Data holds the tiles in the staging format (seed.EncodeStaging), or, when that
+// is larger than MaxInlineBytes, whose Key names the object of the tile store holding them.
+type CacheMetatile struct {
+	RequestID string `json:"requestId"`
+	TraceID   string `json:"traceId,omitempty"`
+	Service   string `json:"service"`
+	Map       string `json:"map"`
+	// LayerID is -1 for the fused cache, or the layer whose own cache the tile is of.
+	LayerID int              `json:"layerId"`
+	Scheme  tilecache.Scheme `json:"scheme"`
+	Level   int              `json:"level"`
+	// Metatile is [row, col, rows, cols] at Level, clipped to the level's matrix.
+	Metatile [4]int `json:"metatile"`
+	Buffer   int    `json:"buffer"`
+	Quality  int    `json:"quality"`
+	// Key is where the tiles go when they are too large for the Result.
+	Key string `json:"key"`
+}
+
+// NewCacheMetatile builds the interactive task of an on-demand metatile.
+func NewCacheMetatile(p CacheMetatile, timeout time.Duration) (*asynq.Task, error) {
+	return interactive(TypeCacheMetatile, p.RequestID, p, timeout)
+}
+
+// DecodeCacheMetatile reads a CacheMetatile payload.
+func DecodeCacheMetatile(b []byte) (CacheMetatile, error) {
+	return decode[CacheMetatile](TypeCacheMetatile, b)
+}

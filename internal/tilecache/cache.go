@@ -10,6 +10,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
 )
@@ -120,7 +123,12 @@ func (c *Cache) Dir() string { return c.dir }
 
 // levelDir is the key of a level folder: "L" + 2 decimal digits.
 func (c *Cache) levelDir(level int) string {
-	return fmt.Sprintf("%s/L%02d", c.dir, level)
+	return c.dir + "/" + levelName(level)
+}
+
+// rowDir is the key prefix of a row folder of the exploded layout, with its trailing slash.
+func (c *Cache) rowDir(level, row int) string {
+	return c.levelDir(level) + "/" + rowName(row) + "/"
 }
 
 // TileKey returns the object key of an exploded tile:
@@ -130,7 +138,20 @@ func (c *Cache) TileKey(t Tile) string {
 }
 
 func (c *Cache) tileKeyExt(t Tile, ext string) string {
-	return fmt.Sprintf("%s/R%08x/C%08x.%s", c.levelDir(t.Level), t.Row, t.Col, ext)
+	return c.rowDir(t.Level, t.Row) + colName(t.Col, ext)
+}
+
+// listRow calls fn for every tile file stored in one row of bundle b of the exploded layout
+// (objects whose names are not tile names are skipped).
+func (c *Cache) listRow(ctx context.Context, b Bundle, row int, fn func(t Tile, in blob.Info)) error {
+	prefix := c.rowDir(b.TopLeft.Level, row)
+	return c.store.List(ctx, prefix, func(in blob.Info) error {
+		col, _, ok := parseColName(strings.TrimPrefix(in.Key, prefix))
+		if t := (Tile{Level: b.TopLeft.Level, Row: row, Col: col}); ok && b.Contains(t) {
+			fn(t, in)
+		}
+		return nil
+	})
 }
 
 // BundleKey returns the object key of a compact bundle: dir/Lnn/RrrrrCcccc.bundle.
@@ -219,7 +240,7 @@ func (c *Cache) readV2(ctx context.Context, key string, ix *bundleIndex, t Tile)
 	}
 	// Read the legacy length word too, and check it: it catches a bundle
 	// replaced since its index was read.
-	rec, err := c.store.GetRange(ctx, key, off-4, size+4)
+	rec, err := c.index.readRange(ctx, c.store, key, ix, off-4, size+4)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +258,7 @@ func (c *Cache) readV1(ctx context.Context, key string, ix *bundleIndex, t Tile)
 	// The header's largest-tile size lets one request fetch any tile.
 	want := min(4+max(ix.maxTile, 0), ix.size-off)
 	for range 2 {
-		rec, err := c.store.GetRange(ctx, key, off, want)
+		rec, err := c.index.readRange(ctx, c.store, key, ix, off, want)
 		if err != nil {
 			return nil, err
 		}
@@ -293,24 +314,27 @@ type v1Source struct {
 	key   string
 }
 
-func (s v1Source) version(ctx context.Context) (string, error) {
+// stat returns the version of the bundle and .bundlx pair, and the bundle's
+// Info: two Stats.
+func (s v1Source) stat(ctx context.Context) (string, blob.Info, error) {
 	in, err := s.store.Stat(ctx, s.key)
 	if err != nil {
-		return "", err
+		return "", in, err
 	}
 	inx, err := s.store.Stat(ctx, bundlxKey(s.key))
 	if err != nil {
-		return "", err
+		return "", in, err
 	}
-	return infoVersion(in) + "+" + infoVersion(inx), nil
+	return infoVersion(in) + "+" + infoVersion(inx), in, nil
+}
+
+func (s v1Source) version(ctx context.Context) (string, error) {
+	v, _, err := s.stat(ctx)
+	return v, err
 }
 
 func (s v1Source) load(ctx context.Context) (*bundleIndex, string, error) {
-	v, err := s.version(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	in, err := s.store.Stat(ctx, s.key)
+	v, in, err := s.stat(ctx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -425,20 +449,11 @@ func (w *BundleWriter) flushExploded(ctx context.Context) error {
 	c := w.c
 	if w.truncate {
 		for r := range BundleSize {
-			row := w.b.TopLeft.Row + r
-			prefix := fmt.Sprintf("%s/R%08x/", c.levelDir(w.b.TopLeft.Level), row)
 			var stale []string
-			err := c.store.List(ctx, prefix, func(in blob.Info) error {
-				var col int
-				name := strings.TrimPrefix(in.Key, prefix)
-				if _, err := fmt.Sscanf(name, "C%08x.", &col); err != nil {
-					return nil // not a tile
-				}
-				t := Tile{Level: w.b.TopLeft.Level, Row: row, Col: col}
-				if _, put := w.changes[rowMajor(t)]; w.b.Contains(t) && !put {
+			err := c.listRow(ctx, w.b, w.b.TopLeft.Row+r, func(t Tile, in blob.Info) {
+				if _, put := w.changes[rowMajor(t)]; !put {
 					stale = append(stale, in.Key)
 				}
-				return nil
 			})
 			if err != nil {
 				return err
@@ -455,31 +470,38 @@ func (w *BundleWriter) flushExploded(ctx context.Context) error {
 		positions = append(positions, pos)
 	}
 	slices.Sort(positions)
+	// One object per tile: up to explodedWriters requests at once (a full
+	// bundle is 16,384 PUTs, which one at a time take minutes on MinIO).
+	// Each tile's own requests stay in order.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(explodedWriters)
 	for _, pos := range positions {
 		t := w.b.tileAt(pos)
 		data := w.changes[pos]
-		if data == nil {
-			if err := c.deleteExploded(ctx, t); err != nil {
+		g.Go(func() error {
+			if data == nil {
+				return c.deleteExploded(gctx, t)
+			}
+			ext := c.ext
+			if c.tileFormat == "MIXED" && tileContentType(data) == "image/jpeg" {
+				ext = "jpg"
+			}
+			if err := c.store.Put(gctx, c.tileKeyExt(t, ext), data, tileContentType(data)); err != nil {
 				return err
 			}
-			continue
-		}
-		ext := c.ext
-		if c.tileFormat == "MIXED" && tileContentType(data) == "image/jpeg" {
-			ext = "jpg"
-		}
-		if err := c.store.Put(ctx, c.tileKeyExt(t, ext), data, tileContentType(data)); err != nil {
-			return err
-		}
-		if c.tileFormat == "MIXED" { // a tile has one file: drop the other type
-			other := map[string]string{"png": "jpg", "jpg": "png"}[ext]
-			if err := c.store.Delete(ctx, c.tileKeyExt(t, other)); err != nil {
-				return err
+			if c.tileFormat == "MIXED" { // a tile has one file: drop the other type
+				other := map[string]string{"png": "jpg", "jpg": "png"}[ext]
+				return c.store.Delete(gctx, c.tileKeyExt(t, other))
 			}
-		}
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
+
+// explodedWriters is how many tile objects a flush of the exploded layout
+// writes or deletes at once.
+const explodedWriters = 16
 
 func (c *Cache) deleteExploded(ctx context.Context, t Tile) error {
 	exts := []string{c.ext}
@@ -593,12 +615,29 @@ func (c *Cache) Layer() string { return c.layer }
 // per tile row for the exploded layout. Seeding in "recreate empty" mode and
 // verification use it.
 func (c *Cache) StoredTiles(ctx context.Context, b Bundle) ([]Tile, error) {
+	return c.StoredTilesSince(ctx, b, time.Time{})
+}
+
+// StoredTilesSince is StoredTiles without the tiles written before since
+// (zero: no limit): for the exploded layout each tile object's modification
+// time counts, for compact layouts the bundle's (a bundle is written whole,
+// so all its tiles are as old as it). Seeding's refresh-before date uses it.
+func (c *Cache) StoredTilesSince(ctx context.Context, b Bundle, since time.Time) ([]Tile, error) {
 	if !b.Valid() {
 		return nil, fmt.Errorf("%w: bundle %v not aligned", ErrInvalidTile, b.TopLeft)
 	}
 	var out []Tile
 	if c.format != Exploded {
 		key := c.BundleKey(b)
+		if !since.IsZero() {
+			in, err := c.store.Stat(ctx, key)
+			if errors.Is(err, fs.ErrNotExist) || (err == nil && in.ModTime.Before(since)) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("tilecache: stored tiles of %v: %w", b, err)
+			}
+		}
 		ix, err := c.index.get(ctx, key, c.source(key))
 		if err != nil {
 			return nil, fmt.Errorf("tilecache: stored tiles of %v: %w", b, err)
@@ -617,25 +656,18 @@ func (c *Cache) StoredTiles(ctx context.Context, b Bundle) ([]Tile, error) {
 		return out, nil
 	}
 	for r := range BundleSize {
-		row := b.TopLeft.Row + r
-		prefix := fmt.Sprintf("%s/R%08x/", c.levelDir(b.TopLeft.Level), row)
 		var cols []int
-		err := c.store.List(ctx, prefix, func(in blob.Info) error {
-			var col int
-			if _, err := fmt.Sscanf(strings.TrimPrefix(in.Key, prefix), "C%08x.", &col); err != nil {
-				return nil
+		err := c.listRow(ctx, b, b.TopLeft.Row+r, func(t Tile, in blob.Info) {
+			if since.IsZero() || !in.ModTime.Before(since) {
+				cols = append(cols, t.Col)
 			}
-			if t := (Tile{Level: b.TopLeft.Level, Row: row, Col: col}); b.Contains(t) {
-				cols = append(cols, col)
-			}
-			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("tilecache: stored tiles of %v: %w", b, err)
 		}
 		slices.Sort(cols)
 		for _, col := range slices.Compact(cols) {
-			out = append(out, Tile{Level: b.TopLeft.Level, Row: row, Col: col})
+			out = append(out, Tile{Level: b.TopLeft.Level, Row: b.TopLeft.Row + r, Col: col})
 		}
 	}
 	return out, nil

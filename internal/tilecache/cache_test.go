@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -486,6 +487,54 @@ func TestStoredTiles(t *testing.T) {
 		}
 		if total != len(tiles) {
 			t.Errorf("%v: StoredTiles found %d of %d tiles", f, total, len(tiles))
+		}
+	}
+}
+
+// StoredTilesSince leaves out tiles written before the time: per tile object for the
+// exploded layout, per bundle for the compact ones (a bundle is rewritten whole). Objects in a
+// row folder whose names are not tile names are not tiles.
+func TestStoredTilesSince(t *testing.T) {
+	ctx := context.Background()
+	b := tilecache.Bundle{TopLeft: tilecache.Tile{Level: 8, Row: 128}}
+	old, fresh := tilecache.Tile{Level: 8, Row: 128, Col: 3}, tilecache.Tile{Level: 8, Row: 200, Col: 127}
+	for _, f := range allFormats {
+		store := newMemStore()
+		c, _ := tilecache.New(store, tilecache.Options{Root: "since", Format: f})
+		writeTiles(t, c, map[tilecache.Tile][]byte{old: []byte("old")})
+		if f == tilecache.Exploded {
+			for _, junk := range []string{"/L08/R00000080/Thumbs.db", "/L08/R00000080/C0004.png", "/L08/R00000080/C00000005"} {
+				if err := store.Put(ctx, "since/_alllayers"+junk, []byte("x"), "text/plain"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// memStore's clock is its write counter: everything written from now on is newer.
+		info, err := store.Stat(ctx, c.TileKey(old))
+		if f != tilecache.Exploded {
+			info, err = store.Stat(ctx, c.BundleKey(b))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		since := info.ModTime.Add(1)
+		writeTiles(t, c, map[tilecache.Tile][]byte{fresh: []byte("fresh")})
+		all, err := c.StoredTilesSince(ctx, b, time.Time{})
+		if err != nil || fmt.Sprint(all) != fmt.Sprint([]tilecache.Tile{old, fresh}) {
+			t.Errorf("%v: all stored tiles = %v, %v", f, all, err)
+		}
+		wantNew := []tilecache.Tile{old, fresh} // the bundle was rewritten with both
+		if f == tilecache.Exploded {
+			wantNew = []tilecache.Tile{fresh}
+		}
+		if got, err := c.StoredTilesSince(ctx, b, since); err != nil || fmt.Sprint(got) != fmt.Sprint(wantNew) {
+			t.Errorf("%v: stored since the first write = %v, %v; want %v", f, got, err, wantNew)
+		}
+		if got, err := c.StoredTilesSince(ctx, b, time.Unix(0, 1<<62)); err != nil || len(got) != 0 {
+			t.Errorf("%v: stored since the future = %v, %v", f, got, err)
+		}
+		if got, err := c.StoredTilesSince(ctx, tilecache.Bundle{TopLeft: tilecache.Tile{Level: 8}}, since); err != nil || len(got) != 0 {
+			t.Errorf("%v: empty bundle = %v, %v", f, got, err)
 		}
 	}
 }

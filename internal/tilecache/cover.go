@@ -103,6 +103,32 @@ func (c *Cover) Count() (total int64, perLevel map[int]int64) {
 	return total, perLevel
 }
 
+// TilesIn yields the tiles of the cover that lie in bundle b, row by row,
+// visiting only the bundle's rows: a delete job removes exactly these from
+// the bundle (the metatiles of [Cover.Bundles] may hold tiles outside the
+// AOI). A level that is not one of the cover's yields nothing.
+func (c *Cover) TilesIn(b Bundle) iter.Seq[Tile] {
+	return func(yield func(Tile) bool) {
+		level := b.TopLeft.Level
+		if !b.Valid() || !slices.Contains(c.levels, level) {
+			return
+		}
+		cv, _ := c.scheme.newCoverer(c.aoi, level)
+		lo, hi := b.TopLeft.Col, b.TopLeft.Col+BundleSize-1
+		var spans []span
+		for row := max(cv.r0, b.TopLeft.Row); row <= min(cv.r1, b.TopLeft.Row+BundleSize-1); row++ {
+			spans = cv.row(row, spans[:0])
+			for _, sp := range spans {
+				for col := max(sp.lo, lo); col <= min(sp.hi, hi); col++ {
+					if !yield(Tile{Level: level, Row: row, Col: col}) {
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
 // Bundles groups the cover into n×n metatiles (n a power of two up to
 // BundleSize, see [MetatileOf]) and yields them bundle by bundle: each
 // bundle once, with every metatile of the bundle that holds a tile of the

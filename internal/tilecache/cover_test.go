@@ -201,3 +201,58 @@ func TestBundlesPartitionCover(t *testing.T) {
 		}
 	}
 }
+
+// TilesIn partitions the cover by bundle: every tile of the cover comes out of exactly the
+// bundle holding it, and none of the metatiles' extra tiles outside the AOI do.
+func TestCoverTilesIn(t *testing.T) {
+	s := tilecache.WebMercator()
+	poly := orb.Polygon{{{-15e6, -9e6}, {12e6, -3e6}, {2e6, 14e6}, {-15e6, -9e6}}}
+	c, err := s.Cover(poly, 2, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := c.Bundles(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[tilecache.Tile]bool{}
+	for tile := range c.Tiles() {
+		want[tile] = true
+	}
+	got := map[tilecache.Tile]bool{}
+	extra := 0 // metatile tiles outside the cover
+	for b, metas := range seq {
+		for tile := range c.TilesIn(b) {
+			if !b.Contains(tile) || got[tile] {
+				t.Fatalf("TilesIn(%v) yields %v (in the bundle: %v, seen: %v)", b, tile, b.Contains(tile), got[tile])
+			}
+			got[tile] = true
+		}
+		for _, m := range metas {
+			for tile := range m.Tiles() {
+				if !want[tile] {
+					extra++
+				}
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("TilesIn over the planned bundles gives %d tiles, the cover has %d", len(got), len(want))
+	}
+	for tile := range want {
+		if !got[tile] {
+			t.Errorf("tile %v of the cover not yielded by its bundle", tile)
+			break
+		}
+	}
+	if extra == 0 {
+		t.Error("the triangle's metatiles hold no tile outside it: the test shows nothing")
+	}
+	// A bundle the triangle misses, and a level the cover does not have.
+	for _, b := range []tilecache.Bundle{{TopLeft: tilecache.Tile{Level: 9, Row: 384, Col: 384}}, {TopLeft: tilecache.Tile{Level: 3}}} {
+		for tile := range c.TilesIn(b) {
+			t.Errorf("TilesIn(%v) yields %v", b, tile)
+			break
+		}
+	}
+}

@@ -12,7 +12,8 @@
 // tiles and map coordinates; [Scheme.Cover] streams the tiles of an area of
 // interest (any orb.Geometry) in memory proportional to the AOI's geometry,
 // and [Cover.Bundles] groups them into metatiles per bundle, so that a
-// planner can give each bundle exactly one writer. [Scheme.MetatileArea]
+// planner can give each bundle exactly one writer; [Cover.TilesIn] gives the
+// cover's own tiles in one bundle (what a delete removes). [Scheme.MetatileArea]
 // says what to render for a metatile with a buffer and where each tile lies
 // in the image.
 //
@@ -30,7 +31,12 @@
 // stored bundle and rewrites it whole (objects are immutable), with bytes
 // that depend only on the tiles, so a repeated write is a no-op. Reads of
 // compact tiles use an [IndexCache] of parsed bundle indexes, so a tile read
-// is one ranged GET once the index is cached.
+// is one ranged GET once the index is cached; its optional page cache
+// (IndexCacheOptions.PageBytes) keeps 256 KiB pages of bundles, so that one
+// ranged GET serves the tiles stored next to each other.
+//
+// The exploded layout's folder and file names (Lnn, Rxxxxxxxx,
+// Cxxxxxxxx.ext) are written and parsed only here ([ParseTilePath]).
 //
 // The byte layouts are described in docs/tile-caches.md.
 package tilecache

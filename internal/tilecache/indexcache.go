@@ -27,7 +27,10 @@ const (
 type IndexCacheOptions struct {
 	// MaxBytes bounds the memory used by cached indexes (about 128 KiB per
 	// bundle). Zero means DefaultIndexCacheBytes. The least recently used
-	// index is dropped first.
+	// index is dropped first. Negative means no cache at all: every compact
+	// tile read loads its bundle's index itself (V2: a Stat and a ranged GET
+	// of 128 KiB before the tile's ranged GET). That is the cold-index cost,
+	// for measurements; it is no production setting.
 	MaxBytes int64
 	// MaxAge is how long an index is used without checking the bundle. When
 	// it has passed, the next read Stats the bundle (one cheap HEAD request)
@@ -35,6 +38,17 @@ type IndexCacheOptions struct {
 	// changed. Zero means DefaultIndexMaxAge; negative means never check
 	// (rely on [IndexCache.Invalidate] and the writes of this process).
 	MaxAge time.Duration
+	// PageBytes bounds a cache of bundle data: aligned pages of PageSize
+	// bytes, least recently used out first. A tile read whose page is cached
+	// costs no request; a miss fetches the page(s) holding the tile with one
+	// ranged GET instead of the tile alone, so its neighbours in the bundle
+	// are read from memory next. Pages belong to the loaded index and go
+	// with it (invalidation, revalidation that finds the bundle changed,
+	// eviction). Zero or negative means no page cache: every tile read is
+	// one ranged GET of the tile. Not used when MaxBytes is negative.
+	PageBytes int64
+	// PageSize is the page size; zero means DefaultPageSize.
+	PageSize int64
 	// Now is the clock; nil means time.Now. For tests.
 	Now func() time.Time
 }
@@ -54,6 +68,7 @@ type IndexCache struct {
 	bytes    int64
 	inflight map[string]*indexLoad
 	stats    IndexCacheStats
+	pages    *pageCache // nil: none
 }
 
 // IndexCacheStats counts what an IndexCache did.
@@ -65,6 +80,13 @@ type IndexCacheStats struct {
 	Entries     int   // indexes (and known-missing bundles) held now
 	Bytes       int64 // their approximate memory
 	Invalidated int64 // explicit or write-triggered invalidations
+
+	// The page cache (IndexCacheOptions.PageBytes), all zero without one.
+	PageHits      int64 // tile reads served from cached pages
+	PageFetches   int64 // ranged GETs of pages (tile reads that missed)
+	PageEvictions int64 // pages dropped to stay under PageBytes
+	Pages         int   // pages held now
+	PageBytes     int64 // their bytes
 }
 
 // indexEntry is one cached bundle: its index (nil when the bundle does not
@@ -101,7 +123,7 @@ func NewIndexCache(opts IndexCacheOptions) *IndexCache {
 		lru:      list.New(),
 		inflight: make(map[string]*indexLoad),
 	}
-	if c.maxBytes <= 0 {
+	if c.maxBytes == 0 {
 		c.maxBytes = DefaultIndexCacheBytes
 	}
 	if c.maxAge == 0 {
@@ -109,6 +131,13 @@ func NewIndexCache(opts IndexCacheOptions) *IndexCache {
 	}
 	if c.now == nil {
 		c.now = time.Now
+	}
+	if opts.PageBytes > 0 && c.maxBytes > 0 {
+		size := opts.PageSize
+		if size <= 0 {
+			size = DefaultPageSize
+		}
+		c.pages = newPageCache(opts.PageBytes, size)
 	}
 	return c
 }
@@ -119,7 +148,7 @@ func (c *IndexCache) Invalidate(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
-		c.remove(el)
+		c.pages.drop(c.remove(el).ix)
 		c.stats.Invalidated++
 	}
 }
@@ -131,14 +160,26 @@ func (c *IndexCache) Stats() IndexCacheStats {
 	s := c.stats
 	s.Entries = len(c.entries)
 	s.Bytes = c.bytes
+	c.pages.stats(&s)
 	return s
 }
 
-func (c *IndexCache) remove(el *list.Element) {
+// remove drops an entry (not its pages) and returns it; c.mu is held.
+func (c *IndexCache) remove(el *list.Element) *indexEntry {
 	e := el.Value.(*indexEntry)
 	c.lru.Remove(el)
 	delete(c.entries, e.key)
 	c.bytes -= e.memSize()
+	return e
+}
+
+// readRange reads bytes [off, off+n) of the bundle at key, whose index is
+// ix: through the page cache when there is one, else with one ranged GET.
+func (c *IndexCache) readRange(ctx context.Context, store Store, key string, ix *bundleIndex, off, n int64) ([]byte, error) {
+	if c.pages == nil {
+		return store.GetRange(ctx, key, off, n)
+	}
+	return c.pages.read(ctx, store, key, ix, off, n)
 }
 
 // bundleSource reads what an index is made of. It is implemented for V1 and
@@ -154,6 +195,13 @@ type bundleSource interface {
 // get returns the index of the bundle key (nil if the bundle does not
 // exist), loading or revalidating it as needed.
 func (c *IndexCache) get(ctx context.Context, key string, src bundleSource) (*bundleIndex, error) {
+	if c.maxBytes < 0 {
+		e, err := c.fetch(ctx, key, src, nil)
+		if err != nil {
+			return nil, err
+		}
+		return e.ix, nil
+	}
 	for range 3 { // bounded: a load that races an invalidation retries
 		c.mu.Lock()
 		if el, ok := c.entries[key]; ok {
@@ -194,12 +242,14 @@ func (c *IndexCache) get(ctx context.Context, key string, src bundleSource) (*bu
 		delete(c.inflight, key)
 		if l.err == nil {
 			if el, ok := c.entries[key]; ok {
-				c.remove(el)
+				if old := c.remove(el); old.ix != l.entry.ix {
+					c.pages.drop(old.ix)
+				}
 			}
 			c.entries[key] = c.lru.PushFront(l.entry)
 			c.bytes += l.entry.memSize()
 			for c.bytes > c.maxBytes && c.lru.Len() > 1 {
-				c.remove(c.lru.Back())
+				c.pages.drop(c.remove(c.lru.Back()).ix)
 				c.stats.Evictions++
 			}
 		}

@@ -40,7 +40,12 @@ func TestParsePaths(t *testing.T) {
 	if got, ext, err := tilecache.ParseTilePath("/L07/R0000002a/C0000003f.png"); err != nil || got != (tilecache.Tile{Level: 7, Row: 42, Col: 63}) || ext != "png" {
 		t.Errorf("URL path: %v %q %v", got, ext, err)
 	}
-	for _, bad := range []string{"/L07/R2a/C3f.png", "/L07/R0000002g/C0000003f.png"} {
+	// Upper-case hex (written by some tools) reads the same.
+	if got, _, err := tilecache.ParseTilePath("L07/R0000002A/C0000003F.PNG"); err != nil || got != (tilecache.Tile{Level: 7, Row: 42, Col: 63}) {
+		t.Errorf("upper-case hex: %v %v", got, err)
+	}
+	for _, bad := range []string{"/L07/R2a/C3f.png", "/L07/R0000002g/C0000003f.png", "/L07/R0000002a/C0000003f.", "/L7x/R0000002a/C0000003f.png",
+		"/L07/R+000002a/C0000003f.png", "/L07/R0000002a/C80000000.png", "/L07/R0000002a/C0000003f.png/x"} {
 		if _, _, err := tilecache.ParseTilePath(bad); err == nil {
 			t.Errorf("ParseTilePath(%q) accepted", bad)
 		}

@@ -202,24 +202,75 @@ func (m Metatile) String() string {
 	return fmt.Sprintf("%s+%dx%d", m.TopLeft, m.Rows, m.Cols)
 }
 
+// Names in the exploded layout: a level folder "Lnn" (two decimal digits), a row folder
+// "Rxxxxxxxx" and a tile file "Cxxxxxxxx.ext" (row and column in 8 hex digits, written lower
+// case). These functions are the only place mapfarm writes or reads them.
+
+// levelName is the folder of a level: "L" + 2 decimal digits.
+func levelName(level int) string { return fmt.Sprintf("L%02d", level) }
+
+// rowName is the folder of a row of the exploded layout: "R" + 8 lower-case hex digits.
+func rowName(row int) string { return fmt.Sprintf("R%08x", row) }
+
+// colName is the file of a tile of the exploded layout: "C" + 8 lower-case hex digits + "." + ext.
+func colName(col int, ext string) string { return fmt.Sprintf("C%08x.%s", col, ext) }
+
+// parseLevelName reads "Lnn" (exactly two decimal digits).
+func parseLevelName(s string) (int, bool) {
+	if len(s) != 3 || s[0] != 'L' || !isDigit(s[1]) || !isDigit(s[2]) {
+		return 0, false
+	}
+	return int(s[1]-'0')*10 + int(s[2]-'0'), true
+}
+
+// parseRowName reads a row folder name, "Rxxxxxxxx".
+func parseRowName(s string) (int, bool) {
+	return parseHex8(s, 'R')
+}
+
+// parseColName reads a tile file name, "Cxxxxxxxx.ext", and returns the column and the
+// extension in lower case.
+func parseColName(s string) (col int, ext string, ok bool) {
+	name, ext, found := strings.Cut(s, ".")
+	if !found || ext == "" || strings.Contains(ext, "/") {
+		return 0, "", false
+	}
+	col, ok = parseHex8(name, 'C')
+	return col, strings.ToLower(ext), ok
+}
+
+// parseHex8 reads prefix + exactly 8 hex digits (either case) within MaxIndex.
+func parseHex8(s string, prefix byte) (int, bool) {
+	if len(s) != 9 || s[0] != prefix {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[1:], 16, 32)
+	if err != nil || v > MaxIndex {
+		return 0, false
+	}
+	return int(v), true
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
 // ParseTilePath reads the path of an exploded tile inside a cache folder,
 // "Lnn/Rxxxxxxxx/Cxxxxxxxx.ext" (decimal level, row and column in 8 hex digits, as TileKey
-// writes them), and returns the tile and its extension (lower case).
+// writes them; a leading slash is allowed), and returns the tile and its extension (lower
+// case).
 func ParseTilePath(p string) (Tile, string, error) {
-	var t Tile
 	bad := fmt.Errorf("%w: %q is not Lnn/Rxxxxxxxx/Cxxxxxxxx.ext", ErrInvalidTile, p)
 	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	if len(parts) != 3 {
-		return t, "", bad
+		return Tile{}, "", bad
 	}
-	col, ext, ok := strings.Cut(parts[2], ".")
-	if !ok || ext == "" || len(parts[0]) != 3 || len(parts[1]) != 9 || len(col) != 9 {
-		return t, "", bad
+	level, ok1 := parseLevelName(parts[0])
+	row, ok2 := parseRowName(parts[1])
+	col, ext, ok3 := parseColName(parts[2])
+	t := Tile{Level: level, Row: row, Col: col}
+	if !ok1 || !ok2 || !ok3 || !t.Valid() {
+		return Tile{}, "", bad
 	}
-	if _, err := fmt.Sscanf(parts[0]+" "+parts[1]+" "+col, "L%02d R%08x C%08x", &t.Level, &t.Row, &t.Col); err != nil || !t.Valid() {
-		return t, "", bad
-	}
-	return t, strings.ToLower(ext), nil
+	return t, ext, nil
 }
 
 // ParseBundlePath reads the path of a compact bundle (or its V1 index) inside a cache folder,
@@ -239,14 +290,13 @@ func ParseBundlePath(p string) (Bundle, error) {
 	if !ok || !strings.HasPrefix(name, "R") || len(rowHex) < 4 || len(colHex) < 4 {
 		return Bundle{}, bad
 	}
-	var t Tile
-	lv, err1 := strconv.Atoi(strings.TrimPrefix(level, "L"))
+	lv, ok1 := parseLevelName(level)
 	row, err2 := strconv.ParseUint(rowHex, 16, 31)
 	col, err3 := strconv.ParseUint(colHex, 16, 31)
-	if !strings.HasPrefix(level, "L") || err1 != nil || err2 != nil || err3 != nil {
+	if !ok1 || err2 != nil || err3 != nil {
 		return Bundle{}, bad
 	}
-	t = Tile{Level: lv, Row: int(row), Col: int(col)}
+	t := Tile{Level: lv, Row: int(row), Col: int(col)}
 	if !t.Valid() {
 		return Bundle{}, bad
 	}

@@ -1,0 +1,65 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTiles: the api's tile caches default to 64 MiB each, are read from YAML and from
+// MAPFARM_TILE_*_BYTES, keep a negative size (off), and refuse a size that is not a number.
+func TestTiles(t *testing.T) {
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tiles{MemoryBytes: 64 << 20, IndexBytes: 64 << 20, PageBytes: 64 << 20}); c.Tiles != want {
+		t.Errorf("defaults %+v, want %+v", c.Tiles, want)
+	}
+	path := filepath.Join(t.TempDir(), "mapfarm.yaml")
+	if err := os.WriteFile(path, []byte("tiles:\n  memoryBytes: -1\n  indexBytes: 1048576\n  pageBytes: 2097152\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tiles{MemoryBytes: -1, IndexBytes: 1 << 20, PageBytes: 2 << 20}); c.Tiles != want {
+		t.Errorf("from YAML %+v, want %+v", c.Tiles, want)
+	}
+	t.Setenv("MAPFARM_TILE_MEMORY_BYTES", "1000")
+	t.Setenv("MAPFARM_TILE_INDEX_BYTES", "-1")
+	t.Setenv("MAPFARM_TILE_PAGE_BYTES", "-1")
+	if c, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Tiles{MemoryBytes: 1000, IndexBytes: -1, PageBytes: -1}); c.Tiles != want {
+		t.Errorf("from the environment %+v, want %+v", c.Tiles, want)
+	}
+	t.Setenv("MAPFARM_TILE_PAGE_BYTES", "64MiB")
+	if _, err := Load(""); err == nil {
+		t.Error("MAPFARM_TILE_PAGE_BYTES=64MiB was accepted")
+	}
+}
+
+// TestWorkerQueues: workers take both queues by default; MAPFARM_WORKER_QUEUES names them
+// (comma-separated), and a name that is no queue is refused.
+func TestWorkerQueues(t *testing.T) {
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Worker.Queues) != 0 {
+		t.Errorf("default queues %q, want none named (all)", c.Worker.Queues)
+	}
+	t.Setenv("MAPFARM_WORKER_QUEUES", " seed ,")
+	if c, err = Load(""); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Worker.Queues) != 1 || c.Worker.Queues[0] != "seed" {
+		t.Errorf("queues %q, want [seed]", c.Worker.Queues)
+	}
+	t.Setenv("MAPFARM_WORKER_QUEUES", "interactive,bulk")
+	if _, err := Load(""); err == nil {
+		t.Error("queue bulk was accepted")
+	}
+}
