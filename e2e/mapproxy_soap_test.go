@@ -4,13 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,137 +20,40 @@ import (
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
-// mpLevels is the number of levels of the MapProxy grid: the Web Mercator scheme's 0 to 8.
-const mpLevels = 9
-
-// mapproxyConfig returns a mapproxy.yaml whose grid is mapfarm's Web Mercator scheme (origin
-// nw, so MapProxy's y is the row) and two caches filled from MapProxy's debug source (which
-// writes each tile's bbox into it, so tiles differ): compact V2 in dir/v2/_alllayers and
-// compact V1 in dir/v1/_alllayers.
-func mapproxyConfig(dir string) string {
-	s := tilecache.WebMercator()
-	var res []string
-	for _, l := range s.LODs[:mpLevels] {
-		res = append(res, strconv.FormatFloat(l.Resolution, 'g', 17, 64))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `services:
-  demo:
-layers:
-  - name: dbg
-    title: dbg
-    sources: [v2]
-sources:
-  dbg:
-    type: debug
-grids:
-  mfgrid:
-    srs: 'EPSG:3857'
-    bbox: [%v, %v, %v, %v]
-    bbox_srs: 'EPSG:3857'
-    origin: 'nw'
-    tile_size: [256, 256]
-    res: [%s]
-globals:
-  cache:
-    base_dir: %q
-    lock_dir: %q
-    tile_lock_dir: %q
-caches:
-`, s.Extent.Min[0], s.Extent.Min[1], s.Extent.Max[0], s.Extent.Max[1], strings.Join(res, ", "),
-		filepath.Join(dir, "mpbase"), filepath.Join(dir, "mplocks"), filepath.Join(dir, "mptilelocks"))
-	for _, v := range []string{"v1", "v2"} {
-		fmt.Fprintf(&b, "  %s:\n    grids: [mfgrid]\n    sources: [dbg]\n    format: image/png\n    cache: {type: compact, version: %s, directory: %q}\n",
-			v, v[1:], filepath.Join(dir, v, tilecache.FusedLayer))
-	}
-	return b.String()
-}
-
-// mapproxySeed seeds levels 0–3 of the world and level 8 around (0, 0), which spans four
-// bundles.
-const mapproxySeed = `seeds:
-  world:
-    caches: [v2, v1]
-    grids: [mfgrid]
-    levels:
-      to: 3
-  centre:
-    caches: [v2, v1]
-    grids: [mfgrid]
-    levels: [8]
-    coverages: [centre]
-coverages:
-  centre:
-    bbox: [-300000, -300000, 300000, 300000]
-    srs: 'EPSG:3857'
-`
-
-// mapproxyCandidates are the tiles compared: all of levels 0–3 and a 16×16 block of level 8
-// around the centre (across four bundles), most but not all of them seeded.
-func mapproxyCandidates() []tilecache.Tile {
-	var tiles []tilecache.Tile
-	for level := range 4 {
-		for r := range 1 << level {
-			for c := range 1 << level {
-				tiles = append(tiles, tilecache.Tile{Level: level, Row: r, Col: c})
-			}
-		}
-	}
-	for r := 120; r < 136; r++ {
-		for c := 120; c < 136; c++ {
-			tiles = append(tiles, tilecache.Tile{Level: 8, Row: r, Col: c})
-		}
-	}
-	return tiles
-}
-
-type mapproxyTiles map[string]map[string]struct {
-	SHA256 string `json:"sha256"`
-	Len    int    `json:"len"`
-}
-
-// TestMapProxyCacheThroughSOAP lets MapProxy write compact V2 and compact V1 caches, imports
-// each with the real `cachetool import` under the world map of a running farm (with a conf.xml
-// describing MapProxy's grid), and asks for every candidate tile with GetMapTile over SOAP: each
+// TestMapProxyCacheThroughSOAP lets MapProxy write compact V2, compact V1 and exploded (its
+// "arcgis" directory layout) caches, imports each with the real `cachetool import` under the
+// world map of a running farm (with a conf.xml describing MapProxy's grid), and asks for every candidate tile with GetMapTile over SOAP: each
 // tile MapProxy stored comes back byte-identical (MapProxy's own reader gives the reference
 // bytes), each tile it did not store is a client fault saying the tile is not in the cache.
 func TestMapProxyCacheThroughSOAP(t *testing.T) {
-	py := mapproxyPython(t)
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
 	dir := t.TempDir()
-	conf := filepath.Join(dir, "mapproxy.yaml")
-	seedConf := filepath.Join(dir, "seed.yaml")
-	if err := os.WriteFile(conf, []byte(mapproxyConfig(dir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(seedConf, []byte(mapproxySeed), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runPy[map[string]bool](t, py, "testdata/mapproxy_cache.py", "seed", conf, seedConf)
-	candidates := mapproxyCandidates()
-	req := map[string][][3]int{}
-	for _, v := range []string{"v1", "v2"} {
-		for _, tl := range candidates {
-			req[v] = append(req[v], [3]int{tl.Col, tl.Row, tl.Level})
-		}
-	}
-	reqData, _ := json.Marshal(req)
-	reqFile := filepath.Join(dir, "request.json")
-	if err := os.WriteFile(reqFile, reqData, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mp := runPy[mapproxyTiles](t, py, "testdata/mapproxy_cache.py", "read", conf, reqFile)
-
-	scheme := tilecache.WebMercator()
-	scheme.LODs = scheme.LODs[:mpLevels]
-	for _, tc := range []struct {
+	layouts := []struct {
 		name    string
+		backend string
 		format  tilecache.StorageFormat
 		storage gisxml.MapCacheStorageFormat
+		packet  int // rows and columns of a bundle; none for exploded caches
 	}{
-		{"v2", tilecache.CompactV2, gisxml.MapCacheStorageModeCompactV2},
-		{"v1", tilecache.CompactV1, gisxml.MapCacheStorageModeCompact},
-	} {
+		{"v2", testenv.MapProxyCompactV2, tilecache.CompactV2, gisxml.MapCacheStorageModeCompactV2, 128},
+		{"v1", testenv.MapProxyCompactV1, tilecache.CompactV1, gisxml.MapCacheStorageModeCompact, 128},
+		{"exploded", testenv.MapProxyExploded, tilecache.Exploded, gisxml.MapCacheStorageModeExploded, 0},
+	}
+	var caches []testenv.MapProxyCache
+	var names []string
+	for _, l := range layouts {
+		caches = append(caches, testenv.MapProxyCache{Name: l.name, Backend: l.backend, Dir: filepath.Join(dir, l.name, tilecache.FusedLayer), Seeded: true})
+		names = append(names, l.name)
+	}
+	mapproxy := testenv.NewMapProxy(t, dir, caches)
+	mapproxy.Seed(names...)
+	candidates := testenv.MapProxyTiles()
+	mp := mapproxy.Read(names, candidates)
+
+	scheme := tilecache.WebMercator()
+	scheme.LODs = scheme.LODs[:testenv.MapProxyLevels]
+	cov := testenv.MapProxyCoverage()
+	for _, tc := range layouts {
 		t.Run(tc.name, func(t *testing.T) {
 			stored := mp[tc.name]
 			// Levels 0–3 whole (85 tiles) and at least the 16 tiles of the level-8 coverage.
@@ -170,7 +69,7 @@ func TestMapProxyCacheThroughSOAP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := lc.WriteMetadata(context.Background(), tilecache.CacheInfo{Scheme: scheme, Storage: tc.format}, orb.Bound{Min: orb.Point{-300000, -300000}, Max: orb.Point{300000, 300000}}); err != nil {
+			if err := lc.WriteMetadata(context.Background(), tilecache.CacheInfo{Scheme: scheme, Storage: tc.format}, orb.Bound{Min: orb.Point{cov[0], cov[1]}, Max: orb.Point{cov[2], cov[3]}}); err != nil {
 				t.Fatal(err)
 			}
 
@@ -189,8 +88,8 @@ func TestMapProxyCacheThroughSOAP(t *testing.T) {
 			if err := cl.Call(ctx, "GetCacheStorageInfo", &gisxml.GetCacheStorageInfo{MapName: "Layers"}, &csi); err != nil {
 				t.Fatal(err)
 			}
-			if csi.Result.StorageFormat != tc.storage || csi.Result.PacketSize != 128 {
-				t.Errorf("GetCacheStorageInfo: %+v, want %s, 128", csi.Result, tc.storage)
+			if csi.Result.StorageFormat != tc.storage || csi.Result.PacketSize != tc.packet {
+				t.Errorf("GetCacheStorageInfo: %+v, want %s, %d", csi.Result, tc.storage, tc.packet)
 			}
 			same, faults := 0, 0
 			for _, tl := range candidates {
@@ -226,42 +125,6 @@ func TestMapProxyCacheThroughSOAP(t *testing.T) {
 			}
 		})
 	}
-}
-
-// mapproxyPython returns the Python of the zeep clients when it can import mapproxy (Debian
-// python3-mapproxy); without it the test skips, or fails under MAPFARM_REQUIRE_SERVICES=1.
-func mapproxyPython(t *testing.T) string {
-	t.Helper()
-	py := testenv.Python(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := exec.CommandContext(ctx, py, "-c", "import mapproxy.cache.compact, mapproxy.seed.script").Run(); err != nil {
-		msg := "python module mapproxy is not importable by " + py + " (Debian package python3-mapproxy)"
-		if testenv.Required() {
-			t.Fatalf("%s, and %s=1", msg, testenv.EnvRequireServices)
-		}
-		t.Skip(msg)
-	}
-	return py
-}
-
-// runPy runs a Python script with a given interpreter and decodes the JSON it prints.
-func runPy[T any](t *testing.T, py, script string, args ...string) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, py, append([]string{script}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", script, args, err, stderr.String())
-	}
-	var v T
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("%s output: %v\n%s", script, err, out)
-	}
-	return v
 }
 
 func sha(b []byte) string {

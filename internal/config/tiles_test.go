@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestTiles: the api's tile caches default to 64 MiB each, are read from YAML and from
@@ -61,5 +62,28 @@ func TestWorkerQueues(t *testing.T) {
 	t.Setenv("MAPFARM_WORKER_QUEUES", "interactive,bulk")
 	if _, err := Load(""); err == nil {
 		t.Error("queue bulk was accepted")
+	}
+}
+
+// TestWorkerPollInterval: idle workers poll every millisecond unless MAPFARM_WORKER_POLL_INTERVAL
+// says otherwise; a value that is no duration is refused.
+func TestWorkerPollInterval(t *testing.T) {
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker.PollInterval != time.Millisecond {
+		t.Errorf("default poll interval %s, want 1ms", c.Worker.PollInterval)
+	}
+	t.Setenv("MAPFARM_WORKER_POLL_INTERVAL", "25ms")
+	if c, err = Load(""); err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker.PollInterval != 25*time.Millisecond {
+		t.Errorf("poll interval %s, want 25ms", c.Worker.PollInterval)
+	}
+	t.Setenv("MAPFARM_WORKER_POLL_INTERVAL", "25")
+	if _, err := Load(""); err == nil {
+		t.Error("MAPFARM_WORKER_POLL_INTERVAL=25 (no unit) was accepted")
 	}
 }

@@ -188,18 +188,7 @@ func stretch(img image.Image, aspect float64) image.Image {
 // missing one from the aspect ratio, both missing the picture's own size at 96 DPI, times the
 // scales), the gaps, offset and angle.
 func pictureFill(rs *render.Symbol, s *servicedef.Symbol, img image.Image) {
-	b := img.Bounds()
-	aspect := float64(b.Dy()) / float64(b.Dx())
-	w, h := s.Width, s.Height
-	switch {
-	case w > 0 && h > 0:
-	case w > 0:
-		h = w * aspect
-	case h > 0:
-		w = h / aspect
-	default:
-		w, h = float64(b.Dx())*72/96, float64(b.Dy())*72/96
-	}
+	w, h := render.PictureSize(img, s.Width, s.Height)
 	rs.Pattern = img
 	rs.PatternWidth, rs.PatternHeight = w*scaleOr1(s.XScale), h*scaleOr1(s.YScale)
 	rs.PatternGap = [2]float64{max(0, s.XSeparation), max(0, s.YSeparation)}

@@ -142,6 +142,9 @@ func TestLabelGolden(t *testing.T) {
 		{"label_edge", edgeMap(), labelView(200, 120)},
 		{"label_styles", stylesMap(), labelView(300, 200)},
 		{"character_markers", characterMap(), labelView(240, 100)},
+		{"label_point_positions", pointPositionsMap(), labelView(320, 210)},
+		{"label_line_sides", lineSideMap(), labelView(300, 160)},
+		{"label_line_repeat", repeatMap(), labelView(600, 200)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			img, err := Draw(context.Background(), tc.m, tc.v)

@@ -45,9 +45,9 @@ func hatchTile(h HatchStyle, c color.NRGBA, spacing, width float64) *image.NRGBA
 // points.
 const defaultHatchSpacing = 6
 
-// patternSize returns a picture fill's tile size in points: w and h as given; one of them 0: from
+// PictureSize returns a picture symbol's size in points: w and h as given; one of them 0: from
 // the other and the image's aspect ratio; both 0: the image's own size in pixels at 96 DPI.
-func patternSize(img image.Image, w, h float64) (float64, float64) {
+func PictureSize(img image.Image, w, h float64) (float64, float64) {
 	b := img.Bounds()
 	if b.Empty() {
 		return w, h
@@ -87,7 +87,7 @@ func pathBounds(p *pixelPath) image.Rectangle {
 // surface up to the path's far corner, the pattern computed for each pixel of the path's bounds
 // (nearest pixel of the scaled picture), transparent elsewhere.
 func (sym *Symbol) pictureFillTile(v View, bounds image.Rectangle) image.Image {
-	wPt, hPt := patternSize(sym.Pattern, sym.PatternWidth, sym.PatternHeight)
+	wPt, hPt := PictureSize(sym.Pattern, sym.PatternWidth, sym.PatternHeight)
 	side := func(pt float64) int { return int(math.Round(min(max(v.PointsToPixels(pt), 1), maxTile))) }
 	w, h := side(wPt), side(hPt)
 	gap := func(pt float64) int { return int(math.Round(min(max(v.PointsToPixels(pt), 0), maxTile))) }

@@ -332,27 +332,6 @@ func TestRemoveDuplicates(t *testing.T) {
 	}
 }
 
-func TestLabelPlacementGolden(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		m    Map
-		v    View
-	}{
-		{"label_point_positions", pointPositionsMap(), labelView(320, 210)},
-		{"label_line_sides", lineSideMap(), labelView(300, 160)},
-		{"label_line_repeat", repeatMap(), labelView(600, 200)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			img, err := Draw(context.Background(), tc.m, tc.v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer Release(img)
-			checkGolden(t, tc.name, img)
-		})
-	}
-}
-
 // TestScaleRangeUnits: a layer's scale range is checked against the map's scale in metres, map
 // units counting UnitMeters metres (a geographic map's degrees).
 func TestScaleRangeUnits(t *testing.T) {

@@ -33,7 +33,7 @@ func (s Symbol) Scaled(f float64) Symbol {
 		s.HatchSpacing = sc(orDefault(s.HatchSpacing, defaultHatchSpacing))
 	}
 	if s.Pattern != nil {
-		w, h := patternSize(s.Pattern, s.PatternWidth, s.PatternHeight)
+		w, h := PictureSize(s.Pattern, s.PatternWidth, s.PatternHeight)
 		s.PatternWidth, s.PatternHeight = sc(w), sc(h)
 		s.PatternGap = [2]float64{sc(s.PatternGap[0]), sc(s.PatternGap[1])}
 		s.PatternOffset = [2]float64{sc(s.PatternOffset[0]), sc(s.PatternOffset[1])}

@@ -1,12 +1,14 @@
-"""Drives MapProxy (Debian's python3-mapproxy) for the cache interoperability tests.
+"""Drives MapProxy (Debian's python3-mapproxy) for the cache interoperability tests
+(internal/testenv/mapproxy.go embeds it).
 
-usage: mapproxy_cache.py seed MAPPROXY_YAML SEED_YAML
-       mapproxy_cache.py read MAPPROXY_YAML REQUEST_JSON
+usage: mapproxy_driver.py seed MAPPROXY_YAML SEED_YAML
+       mapproxy_driver.py read MAPPROXY_YAML REQUEST_JSON
 
 seed runs mapproxy-seed (one process) and prints {"ok": true}. read loads the MapProxy
 configuration and, for each cache named in the request ({"cache": [[x, y, z], ...]}, x the
 column and y the row of a grid with origin nw), reads every listed tile through the cache's own
-backend and prints {"cache": {"z/y/x": {"sha256": ..., "len": ...}}} for the tiles it holds.
+backend and prints {"cache": {"z/y/x": {"sha256": ..., "len": ..., "bbox": [...]}}} for the tiles
+it holds (bbox: the grid's bounds of the tile).
 """
 import hashlib
 import json
@@ -44,6 +46,7 @@ for name, coords in request.items():
         buf = t.source.as_buffer()
         buf.seek(0)
         data = buf.read()
-        found["%d/%d/%d" % (z, y, x)] = {"sha256": hashlib.sha256(data).hexdigest(), "len": len(data)}
+        found["%d/%d/%d" % (z, y, x)] = {"sha256": hashlib.sha256(data).hexdigest(), "len": len(data),
+                                         "bbox": list(grid.tile_bbox((x, y, z)))}
     out[name] = found
 print(json.dumps(out))
