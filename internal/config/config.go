@@ -149,9 +149,9 @@ type Worker struct {
 	// CPUs. Env MAPFARM_WORKER_CONCURRENCY.
 	Concurrency int `yaml:"concurrency"`
 	// PollInterval is how often an idle worker looks for new tasks (asynq's TaskCheckInterval);
-	// it bounds the queue latency of interactive renders (about half of it on average). Default 1ms,
-	// which keeps the farm overhead under 3 ms but costs an idle worker about 14% of a core in Redis
-	// round trips (4% at 10ms, 1.6% at 50ms). Env MAPFARM_WORKER_POLL_INTERVAL (e.g. "10ms").
+	// it bounds the queue latency of interactive renders. Default 1ms: the farm overhead is about
+	// 3 ms median, and an idle worker costs about 14% of a core in Redis round trips; at 10ms,
+	// about 8 ms and 4% (BenchmarkFarmOverhead). Env MAPFARM_WORKER_POLL_INTERVAL (e.g. "10ms").
 	PollInterval time.Duration `yaml:"pollInterval"`
 	// Queues are the queues this worker takes tasks from: "interactive" (ExportMapImage,
 	// ExportScaleBar, on-demand tiles) and "seed" (seeding jobs). YAML `worker.queues`, env
