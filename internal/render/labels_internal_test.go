@@ -464,7 +464,7 @@ func TestCharacterMarker(t *testing.T) {
 }
 
 // TestLabelsVector draws the curved-label and font-style maps as SVG and PDF: one element per glyph
-// on its own baseline, the font styles as attributes and standard fonts, and the documents
+// on its own baseline, the font styles as attributes and embedded DejaVu Sans styles, and the documents
 // rasterized by rsvg-convert and pdftoppm match golden images.
 func TestLabelsVector(t *testing.T) {
 	v := labelView(300, 200)
@@ -475,9 +475,9 @@ func TestLabelsVector(t *testing.T) {
 		want []string
 	}{
 		{"label_curved_svg", SVG, curvedMap(), []string{`font-style="italic"`, `font-weight="bold"`, `rotate(`}},
-		{"label_curved_pdf", PDF, curvedMap(), []string{"/BaseFont /Helvetica-Oblique", "/BaseFont /Helvetica-Bold "}},
+		{"label_curved_pdf", PDF, curvedMap(), []string{"+DejaVuSans-Oblique /Encoding /Identity-H", "+DejaVuSans-Bold /Encoding /Identity-H"}},
 		{"label_styles_svg", SVG, stylesMap(), []string{`text-decoration="underline"`, `text-decoration="line-through"`, `font-weight="bold" font-style="italic"`}},
-		{"label_styles_pdf", PDF, stylesMap(), []string{"/BaseFont /Helvetica-BoldOblique"}},
+		{"label_styles_pdf", PDF, stylesMap(), []string{"+DejaVuSans-BoldOblique /Encoding /Identity-H"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := drawVector(t, tc.f, tc.m, v)

@@ -2,12 +2,14 @@ package render
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"sort"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/klauspost/compress/zlib"
 )
@@ -18,11 +20,13 @@ import (
 // soft mask, pattern fills as coloured tiling patterns, and opacity groups as transparency-group
 // form XObjects.
 //
-// Text uses the standard Type 1 font Helvetica (Bold, Oblique, BoldOblique for the font styles)
-// with WinAnsiEncoding, which every PDF viewer has, so documents stay small (no embedded font);
-// characters outside Latin-1 print as '?'. Labels are still measured and placed with the embedded
-// DejaVu Sans, whose widths are close to Helvetica's; glyph runs (curved labels) place each glyph
-// with its own text matrix, underlines and strikethroughs are filled paths.
+// Text is drawn in the font it is measured and placed with, DejaVu Sans in the style asked for,
+// embedded as a TrueType subset of the glyphs the page uses: a Type0 font with Identity-H encoding
+// over a CIDFontType2 whose CIDs are the subset's glyph ids, with its widths (/W) from the font's
+// advances and a ToUnicode CMap, so labels are searchable and copyable text in any script, and
+// look the same in every viewer. A character DejaVu Sans lacks is drawn as '?', as on the raster,
+// and keeps its own Unicode value in the ToUnicode map. Glyph runs (curved labels) place each
+// glyph with its own text matrix; underlines and strikethroughs are filled paths.
 //
 // Coordinates are pixels, y down, mapped to a page of width×height pixels at the DPI given to
 // NewPDFSurface (72 points per inch).
@@ -35,7 +39,9 @@ type PDFSurface struct {
 	gs     map[[2]uint8]int // ExtGState number by (fill alpha, stroke alpha)
 	xobj   [][]byte         // image, form and pattern objects, numbered in order (Im, Fm and P names share the sequence)
 	xnames []string         // their resource names ("" for soft masks)
+	used   [4]*fontUse      // the characters drawn in each font variant (resources /F1 to /F4)
 	num    []byte
+	hex    []byte
 	done   []byte
 }
 
@@ -197,13 +203,31 @@ func (s *PDFSurface) Text(str string, x, y float64, t TextStyle) {
 	}
 	x, y = s.m.Apply(x, y)
 	tm := s.pdfTm(x, y, t.Angle)
-	lit := pdfString(str)
+	v := variantOf(t.Font, t.FontStyle)
+	s.hex = s.hexString(s.hex[:0], v, str)
 	s.textPasses(t, nil, func(w *bytes.Buffer) {
 		w.WriteString(tm)
 		w.WriteByte(' ')
-		w.WriteString(lit)
+		w.Write(s.hex)
 		w.WriteString(" Tj\n")
 	})
+}
+
+// hexString appends str as a hex string of two-byte character ids of font variant v (Identity-H),
+// numbering the characters it has not seen yet.
+func (s *PDFSurface) hexString(dst []byte, v int, str string) []byte {
+	u := s.used[v]
+	if u == nil {
+		u = newFontUse(s.fonts, v)
+		s.used[v] = u
+	}
+	const digits = "0123456789ABCDEF"
+	dst = append(dst, '<')
+	for _, r := range str {
+		id := u.id(r)
+		dst = append(dst, digits[id>>12], digits[id>>8&15], digits[id>>4&15], digits[id&15])
+	}
+	return append(dst, '>')
 }
 
 // GlyphRun implements Surface: one text object per pass (halo, then fill) with a text matrix per
@@ -213,12 +237,14 @@ func (s *PDFSurface) GlyphRun(run []Glyph, t TextStyle) {
 		return
 	}
 	quads := s.decorationQuads(nil, run, t)
+	v := variantOf(t.Font, t.FontStyle)
 	s.textPasses(t, quads, func(w *bytes.Buffer) {
 		for _, g := range run {
 			x, y := s.m.Apply(g.X, g.Y)
 			w.WriteString(s.pdfTm(x, y, g.Angle))
 			w.WriteByte(' ')
-			w.WriteString(pdfString(string(g.Rune)))
+			s.hex = s.hexString(s.hex[:0], v, string(g.Rune))
+			w.Write(s.hex)
 			w.WriteString(" Tj\n")
 		}
 	})
@@ -226,7 +252,8 @@ func (s *PDFSurface) GlyphRun(run []Glyph, t TextStyle) {
 
 // textPasses draws text in t: the halo (glyph outlines stroked 2×HaloWidth wide, and the
 // decorations' outlines), then the fill (glyphs and decorations). show writes the text-showing
-// operators of a text object.
+// operators of a text object. Under a fill, the halo is marked content with an empty ActualText,
+// so a reader extracting or copying text gets each label once.
 func (s *PDFSurface) textPasses(t TextStyle, quads [][4]pathPoint, show func(w *bytes.Buffer)) {
 	w := s.out()
 	font := fmt.Sprintf("/F%d %s Tf", variantOf(t.Font, t.FontStyle)+1, s.n(t.Size))
@@ -239,9 +266,16 @@ func (s *PDFSurface) textPasses(t TextStyle, quads [][4]pathPoint, show func(w *
 	if t.Halo.A > 0 && t.HaloWidth > 0 {
 		w.WriteString("q\n")
 		s.alpha(255, t.Halo.A)
-		fmt.Fprintf(w, "%s RG %s w 1 j\nBT %s 1 Tr\n", s.rgb(t.Halo), s.n(2*t.HaloWidth), font)
+		fmt.Fprintf(w, "%s RG %s w 1 j\n", s.rgb(t.Halo), s.n(2*t.HaloWidth))
+		if t.Color.A > 0 {
+			w.WriteString("/Span << /ActualText () >> BDC\n")
+		}
+		fmt.Fprintf(w, "BT %s 1 Tr\n", font)
 		show(w)
 		w.WriteString("ET\n")
+		if t.Color.A > 0 {
+			w.WriteString("EMC\n")
+		}
 		if len(quads) > 0 {
 			decos("S")
 		}
@@ -311,6 +345,14 @@ func (s *PDFSurface) imageXObject(img image.Image) string {
 // addObject stores a compressed stream object and returns its object number; name is its
 // resource name ("" for objects only referenced from others, such as soft masks).
 func (s *PDFSurface) addObject(name, dict string, data []byte) int {
+	s.xobj = append(s.xobj, pdfStream(dict, data))
+	s.xnames = append(s.xnames, name)
+	return pdfFirstXObject + len(s.xobj) - 1
+}
+
+// pdfStream returns a Flate-compressed stream object with the entries dict (besides /Filter and
+// /Length).
+func pdfStream(dict string, data []byte) []byte {
 	var z bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
 	_, _ = zw.Write(data)
@@ -319,9 +361,7 @@ func (s *PDFSurface) addObject(name, dict string, data []byte) int {
 	fmt.Fprintf(&b, "<< %s /Filter /FlateDecode /Length %d >>\nstream\n", dict, z.Len())
 	b.Write(z.Bytes())
 	b.WriteString("\nendstream")
-	s.xobj = append(s.xobj, b.Bytes())
-	s.xnames = append(s.xnames, name)
-	return pdfFirstXObject + len(s.xobj) - 1
+	return b.Bytes()
 }
 
 // BeginGroup implements Surface.
@@ -347,19 +387,15 @@ func (s *PDFSurface) EndGroup(opacity float64) {
 	fmt.Fprintf(w, "/%s Do\nQ\n", name)
 }
 
-// Object numbers of the fixed objects; XObjects follow.
+// Object numbers of the fixed objects; XObjects follow, then the fonts (pdfFontObjects each).
 const (
 	pdfCatalog = 1 + iota
 	pdfPages
 	pdfPage
 	pdfContent
 	pdfResources
-	pdfFont         // the four fonts, pdfFont to pdfFont+3, by font variant (see pdfFonts)
-	pdfFirstXObject = pdfFont + len(pdfFonts)
+	pdfFirstXObject
 )
-
-// pdfFonts are the standard Type 1 fonts standing for DejaVu Sans's variants (resources /F1 to /F4).
-var pdfFonts = [...]string{"Helvetica", "Helvetica-Bold", "Helvetica-Oblique", "Helvetica-BoldOblique"}
 
 // Bytes closes any open groups and returns the document. Drawing after Bytes is an error.
 func (s *PDFSurface) Bytes() []byte {
@@ -369,28 +405,31 @@ func (s *PDFSurface) Bytes() []byte {
 	for len(s.bufs) > 1 {
 		s.EndGroup(1)
 	}
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
-	_, _ = zw.Write(s.bufs[0].Bytes())
-	_ = zw.Close()
-
-	objs := make([][]byte, pdfFirstXObject-1, pdfFirstXObject-1+len(s.xobj))
+	objs := make([][]byte, pdfFirstXObject-1, pdfFirstXObject-1+len(s.xobj)+len(s.used)*pdfFontObjects)
 	objs[pdfCatalog-1] = fmt.Appendf(nil, "<< /Type /Catalog /Pages %d 0 R >>", pdfPages)
 	objs[pdfPages-1] = fmt.Appendf(nil, "<< /Type /Pages /Kids [%d 0 R] /Count 1 >>", pdfPage)
 	objs[pdfPage-1] = fmt.Appendf(nil, "<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %s %s] /Resources %d 0 R /Contents %d 0 R /Group << /S /Transparency /CS /DeviceRGB >> >>",
 		pdfPages, s.n(float64(s.w)*s.k), s.n(float64(s.h)*s.k), pdfResources, pdfContent)
-	var c bytes.Buffer
-	fmt.Fprintf(&c, "<< /Filter /FlateDecode /Length %d >>\nstream\n", z.Len())
-	c.Write(z.Bytes())
-	c.WriteString("\nendstream")
-	objs[pdfContent-1] = c.Bytes()
+	objs[pdfContent-1] = pdfStream("", s.bufs[0].Bytes())
+	objs = append(objs, s.xobj...)
 
 	var res bytes.Buffer
-	res.WriteString("<< /Font <<")
-	for i := range pdfFonts {
-		fmt.Fprintf(&res, " /F%d %d 0 R", i+1, pdfFont+i)
+	res.WriteString("<<")
+	opened := false
+	for v, u := range s.used {
+		if u == nil {
+			continue
+		}
+		if !opened {
+			res.WriteString(" /Font <<")
+			opened = true
+		}
+		fmt.Fprintf(&res, " /F%d %d 0 R", v+1, len(objs)+1)
+		objs = s.appendFont(objs, u)
 	}
-	res.WriteString(" >>")
+	if opened {
+		res.WriteString(" >>")
+	}
 	if len(s.gs) > 0 {
 		keys := make([][2]uint8, 0, len(s.gs))
 		for k := range s.gs {
@@ -421,10 +460,6 @@ func (s *PDFSurface) Bytes() []byte {
 	}
 	res.WriteString(" >>")
 	objs[pdfResources-1] = res.Bytes()
-	for i, name := range pdfFonts {
-		objs[pdfFont-1+i] = fmt.Appendf(nil, "<< /Type /Font /Subtype /Type1 /BaseFont /%s /Encoding /WinAnsiEncoding >>", name)
-	}
-	objs = append(objs, s.xobj...)
 
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
@@ -445,22 +480,88 @@ func (s *PDFSurface) Bytes() []byte {
 	return s.done
 }
 
-// pdfString returns s as a PDF literal string in WinAnsiEncoding (Latin-1 here; other characters
-// become '?').
-func pdfString(s string) string {
-	b := make([]byte, 0, len(s)+2)
-	b = append(b, '(')
-	for _, r := range s {
-		switch {
-		case r == '(' || r == ')' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r < 0x20 || (r >= 0x7f && r < 0xa0) || r > 0xff:
-			b = append(b, '?')
-		default:
-			b = append(b, byte(r))
-		}
+// pdfFontObjects is the number of objects of one embedded font: the Type0 font, its CIDFont, its
+// font descriptor, the font file and the ToUnicode CMap, numbered in that order.
+const pdfFontObjects = 5
+
+// appendFont appends the objects of the font u records, the Type0 font first.
+func (s *PDFSurface) appendFont(objs [][]byte, u *fontUse) [][]byte {
+	f, file, err := u.subset()
+	if err != nil {
+		panic(err) // the embedded fonts are valid TrueType; see TestFontSubset
 	}
-	return string(append(b, ')'))
+	first := len(objs) + 1
+	name := u.tag() + "+" + variantNames[u.variant].postScript
+	k := 1000 / float64(f.unitsPerEm)
+	fu := func(v int16) string { return s.n(float64(v) * k) }
+	i16 := func(tag string, off int) int16 {
+		if t := f.tables[tag]; len(t) >= off+2 {
+			return int16(binary.BigEndian.Uint16(t[off:]))
+		}
+		return 0
+	}
+
+	objs = append(objs, fmt.Appendf(nil, "<< /Type /Font /Subtype /Type0 /BaseFont /%s /Encoding /Identity-H /DescendantFonts [%d 0 R] /ToUnicode %d 0 R >>",
+		name, first+1, first+4))
+
+	var w bytes.Buffer
+	w.WriteString("[0 [")
+	for id, g := range u.glyphs {
+		if id > 0 {
+			w.WriteByte(' ')
+		}
+		w.WriteString(s.n(float64(f.advance(g)) * k))
+	}
+	w.WriteString("]]")
+	objs = append(objs, fmt.Appendf(nil, "<< /Type /Font /Subtype /CIDFontType2 /BaseFont /%s /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /FontDescriptor %d 0 R /CIDToGIDMap /Identity /W %s >>",
+		name, first+2, w.Bytes()))
+
+	flags, stemV := 4, 80 // symbolic (a CID font's glyphs are not the standard Latin set)
+	if u.variant&variantItalic != 0 {
+		flags |= 64
+	}
+	if u.variant&variantBold != 0 {
+		flags |= 1 << 18
+		stemV = 140
+	}
+	var italic float64
+	if post := f.tables["post"]; len(post) >= 8 {
+		italic = float64(int32(binary.BigEndian.Uint32(post[4:]))) / 65536
+	}
+	capHeight := i16("OS/2", 88)
+	if capHeight == 0 {
+		capHeight = i16("hhea", 4)
+	}
+	objs = append(objs, fmt.Appendf(nil, "<< /Type /FontDescriptor /FontName /%s /Flags %d /FontBBox [%s %s %s %s] /ItalicAngle %s /Ascent %s /Descent %s /CapHeight %s /StemV %d /FontFile2 %d 0 R >>",
+		name, flags, fu(i16("head", 36)), fu(i16("head", 38)), fu(i16("head", 40)), fu(i16("head", 42)),
+		s.n(italic), fu(i16("hhea", 4)), fu(i16("hhea", 6)), fu(capHeight), stemV, first+3))
+
+	objs = append(objs, pdfStream(fmt.Sprintf("/Length1 %d", len(file)), file))
+	return append(objs, pdfStream("", toUnicodeCMap(u.runes)))
+}
+
+// toUnicodeCMap returns a ToUnicode CMap mapping the two-byte character id i to runes[i] (UTF-16BE),
+// for every id but 0 (.notdef).
+func toUnicodeCMap(runes []rune) []byte {
+	var b bytes.Buffer
+	b.WriteString("/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n" +
+		"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n" +
+		"/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n" +
+		"1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n")
+	for start := 1; start < len(runes); start += 100 { // at most 100 entries a block
+		end := min(start+100, len(runes))
+		fmt.Fprintf(&b, "%d beginbfchar\n", end-start)
+		for id := start; id < end; id++ {
+			fmt.Fprintf(&b, "<%04X> <", id)
+			for _, c := range utf16.Encode([]rune{runes[id]}) {
+				fmt.Fprintf(&b, "%04X", c)
+			}
+			b.WriteString(">\n")
+		}
+		b.WriteString("endbfchar\n")
+	}
+	b.WriteString("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n")
+	return b.Bytes()
 }
 
 var _ Surface = (*PDFSurface)(nil)

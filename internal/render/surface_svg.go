@@ -11,11 +11,17 @@ import (
 )
 
 // SVGSurface is a Surface that writes an SVG 1.1 document: paths become <path> elements, text
-// <text> in DejaVu Sans (the font labels are measured with, falling back to any sans-serif font of
-// the viewer) with font-weight, font-style and text-decoration for the font style, halos a stroke
-// painted under the text, glyph runs (curved labels) one <text> per glyph, groups <g> with an
-// opacity, images embedded PNG data. Coordinates are pixels of a width×height viewBox; the document's
-// width and height are given in pixels too, so a viewer at 96 DPI shows it at the raster's size.
+// <text> in DejaVu Sans (the font labels are measured with) with font-weight, font-style and
+// text-decoration for the font style, halos a stroke painted under the text, glyph runs (curved
+// labels) one <text> per glyph, groups <g> with an opacity, images embedded PNG data. Coordinates
+// are pixels of a width×height viewBox; the document's width and height are given in pixels too, so
+// a viewer at 96 DPI shows it at the raster's size.
+//
+// Each DejaVu Sans style the text uses is embedded as an @font-face rule whose source is a TrueType
+// subset of the characters drawn in it (a data: URI), so a browser draws the raster's glyphs with
+// the raster's advances whether or not DejaVu Sans is installed; a character DejaVu Sans lacks is
+// left out of the subset and drawn by the viewer's fallback font (the raster draws '?'). librsvg
+// (rsvg-convert) ignores @font-face and draws the installed DejaVu Sans through fontconfig.
 //
 // An SVGSurface is not safe for concurrent use. Bytes returns the finished document.
 type SVGSurface struct {
@@ -25,6 +31,9 @@ type SVGSurface struct {
 	patterns int   // patterns defined so far, for their ids
 	num      []byte
 	quads    [][4]pathPoint
+	used     [4]*fontUse // the characters drawn in each font variant
+	defsAt   int         // where the font definitions go: after the <svg> start tag
+	done     []byte
 }
 
 // NewSVGSurface returns an SVG surface of width×height pixels measuring text with fonts (nil parses
@@ -35,16 +44,75 @@ func NewSVGSurface(width, height int, fonts *Fonts) *SVGSurface {
 	fmt.Fprintf(&s.buf, `<?xml version="1.0" encoding="UTF-8"?>`+"\n"+
 		`<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" version="1.1" width="%dpx" height="%dpx" viewBox="0 0 %d %d">`+"\n",
 		width, height, width, height)
+	s.defsAt = s.buf.Len()
 	return s
 }
 
 // Bytes closes any open groups and returns the document. Drawing after Bytes is an error.
 func (s *SVGSurface) Bytes() []byte {
+	if s.done != nil {
+		return s.done
+	}
 	for len(s.groups) > 0 {
 		s.EndGroup(1)
 	}
 	s.buf.WriteString("</svg>\n")
-	return s.buf.Bytes()
+	defs := s.fontFaces()
+	if len(defs) == 0 {
+		s.done = s.buf.Bytes()
+		return s.done
+	}
+	doc := s.buf.Bytes()
+	out := make([]byte, 0, len(doc)+len(defs))
+	out = append(out, doc[:s.defsAt]...)
+	out = append(out, defs...)
+	s.done = append(out, doc[s.defsAt:]...)
+	return s.done
+}
+
+// fontFaces returns a <defs> element with an @font-face rule for each font variant drawn, or nil.
+func (s *SVGSurface) fontFaces() []byte {
+	var b bytes.Buffer
+	for v, u := range s.used {
+		if u == nil {
+			continue
+		}
+		_, file, err := u.subset()
+		if err != nil {
+			panic(err) // the embedded fonts are valid TrueType; see TestFontSubset
+		}
+		if b.Len() == 0 {
+			b.WriteString("<defs><style type=\"text/css\"><![CDATA[\n")
+		}
+		weight, style := "normal", "normal"
+		if v&variantBold != 0 {
+			weight = "bold"
+		}
+		if v&variantItalic != 0 {
+			style = "italic"
+		}
+		fmt.Fprintf(&b, `@font-face{font-family:"%s";font-weight:%s;font-style:%s;src:url(data:font/ttf;base64,`, DefaultFont, weight, style)
+		b.WriteString(base64.StdEncoding.EncodeToString(file))
+		b.WriteString(") format(\"truetype\")}\n")
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	b.WriteString("]]></style></defs>\n")
+	return b.Bytes()
+}
+
+// note records the characters of str as drawn in t's font variant, for the embedded subsets.
+func (s *SVGSurface) note(str string, t TextStyle) {
+	v := variantOf(t.Font, t.FontStyle)
+	u := s.used[v]
+	if u == nil {
+		u = newFontUse(s.fonts, v)
+		s.used[v] = u
+	}
+	for _, r := range str {
+		u.id(r)
+	}
 }
 
 func (s *SVGSurface) n(f float64) string {
@@ -195,6 +263,7 @@ func (s *SVGSurface) Text(str string, x, y float64, t TextStyle) {
 	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || str == "" {
 		return
 	}
+	s.note(str, t)
 	x, y = s.m.Apply(x, y)
 	fmt.Fprintf(&s.buf, `<text x="%s" y="%s"`, s.n(x), s.n(y))
 	s.fontAttrs(t)
@@ -218,6 +287,9 @@ func (s *SVGSurface) Text(str string, x, y float64, t TextStyle) {
 func (s *SVGSurface) GlyphRun(run []Glyph, t TextStyle) {
 	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || len(run) == 0 {
 		return
+	}
+	for _, g := range run {
+		s.note(string(g.Rune), t)
 	}
 	s.buf.WriteString("<g")
 	s.fontAttrs(t)
