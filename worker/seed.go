@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
@@ -32,14 +31,12 @@ type seeder struct {
 	jobs  *seed.Jobs
 	queue *asynq.Client
 
-	mu      sync.Mutex
-	specs   map[string]*seed.Spec
-	anchors *labelAnchors
+	mu    sync.Mutex
+	specs map[string]*seed.Spec
 }
 
 func newSeeder(p Params) *seeder {
-	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), specs: map[string]*seed.Spec{},
-		anchors: &labelAnchors{m: map[*orb.Point]anchor{}}}
+	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), specs: map[string]*seed.Spec{}}
 }
 
 // spec returns a job's spec, from memory when it was read before.
@@ -187,7 +184,7 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 				continue
 			}
 		}
-		if sp.SkipEmpty && nothingToDraw(sp, m, mt, states) {
+		if sp.SkipEmpty && nothingToDraw(ctx, sp, m, mt, states) {
 			// No feature near the metatile: every tile would be background only.
 			for t := range mt.Tiles() {
 				if have[t] {
@@ -252,7 +249,7 @@ func (s *seeder) drawMetatile(ctx context.Context, scheme tilecache.Scheme, buff
 		View:   render.View{Extent: area.Bound, Width: area.Width, Height: area.Height, DPI: float64(scheme.DPI)},
 		Layers: states, Format: format, Background: &bg,
 	}
-	rm, err := mapdraw.Build(req)
+	rm, err := mapdraw.Build(ctx, req)
 	if err != nil {
 		return nil, area, err
 	}
@@ -287,7 +284,7 @@ func background(m *catalog.Map, layer int) color.NRGBA {
 
 // nothingToDraw reports whether no feature of a drawn layer lies within the metatile's render
 // area (its tiles plus the buffer), so that the metatile would hold nothing but background.
-func nothingToDraw(sp *seed.Spec, m *catalog.Map, mt tilecache.Metatile, states []mapdraw.LayerState) bool {
+func nothingToDraw(ctx context.Context, sp *seed.Spec, m *catalog.Map, mt tilecache.Metatile, states []mapdraw.LayerState) bool {
 	area, err := sp.Scheme.MetatileArea(mt, sp.Buffer)
 	if err != nil {
 		return false
@@ -300,9 +297,9 @@ func nothingToDraw(sp *seed.Spec, m *catalog.Map, mt tilecache.Metatile, states 
 		if !ok {
 			return false
 		}
-		found := false
-		l.Data.Search(area.Bound, func(*feature.Feature) bool { found = true; return false })
-		if found {
+		// One feature whose box meets the area is enough; a failed read draws, to be safe.
+		n, err := l.Data.Count(ctx, &feature.Query{Bound: &area.Bound, Columns: []int{}, NoGeometry: true, Limit: 1})
+		if err != nil || n > 0 {
 			return false
 		}
 	}

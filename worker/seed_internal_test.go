@@ -63,10 +63,4 @@ func TestAnchorOf(t *testing.T) {
 	if _, ok := anchorOf(orb.LineString{{0, 0}, {1, 1}}); ok {
 		t.Error("a line has an anchor")
 	}
-	la := &labelAnchors{m: map[*orb.Point]anchor{}}
-	a1, _ := la.get(c)
-	a2, _ := la.get(c)
-	if a1 != a2 || len(la.m) != 1 {
-		t.Errorf("anchors not cached: %v %v (%d entries)", a1, a2, len(la.m))
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/planar"
@@ -24,12 +23,6 @@ import (
 // polygon in map coordinates. Every metatile whose buffered area holds the anchor draws the
 // label at the same map position, so the pixels agree across the seam. Labels are offered to
 // the renderer largest polygon first (ties by text), the order it uses for collisions.
-
-// labelAnchors caches the anchors of polygon features (features never change).
-type labelAnchors struct {
-	mu sync.Mutex
-	m  map[*orb.Point]anchor
-}
 
 type anchor struct {
 	p    orb.Point
@@ -91,7 +84,7 @@ func (s *seeder) withStableLabels(rm render.Map, m *catalog.Map, res float64) re
 	out := render.Map{Background: rm.Background, Transparent: rm.Transparent, UnitMeters: rm.UnitMeters}
 	for _, l := range rm.Layers {
 		cl := layerByName(m, l.Name)
-		if l.Label == nil || cl == nil || cl.Data.GeometryType() != feature.Polygon {
+		if l.Label == nil || cl == nil || cl.Data.Info().GeometryType != feature.Polygon {
 			out.Layers = append(out.Layers, l)
 			continue
 		}
@@ -112,7 +105,7 @@ func (s *seeder) withStableLabels(rm render.Map, m *catalog.Map, res float64) re
 					if f.Label == "" {
 						return true
 					}
-					if a, ok := s.anchors.get(f.Geom); ok && b.Contains(a.p) {
+					if a, ok := anchorOf(f.Geom); ok && b.Contains(a.p) {
 						labs = append(labs, lab{a, f.Label})
 					}
 					return true
@@ -142,36 +135,6 @@ func (s *seeder) withStableLabels(rm render.Map, m *catalog.Map, res float64) re
 
 // get returns the anchor of a polygon geometry, computed once per feature: the key is the
 // address of its first point, which the catalog's in-memory features keep for their lifetime.
-func (a *labelAnchors) get(g orb.Geometry) (anchor, bool) {
-	var k *orb.Point
-	switch g := g.(type) {
-	case orb.Polygon:
-		if len(g) > 0 && len(g[0]) > 0 {
-			k = &g[0][0]
-		}
-	case orb.MultiPolygon:
-		if len(g) > 0 && len(g[0]) > 0 && len(g[0][0]) > 0 {
-			k = &g[0][0][0]
-		}
-	}
-	if k == nil {
-		return anchor{}, false
-	}
-	a.mu.Lock()
-	an, ok := a.m[k]
-	a.mu.Unlock()
-	if ok {
-		return an, an.area > 0
-	}
-	an, ok = anchorOf(g)
-	a.mu.Lock()
-	if len(a.m) > 1<<20 {
-		clear(a.m)
-	}
-	a.m[k] = an
-	a.mu.Unlock()
-	return an, ok
-}
 
 func layerByName(m *catalog.Map, name string) *catalog.Layer {
 	for _, l := range m.Layers {

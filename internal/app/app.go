@@ -85,7 +85,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		return err
 	}
 	store := m.InstrumentStore(raw)
-	// ready says whether this process's dependencies answer: Redis and the object store.
+	var cat *catalog.Catalog
+	// ready says whether this process's dependencies answer: Redis, the object store and, for
+	// the processes that read features, every data source.
 	ready := func(ctx context.Context) error {
 		if err := rdb.Ping(ctx).Err(); err != nil {
 			return fmt.Errorf("redis: %w", err)
@@ -93,16 +95,20 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if _, err := store.Stat(ctx, "readyz-probe"); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("store: %w", err)
 		}
+		if cat != nil {
+			if err := cat.Ping(ctx); err != nil {
+				return fmt.Errorf("data source %w", err)
+			}
+		}
 		return nil
 	}
 
-	var cat *catalog.Catalog
 	if runAPI || runWorker {
 		def, err := servicedef.Load(cfg.Services)
 		if err != nil {
 			return err
 		}
-		cat, err = catalog.Open(def)
+		cat, err = catalog.Open(ctx, def)
 		if err != nil {
 			return err
 		}

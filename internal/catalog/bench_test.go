@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"context"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -21,7 +22,7 @@ func BenchmarkOpen(b *testing.B) {
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if c, err = catalog.Open(cfg); err != nil {
+		if c, err = catalog.Open(context.Background(), cfg); err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()

@@ -1,15 +1,20 @@
 // Package catalog turns a validated service definition into services that
-// are ready to serve: every layer's and table's rows loaded into memory
-// (reprojected to its map's spatial reference), extents computed, and the
-// published fields resolved against the data.
+// are ready to serve: every layer's and table's data source opened (a
+// GeoPackage table read on demand, a small GeoJSON file in memory), seen in
+// its map's spatial reference, and the published fields resolved against
+// the source's columns. Opening reads metadata only: start-up time and
+// memory do not grow with the data.
 //
 // A Catalog is built once at startup by Open and is read-only afterwards,
-// so every request can use it concurrently without locks. Lookups follow
+// so every request can use it concurrently without locks; Close releases
+// the open files. Lookups follow
 // ArcGIS: service names are case-insensitive, an empty map name means the
 // default (first) map, layers and tables are addressed by ID.
 package catalog
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -18,6 +23,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/feature/geojson"
 	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
+	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -25,6 +31,9 @@ import (
 // Catalog holds the loaded services.
 type Catalog struct {
 	services []*Service
+	sources  []feature.Source // each opened source once, for Ping
+	files    []*gpkg.File
+	pools    []*postgis.Pool
 }
 
 // Service is one loaded MapServer service.
@@ -63,14 +72,14 @@ type Layer struct {
 	ID int
 	// Name is the layer name.
 	Name string
-	// Data holds the features, in the map's SR. Layers of the same map (or
-	// of different services) reading the same table in the same SR share it.
-	Data *feature.Layer
+	// Data is where the features come from, in the map's SR. Layers of the
+	// same map (or of different services) reading the same table share it.
+	Data feature.Source
 	// Fields are the published fields, in definition order, with aliases;
 	// the object-ID field is always first.
 	Fields []feature.Field
-	// FieldIndex[i] is the position of Fields[i] in Data.Fields() (and so
-	// in Feature.Values).
+	// FieldIndex[i] is the position of Fields[i] in Data.Info().Fields (and
+	// so in Feature.Values).
 	FieldIndex []int
 	// Extent is the extent of the layer's features.
 	Extent orb.Bound
@@ -83,7 +92,7 @@ type Layer struct {
 	MinScale, MaxScale float64
 	// Attachments is the layer's attachments table (`<table>__ATTACH`, see
 	// servicedef.Queryable), attributes only; nil when the layer has none.
-	Attachments *feature.Layer
+	Attachments feature.Source
 }
 
 // Table is one loaded standalone table.
@@ -94,8 +103,8 @@ type Table struct {
 	ID int
 	// Name is the table name.
 	Name string
-	// Data holds the rows (no geometry).
-	Data *feature.Layer
+	// Data is where the rows come from (no geometry).
+	Data feature.Source
 	// Fields, FieldIndex, DisplayField and IDField are as for Layer.
 	Fields       []feature.Field
 	FieldIndex   []int
@@ -103,31 +112,57 @@ type Table struct {
 	IDField      string
 }
 
-// Open loads every service of cfg. Each GeoPackage or GeoJSON file is
-// opened once, read into memory and closed again before Open returns.
-func Open(cfg *servicedef.Config) (*Catalog, error) {
-	ld := &loader{files: map[string]*gpkg.File{}, jsons: map[string]*geojson.File{}, layers: map[layerKey]*feature.Layer{}}
-	defer ld.close()
+// Open opens every service of cfg. Each GeoPackage is opened once and
+// stays open, read-only, until Close; a GeoJSON file is read into memory.
+func Open(ctx context.Context, cfg *servicedef.Config) (*Catalog, error) {
+	ld := &loader{ctx: ctx, conns: cfg.Connections, files: map[string]*gpkg.File{}, jsons: map[string]*geojson.File{},
+		pools: map[string]*postgis.Pool{}, sources: map[layerKey]feature.Source{}}
 	c := &Catalog{}
 	for _, sd := range cfg.Services {
 		s := &Service{Def: sd, Name: sd.Name}
 		for _, md := range sd.Maps {
 			m, err := ld.loadMap(md)
 			if err != nil {
+				ld.close()
 				return nil, fmt.Errorf("catalog: service %s: %w", sd.Name, err)
 			}
 			s.Maps = append(s.Maps, m)
 		}
 		c.services = append(c.services, s)
 	}
+	for _, f := range ld.files {
+		c.files = append(c.files, f)
+	}
+	for _, p := range ld.pools {
+		c.pools = append(c.pools, p)
+	}
+	for _, src := range ld.sources {
+		c.sources = append(c.sources, src)
+	}
 	return c, nil
 }
 
-// Close releases the catalog's data. The catalog holds no open files (all
-// data is in memory); Close exists so that sources kept open in future
-// (databases, on-demand GeoPackages) are released by the same call.
+// Close releases the open files and database connections.
 func (c *Catalog) Close() error {
-	c.services = nil
+	var errs []error
+	for _, f := range c.files {
+		errs = append(errs, f.Close())
+	}
+	for _, p := range c.pools {
+		p.Close()
+	}
+	c.services, c.files, c.sources, c.pools = nil, nil, nil, nil
+	return errors.Join(errs...)
+}
+
+// Ping checks that every data source answers; /readyz reports the first
+// that does not.
+func (c *Catalog) Ping(ctx context.Context) error {
+	for _, src := range c.sources {
+		if err := src.Ping(ctx); err != nil {
+			return fmt.Errorf("%s: %w", src.Info().Name, err)
+		}
+	}
 	return nil
 }
 
@@ -182,19 +217,47 @@ func (m *Map) Table(id int) (*Table, bool) {
 
 type layerKey struct {
 	path, table string
-	wkid        int // 0 for attribute-only reads
 }
 
 type loader struct {
-	files  map[string]*gpkg.File
-	jsons  map[string]*geojson.File
-	layers map[layerKey]*feature.Layer
+	ctx     context.Context
+	conns   map[string]*servicedef.Connection
+	pools   map[string]*postgis.Pool // by connection name
+	files   map[string]*gpkg.File
+	jsons   map[string]*geojson.File
+	sources map[layerKey]feature.Source // as stored, in their own SR
 }
 
 func (ld *loader) close() {
 	for _, f := range ld.files {
 		f.Close()
 	}
+	for _, p := range ld.pools {
+		p.Close()
+	}
+}
+
+// pool returns the connection pool of a named connection, made once. It
+// connects on first use.
+func (ld *loader) pool(name string) (*postgis.Pool, error) {
+	if p, ok := ld.pools[name]; ok {
+		return p, nil
+	}
+	c, ok := ld.conns[name]
+	if !ok {
+		return nil, fmt.Errorf("no connection %q", name)
+	}
+	dsn, password, err := c.Resolve()
+	if err != nil {
+		return nil, err
+	}
+	p, err := postgis.NewPool(postgis.PoolConfig{Name: c.Name, DSN: dsn, Password: password,
+		StatementTimeout: c.StatementTimeout, MaxConns: int32(c.MaxConnections)})
+	if err != nil {
+		return nil, err
+	}
+	ld.pools[name] = p
+	return p, nil
 }
 
 func (ld *loader) file(path string) (*gpkg.File, error) {
@@ -209,53 +272,55 @@ func (ld *loader) file(path string) (*gpkg.File, error) {
 	return f, nil
 }
 
-// read loads (once) a table: reprojected to sr, or attributes only when sr
-// is the zero SR.
-func (ld *loader) read(src servicedef.Source, sr proj.SR) (*feature.Layer, error) {
-	k := layerKey{src.GeoPackage + src.GeoJSON, strings.ToLower(src.Table), sr.LatestWKID()}
-	if l, ok := ld.layers[k]; ok {
-		return l, nil
-	}
-	var (
-		l   *feature.Layer
-		err error
-	)
-	if src.GeoJSON != "" {
-		l, err = ld.readGeoJSON(src.GeoJSON, sr)
-	} else {
-		l, err = ld.readGeoPackage(src, sr)
-	}
-	if err != nil {
-		return nil, err
-	}
-	ld.layers[k] = l
-	return l, nil
-}
-
-func (ld *loader) readGeoPackage(src servicedef.Source, sr proj.SR) (*feature.Layer, error) {
-	f, err := ld.file(src.GeoPackage)
-	if err != nil {
-		return nil, err
-	}
-	if sr.WKID == 0 {
-		return f.ReadAttributes(src.Table)
-	}
-	return f.ReadLayer(src.Table, sr)
-}
-
-func (ld *loader) readGeoJSON(path string, sr proj.SR) (*feature.Layer, error) {
-	f, ok := ld.jsons[path]
+// read opens a table (once for every layer that reads it) and returns it in
+// the SR sr, or as attributes only when sr is the zero SR.
+func (ld *loader) read(src servicedef.Source, sr proj.SR) (feature.Source, error) {
+	k := layerKey{src.GeoPackage + src.GeoJSON + "postgis:" + src.PostGIS, strings.ToLower(src.Table) + "\x00" + src.SQL}
+	s, ok := ld.sources[k]
 	if !ok {
 		var err error
-		if f, err = geojson.Open(path); err != nil {
+		if s, err = ld.open(src); err != nil {
 			return nil, err
 		}
-		ld.jsons[path] = f
+		ld.sources[k] = s
 	}
 	if sr.WKID == 0 {
-		return f.ReadAttributes(), nil
+		return feature.Attributes(s), nil
 	}
-	return f.ReadLayer(sr)
+	return feature.Reprojected(s, sr)
+}
+
+// open opens a source by its kind: a GeoPackage table or a PostGIS table or
+// view on demand, a GeoJSON file in memory.
+func (ld *loader) open(src servicedef.Source) (feature.Source, error) {
+	switch {
+	case src.PostGIS != "":
+		pool, err := ld.pool(src.PostGIS)
+		if err != nil {
+			return nil, err
+		}
+		return postgis.Open(ld.ctx, pool, postgis.Table{Table: src.Table, SQL: src.SQL,
+			GeometryColumn: src.GeometryColumn, IDColumn: src.IDColumn})
+	case src.GeoJSON != "":
+		f, ok := ld.jsons[src.GeoJSON]
+		if !ok {
+			var err error
+			if f, err = geojson.Open(src.GeoJSON); err != nil {
+				return nil, err
+			}
+			ld.jsons[src.GeoJSON] = f
+		}
+		if f.GeometryType == feature.None {
+			return f.ReadAttributes(), nil
+		}
+		return f.ReadLayer(f.SR())
+	default:
+		f, err := ld.file(src.GeoPackage)
+		if err != nil {
+			return nil, err
+		}
+		return f.Source(ld.ctx, src.Table)
+	}
 }
 
 func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
@@ -271,12 +336,13 @@ func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
 		}
 		l := &Layer{
 			Def: d, ID: d.ID, Name: d.Name, Data: data,
-			Fields: fields, FieldIndex: idx, Extent: data.Extent(),
+			Fields: fields, FieldIndex: idx, Extent: data.Info().Extent,
 			DisplayField: d.DisplayField, IDField: idField,
 			MinScale: d.MinScale, MaxScale: d.MaxScale,
 		}
 		if d.Attachments {
-			src := servicedef.Source{GeoPackage: d.Source.GeoPackage, Table: servicedef.AttachmentTable(d.Source.Table)}
+			src := d.Source // the attachments table sits beside the layer's own
+			src.Table, src.SQL, src.GeometryColumn, src.IDColumn = servicedef.AttachmentTable(d.Source.Table), "", "", ""
 			if l.Attachments, err = ld.read(src, proj.SR{}); err != nil {
 				return nil, fmt.Errorf("map %s layer %d (%s) attachments: %w", md.Name, d.ID, d.Name, err)
 			}
@@ -308,8 +374,9 @@ func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
 // publish resolves the definition's field list against the data: the OID
 // field first (always published), then the listed fields in order with
 // their aliases. A nil list publishes every field.
-func publish(data *feature.Layer, defs []servicedef.Field) ([]feature.Field, []int, string, error) {
-	all := data.Fields()
+func publish(data feature.Source, defs []servicedef.Field) ([]feature.Field, []int, string, error) {
+	info := data.Info()
+	all := info.Fields
 	var (
 		fields  []feature.Field
 		idx     []int
@@ -333,9 +400,9 @@ func publish(data *feature.Layer, defs []servicedef.Field) ([]feature.Field, []i
 		return fields, idx, idField, nil
 	}
 	for _, d := range defs {
-		i := data.FieldIndex(d.Name)
+		i := info.FieldIndex(d.Name)
 		if i < 0 {
-			return nil, nil, "", fmt.Errorf("field %q is not in table %s", d.Name, data.Name())
+			return nil, nil, "", fmt.Errorf("field %q is not in table %s", d.Name, info.Table)
 		}
 		f := all[i]
 		if d.Alias != "" {

@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"context"
 	"math"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ func openSamples(t *testing.T) *catalog.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +74,11 @@ func TestSamples(t *testing.T) {
 				t.Fatalf("%d layers, want %d", len(m.Layers), len(tc.layers))
 			}
 			for _, l := range m.Layers {
-				if want := tc.layers[l.Name]; l.Data.Len() != want {
-					t.Errorf("layer %s has %d features, want %d", l.Name, l.Data.Len(), want)
+				if want := tc.layers[l.Name]; count(t, l.Data) != want {
+					t.Errorf("layer %s has %d features, want %d", l.Name, count(t, l.Data), want)
 				}
-				if l.Data.SR().WKID != tc.wkid || l.IDField != "fid" || l.DisplayField != "NAME" {
-					t.Errorf("layer %s: SR %v IDField %q DisplayField %q", l.Name, l.Data.SR(), l.IDField, l.DisplayField)
+				if l.Data.Info().SR.WKID != tc.wkid || l.IDField != "fid" || l.DisplayField != "NAME" {
+					t.Errorf("layer %s: SR %v IDField %q DisplayField %q", l.Name, l.Data.Info().SR, l.IDField, l.DisplayField)
 				}
 				if got, ok := m.Layer(l.ID); !ok || got != l {
 					t.Errorf("Layer(%d) lookup failed", l.ID)
@@ -109,7 +110,7 @@ func TestFieldsAndTables(t *testing.T) {
 		if f.Name != w.name || f.Alias != w.alias {
 			t.Errorf("field %d = %s/%s, want %s/%s", i, f.Name, f.Alias, w.name, w.alias)
 		}
-		if got := counties.Data.Fields()[counties.FieldIndex[i]].Name; got != w.name {
+		if got := counties.Data.Info().Fields[counties.FieldIndex[i]].Name; got != w.name {
 			t.Errorf("FieldIndex[%d] points at %s", i, got)
 		}
 	}
@@ -117,14 +118,16 @@ func TestFieldsAndTables(t *testing.T) {
 		t.Errorf("field types %v %v", counties.Fields[0].Type, counties.Fields[1].Type)
 	}
 	// Falls Church keeps its row without geometry
-	if fc, ok := counties.Data.ByID(630); !ok || fc.Geom != nil {
+	var fc []*feature.Feature
+	_ = counties.Data.Scan(context.Background(), &feature.Query{IDs: []int64{630}}, func(f *feature.Feature) error { fc = append(fc, f); return nil })
+	if len(fc) != 1 || fc[0].Geom != nil {
 		t.Errorf("Falls Church = %+v", fc)
 	}
 	if len(m.Tables) != 1 {
 		t.Fatalf("tables = %v", m.Tables)
 	}
 	tbl, ok := m.Table(2)
-	if !ok || tbl.Name != "County attributes" || tbl.Data.Len() != 3231 || tbl.Data.GeometryType() != feature.None || tbl.IDField != "fid" {
+	if !ok || tbl.Name != "County attributes" || count(t, tbl.Data) != 3231 || tbl.Data.Info().GeometryType != feature.None || tbl.IDField != "fid" {
 		t.Errorf("table 2 = %+v", tbl)
 	}
 	// the initial extent comes from the definition
@@ -151,7 +154,7 @@ func TestReprojectedLayer(t *testing.T) {
 			}},
 		}},
 	}}}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,12 +181,12 @@ func TestGeoJSONLayer(t *testing.T) {
 			}},
 		}},
 	}}}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := c.Services()[0].DefaultMap().Layers[0]
-	if l.Data.Len() != 3 || l.IDField != "OBJECTID" || len(l.Fields) != 2 || l.Fields[1].Alias != "Place" {
+	if count(t, l.Data) != 3 || l.IDField != "OBJECTID" || len(l.Fields) != 2 || l.Fields[1].Alias != "Place" {
 		t.Errorf("layer = %+v fields %+v", l, l.Fields)
 	}
 	paris := proj.ToMercator(orb.Point{2.3522, 48.8566})
@@ -201,11 +204,11 @@ func TestAttachmentsAndRelationships(t *testing.T) {
 		t.Fatalf("layer 3 = %v", facts)
 	}
 	// make_state_facts.sh writes a note for each of the 13 western states and a swatch for Texas.
-	if facts.Attachments == nil || facts.Attachments.Len() != 15 {
+	if facts.Attachments == nil || count(t, facts.Attachments) != 15 {
 		t.Fatalf("attachments = %v, want 15 rows", facts.Attachments)
 	}
 	for _, col := range servicedef.AttachmentColumns() {
-		if facts.Attachments.FieldIndex(col) < 0 {
+		if facts.Attachments.Info().FieldIndex(col) < 0 {
 			t.Errorf("attachments table lacks %s", col)
 		}
 	}
@@ -215,4 +218,14 @@ func TestAttachmentsAndRelationships(t *testing.T) {
 	if len(m.Def.Relationships) != 3 || m.Def.Relationships[0].OriginKey != "STATEFP" {
 		t.Errorf("relationships = %+v", m.Def.Relationships)
 	}
+}
+
+// count returns how many features a source holds.
+func count(t *testing.T, src feature.Source) int {
+	t.Helper()
+	n, err := src.Count(context.Background(), &feature.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

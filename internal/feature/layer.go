@@ -107,6 +107,18 @@ func isEmptyGeom(g orb.Geometry) bool {
 	return false
 }
 
+// NonEmpty returns g, or nil when g has no coordinates: providers hand
+// such geometries on as nil, like NULL ones.
+func NonEmpty(g orb.Geometry) orb.Geometry {
+	if g == nil || isEmptyGeom(g) || g.Bound().IsEmpty() {
+		return nil
+	}
+	return g
+}
+
+// VertexCount returns the number of vertices of g.
+func VertexCount(g orb.Geometry) int { return countVertices(g) }
+
 func countVertices(g orb.Geometry) int {
 	switch g := g.(type) {
 	case orb.Point:
@@ -170,8 +182,10 @@ func (l *Layer) Fields() []Field { return l.fields }
 
 // FieldIndex returns the position of the named field in Fields
 // (case-insensitive), or -1.
-func (l *Layer) FieldIndex(name string) int {
-	for i, f := range l.fields {
+func (l *Layer) FieldIndex(name string) int { return fieldIndex(l.fields, name) }
+
+func fieldIndex(fields []Field, name string) int {
+	for i, f := range fields {
 		if strings.EqualFold(f.Name, name) {
 			return i
 		}
@@ -184,10 +198,6 @@ func (l *Layer) Len() int { return len(l.features) }
 
 // VertexCount returns the total number of vertices of all geometries.
 func (l *Layer) VertexCount() int { return l.vertices }
-
-// Extent returns the union of the features' bounds (EmptyBound when no
-// feature has a geometry).
-func (l *Layer) Extent() orb.Bound { return l.extent }
 
 // Features returns every feature in ID order. The slice and the features
 // must not be modified.

@@ -112,7 +112,7 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 func TestSearchStops(t *testing.T) {
 	l := NewLayer("grid", proj.SR{WKID: 3857}, Polygon, nil, grid(20))
 	n := 0
-	l.Search(l.Extent(), func(*Feature) bool { n++; return n < 5 })
+	l.Search(l.Info().Extent, func(*Feature) bool { n++; return n < 5 })
 	if n != 5 {
 		t.Errorf("callback ran %d times after asking to stop at 5", n)
 	}

@@ -50,9 +50,9 @@ func (d Drawing) opacity() float64 {
 
 // selectionLayers returns the layers that draw a layer's selection: its buffer, then the
 // selected features.
-func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v render.View, f float64) []render.Layer {
+func selectionLayers(ctx context.Context, l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v render.View, f float64) ([]render.Layer, error) {
 	if len(st.Selection) == 0 {
-		return nil
+		return nil, nil
 	}
 	sel := color.NRGBA{0, 255, 255, 255} // ArcGIS's default selection colour, cyan
 	if mapColor != nil {
@@ -62,18 +62,22 @@ func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v r
 		sel = *st.SelectionColor
 	}
 	// Selected features outside the layer's definition expression are not in the layer.
-	pred, _ := Compile(st.DefinitionExpression, l.Data) // checked when the layer was built
-	var fs []render.Feature
-	for _, id := range st.Selection {
-		if f, ok := l.Data.ByID(id); ok && f.Geom != nil && (pred == nil || pred.Match(f.Values)) {
-			fs = append(fs, render.Feature{Geom: f.Geom})
-		}
+	info := l.Data.Info()
+	defWhere, err := ParseWhere(st.DefinitionExpression, info.Fields)
+	if err != nil {
+		return nil, err
 	}
-	if len(fs) == 0 {
-		return nil
+	var fs []render.Feature
+	q := &feature.Query{IDs: st.Selection, Where: defWhere, Columns: []int{}}
+	err = scanDraw(ctx, l.Data, q, func(f *feature.Feature) bool {
+		fs = append(fs, render.Feature{Geom: f.Geom})
+		return true
+	})
+	if err != nil || len(fs) == 0 {
+		return nil, err
 	}
 	var out []render.Layer
-	gt := l.Data.GeometryType()
+	gt := info.GeometryType
 	if st.ShowBuffer && st.BufferDistance > 0 {
 		out = append(out, bufferLayer(fs, gt, st, sel, v))
 	}
@@ -95,7 +99,7 @@ func selectionLayers(l *catalog.Layer, st LayerState, mapColor *color.NRGBA, v r
 		}
 	}
 	out = append(out, render.Layer{Name: l.Name + " (selection)", Features: render.NewIndex(fs), Symbol: sym.Scaled(f), MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale})
-	return out
+	return out, nil
 }
 
 // bufferLayer draws buffers of distance d around features: circles around points, and around lines

@@ -8,10 +8,13 @@ package mapdraw
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/paulmach/orb"
 
@@ -57,42 +60,36 @@ type ErrBadRequest struct{ Err error }
 func (e *ErrBadRequest) Error() string { return e.Err.Error() }
 func (e *ErrBadRequest) Unwrap() error { return e.Err }
 
-// WhereSchema is the where-clause schema of a feature layer's stored columns: the columns of
-// Feature.Values, in order.
-func WhereSchema(fs []feature.Field) where.Schema {
-	s := make(where.Schema, len(fs))
-	for i, f := range fs {
-		t := where.String
-		switch f.Type {
-		case feature.FieldOID, feature.FieldInteger, feature.FieldSmallInteger:
-			t = where.Integer
-		case feature.FieldDouble, feature.FieldSingle:
-			t = where.Double
-		case feature.FieldDate:
-			t = where.Date
-		}
-		s[i] = where.Field{Name: f.Name, Type: t}
+// Compile parses and compiles a where clause against a layer's stored columns (its source's
+// Info().Fields). An empty clause compiles to nil (everything matches).
+func Compile(clause string, fields []feature.Field) (*where.Predicate, error) {
+	e, err := ParseWhere(clause, fields)
+	if e == nil || err != nil {
+		return nil, err
 	}
-	return s
+	return e.Compile(feature.WhereSchema(fields))
 }
 
-// Compile parses and compiles a where clause against a layer's stored columns. An empty clause
-// compiles to nil (everything matches).
-func Compile(clause string, l *feature.Layer) (*where.Predicate, error) {
-	if clause == "" {
+// ParseWhere parses a where clause and checks it against a layer's stored columns, for a
+// feature.Query. An empty clause gives nil.
+func ParseWhere(clause string, fields []feature.Field) (*where.Expr, error) {
+	if strings.TrimSpace(clause) == "" {
 		return nil, nil
 	}
 	e, err := where.Parse(clause)
 	if err != nil {
 		return nil, err
 	}
-	return e.Compile(WhereSchema(l.Fields()))
+	if _, err := e.Compile(feature.WhereSchema(fields)); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // Draw draws and encodes the image: raster formats through the renderer's image, SVG and PDF
 // through the same drawing calls on a vector surface.
 func Draw(ctx context.Context, r *render.Renderer, req Request) ([]byte, error) {
-	m, err := Build(req)
+	m, err := Build(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +133,7 @@ func makeTransparent(pix []byte, c color.NRGBA) {
 
 // Build turns a request into the renderer's map. Layers are drawn bottom-up: the catalog lists
 // layer 0 on top, as ArcGIS does.
-func Build(req Request) (render.Map, error) {
+func Build(ctx context.Context, req Request) (render.Map, error) {
 	bg := req.Map.Def.BackgroundColor.NRGBA()
 	if req.Background != nil {
 		bg = *req.Background
@@ -162,7 +159,11 @@ func Build(req Request) (render.Map, error) {
 		}
 		out.Layers = append(out.Layers, rl)
 		out.Layers = append(out.Layers, labelLayers...)
-		out.Layers = append(out.Layers, selectionLayers(l, st, req.SelectionColor, req.View, f)...)
+		sel, err := selectionLayers(ctx, l, st, req.SelectionColor, req.View, f)
+		if err != nil {
+			return render.Map{}, fmt.Errorf("layer %d (%s) selection: %w", l.ID, l.Name, err)
+		}
+		out.Layers = append(out.Layers, sel...)
 	}
 	return out, nil
 }
@@ -208,7 +209,8 @@ func SymbolScale(m *catalog.Map, l *catalog.Layer, st LayerState, scale float64)
 // f multiplies every symbol and label size (SymbolScale).
 func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer, []render.Layer, error) {
 	data := l.Data
-	pred, err := Compile(st.DefinitionExpression, data)
+	fields := data.Info().Fields
+	defWhere, err := ParseWhere(st.DefinitionExpression, fields)
 	if err != nil {
 		return render.Layer{}, nil, fmt.Errorf("definition expression: %w", err)
 	}
@@ -218,7 +220,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 	}
 	var rendererIdx []int
 	for _, name := range rd.RendererFields() {
-		i := data.FieldIndex(name)
+		i := feature.Info{Fields: fields}.FieldIndex(name)
 		if i < 0 {
 			return render.Layer{}, nil, fmt.Errorf("renderer field %q is not a column of the layer", name)
 		}
@@ -265,35 +267,37 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 	if len(active) > 0 {
 		label = active[0]
 		rl.Label = labelStyle(label).Scaled(f)
-		if labelIdx, err = labelFields(label, data); err != nil {
+		if labelIdx, err = labelFields(label, fields); err != nil {
 			return render.Layer{}, nil, err
 		}
-		if labelPred, err = Compile(label.Where, data); err != nil {
+		if labelPred, err = Compile(label.Where, fields); err != nil {
 			return render.Layer{}, nil, fmt.Errorf("label class where clause: %w", err)
 		}
 	}
 	var extra []render.Layer
 	for _, lb := range active[min(1, len(active)):] {
-		el, err := labelOnlyLayer(l, lb, pred, f)
+		el, err := labelOnlyLayer(l, lb, defWhere, f)
 		if err != nil {
 			return render.Layer{}, nil, err
 		}
 		extra = append(extra, el)
 	}
 	simple := rd.Type == servicedef.SimpleRenderer || rd.Type == ""
+	// Read only the columns the renderer and the label need, in id order so that every provider
+	// draws the same picture.
+	cols := slices.Clone(rendererIdx)
+	if label != nil {
+		cols = append(cols, labelIdx...)
+		if labelPred != nil {
+			e, _ := where.Parse(label.Where)
+			cols = append(cols, feature.WhereColumns(e, fields)...)
+		}
+	}
+	cols = readColumns(cols)
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
 		vals := make([]any, len(rendererIdx))
-		n := 0
-		var stop bool
-		data.Search(b, func(f *feature.Feature) bool {
-			n++
-			if n%1024 == 0 && ctx.Err() != nil {
-				stop = true
-				return false
-			}
-			if f.Geom == nil || (pred != nil && !pred.Match(f.Values)) {
-				return true
-			}
+		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols}
+		return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
 			rf := render.Feature{Geom: f.Geom}
 			if !simple {
 				for i, idx := range rendererIdx {
@@ -310,21 +314,46 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 			}
 			return yield(rf)
 		})
-		if stop {
-			return ctx.Err()
-		}
-		return nil
 	})
 	return rl, extra, nil
 }
 
+// readColumns returns the columns to read for a draw: cols without literals (-1) and repeats,
+// never nil (nil would read every column).
+func readColumns(cols []int) []int {
+	out := []int{}
+	for _, c := range cols {
+		if c >= 0 && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// scanDraw scans q for a draw, skipping features without geometry, until fn returns false.
+func scanDraw(ctx context.Context, data feature.Source, q *feature.Query, fn func(*feature.Feature) bool) error {
+	err := data.Scan(ctx, q, func(f *feature.Feature) error {
+		if f.Geom == nil || fn(f) {
+			return nil
+		}
+		return errStopDraw
+	})
+	if errors.Is(err, errStopDraw) {
+		return nil
+	}
+	return err
+}
+
+// errStopDraw ends a draw's scan early.
+var errStopDraw = errors.New("draw stopped")
+
 // labelFields returns the column index of each part of a label's text (-1 for literals).
-func labelFields(lb *servicedef.Label, data *feature.Layer) ([]int, error) {
+func labelFields(lb *servicedef.Label, fields []feature.Field) ([]int, error) {
 	var idx []int
 	for _, p := range lb.Text {
 		i := -1
 		if p.Field != "" {
-			if i = data.FieldIndex(p.Field); i < 0 {
+			if i = (feature.Info{Fields: fields}).FieldIndex(p.Field); i < 0 {
 				return nil, fmt.Errorf("label field %q is not a column of the layer", p.Field)
 			}
 		}
@@ -336,37 +365,29 @@ func labelFields(lb *servicedef.Label, data *feature.Layer) ([]int, error) {
 // labelOnlyLayer labels the features of a layer (within its definition expression pred) that a
 // label class's where clause matches, drawing no symbols: the renderer places one label per
 // feature, so a further class needs a layer of its own.
-func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, pred *where.Predicate, f float64) (render.Layer, error) {
+func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, defWhere *where.Expr, f float64) (render.Layer, error) {
 	data := l.Data
-	idx, err := labelFields(lb, data)
+	fields := data.Info().Fields
+	idx, err := labelFields(lb, fields)
 	if err != nil {
 		return render.Layer{}, err
 	}
-	wp, err := Compile(lb.Where, data)
+	wp, err := ParseWhere(lb.Where, fields)
 	if err != nil {
 		return render.Layer{}, fmt.Errorf("label class where clause: %w", err)
 	}
 	rl := render.Layer{Name: l.Name + " (labels)", MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Label: labelStyle(lb).Scaled(f)}
+	// Both where clauses go to the source: the layer's definition expression and the class's.
+	cond := where.And(defWhere, wp)
+	cols := readColumns(idx)
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
-		n := 0
-		var stop bool
-		data.Search(b, func(f *feature.Feature) bool {
-			if n++; n%1024 == 0 && ctx.Err() != nil {
-				stop = true
-				return false
-			}
-			if f.Geom == nil || (pred != nil && !pred.Match(f.Values)) || (wp != nil && !wp.Match(f.Values)) {
-				return true
-			}
+		q := &feature.Query{Bound: &b, Where: cond, Columns: cols}
+		return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
 			if text := labelText(lb, idx, f.Values); text != "" {
 				return yield(render.Feature{Geom: f.Geom, Label: text})
 			}
 			return true
 		})
-		if stop {
-			return ctx.Err()
-		}
-		return nil
 	})
 	return rl, nil
 }

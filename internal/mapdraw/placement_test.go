@@ -56,7 +56,7 @@ func TestScaleRangeGeographic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestScaleRangeGeographic(t *testing.T) {
 	} {
 		def.MinScale, def.MaxScale = tc.minScale, tc.maxScale
 		req := Request{Map: m, View: v, Layers: []LayerState{{ID: 1, Visible: true}}}
-		rm, err := Build(req)
+		rm, err := Build(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}

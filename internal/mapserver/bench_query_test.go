@@ -34,8 +34,8 @@ func synthetic(n int) *catalog.Service {
 	sr := proj.SR{WKID: 3857}
 	data := feature.NewLayer("points", sr, feature.Point, fields, feats)
 	l := &catalog.Layer{Def: &servicedef.Layer{}, ID: 0, Name: "points", Data: data, Fields: fields, FieldIndex: []int{0, 1, 2},
-		Extent: data.Extent(), DisplayField: "name", IDField: "fid"}
-	m := &catalog.Map{Def: &servicedef.Map{}, Name: "Layers", SR: sr, FullExtent: data.Extent(), InitialExtent: data.Extent(), Layers: []*catalog.Layer{l}}
+		Extent: data.Info().Extent, DisplayField: "name", IDField: "fid"}
+	m := &catalog.Map{Def: &servicedef.Map{}, Name: "Layers", SR: sr, FullExtent: data.Info().Extent, InitialExtent: data.Info().Extent, Layers: []*catalog.Layer{l}}
 	return &catalog.Service{Def: &servicedef.Service{}, Name: "synthetic", Maps: []*catalog.Map{m}}
 }
 
@@ -53,7 +53,8 @@ func BenchmarkQuery(b *testing.B) {
 		svc := synthetic(n)
 		c := &mapserver.Call{Service: svc}
 		inside := 0
-		svc.Maps[0].Layers[0].Data.Search(orb.Bound{Min: orb.Point{450, 450}, Max: orb.Point{550, 550}}, func(*feature.Feature) bool { inside++; return true })
+		box := orb.Bound{Min: orb.Point{450, 450}, Max: orb.Point{550, 550}}
+		inside, _ = svc.Maps[0].Layers[0].Data.Count(context.Background(), &feature.Query{Bound: &box})
 		for _, op := range []string{"QueryFeatureCount", "QueryFeatureData"} {
 			b.Run(fmt.Sprintf("%s/n=%d", op, n), func(b *testing.B) {
 				var req any = &gisxml.QueryFeatureCount{LayerID: 0, QueryFilter: filter}

@@ -76,7 +76,7 @@ func onDemandServer(t *testing.T, farm *fakeFarm, memory int64) (*Server, *Call)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := catalog.Open(cfg)
+	cat, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +94,19 @@ func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
 		t.Fatal(err)
 	}
 	lf := &localFarm{r: r, cat: c}
-	n := 0
-	srv := mapserver.New(mapserver.Params{Catalog: c, Exporter: lf,
-		Limits:    mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
-		NewID:     func() string { n++; return "req" + strings.Repeat("x", n) },
-		OutputURL: func(key string) string { return "http://127.0.0.1/" + key },
-	})
-	return &fixture{t: t, cat: c, srv: srv}, lf
+	serve := func(c *catalog.Catalog, lf *localFarm) *mapserver.Server {
+		n := 0
+		return mapserver.New(mapserver.Params{Catalog: c, Exporter: lf,
+			Limits:    mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
+			NewID:     func() string { n++; return "req" + strings.Repeat("x", n) },
+			OutputURL: func(key string) string { return "http://127.0.0.1/" + key },
+		})
+	}
+	f := &fixture{t: t, cat: c, srv: serve(c, lf)}
+	if pg := postgisCatalog(t); pg != nil {
+		f.pg = &fixture{t: t, cat: pg, srv: serve(pg, &localFarm{r: r, cat: pg})}
+	}
+	return f, lf
 }
 
 func TestExportScaleBar(t *testing.T) {

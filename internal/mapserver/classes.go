@@ -24,12 +24,12 @@ const maxJenksValues = 2000
 // per distinct value combination of 1–3 fields, sorted. Symbols are the BaseSymbol (or a
 // simple symbol fitting the geometry) coloured along the ColorRamp's FromColor → ToColor (RGB
 // interpolation; default light yellow → dark red). The definition expression applies.
-func (s *Server) GenerateDataClasses(_ context.Context, c *Call, req *gisxml.GenerateDataClasses) (*gisxml.GenerateDataClassesResponse, error) {
+func (s *Server) GenerateDataClasses(ctx context.Context, c *Call, req *gisxml.GenerateDataClasses) (*gisxml.GenerateDataClassesResponse, error) {
 	_, src, _, defExpr, err := describedSource(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPlan(src, nil, defExpr)
+	p, err := newPlan(ctx, src, nil, defExpr)
 	if err != nil {
 		return nil, err
 	}
@@ -411,7 +411,7 @@ func symbolFor(src *source, base gisxml.Symbol, c color.NRGBA) gisxml.Symbol {
 		s.Color = col
 		return &s
 	}
-	switch src.data.GeometryType() {
+	switch src.info.GeometryType {
 	case feature.Point, feature.Multipoint:
 		return &gisxml.SimpleMarkerSymbol{MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: col, Size: 6},
 			Outline: true, OutlineSize: 0.75, OutlineColor: grey, Style: gisxml.SMSCircle}

@@ -1,7 +1,6 @@
 package mapserver
 
 import (
-	"math"
 	"strings"
 
 	"github.com/paulmach/orb"
@@ -78,11 +77,8 @@ func fields(fs []feature.Field, shape *gisxml.GeometryDef) *gisxml.Fields {
 }
 
 func shapeDef(l *catalog.Layer, sr proj.SR) *gisxml.GeometryDef {
-	avg := 0
-	if n := l.Data.Len(); n > 0 {
-		avg = int(math.Round(float64(l.Data.VertexCount()) / float64(n)))
-	}
-	return &gisxml.GeometryDef{AvgNumPoints: avg, GeometryType: geometryType(l.Data.GeometryType()), SpatialReference: spatialReference(sr)}
+	avg := l.Data.Info().AvgPoints
+	return &gisxml.GeometryDef{AvgNumPoints: avg, GeometryType: geometryType(l.Data.Info().GeometryType), SpatialReference: spatialReference(sr)}
 }
 
 func layerInfo(m *catalog.Map, l *catalog.Layer) *gisxml.MapLayerInfo {

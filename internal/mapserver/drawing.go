@@ -191,7 +191,7 @@ func str(p *string) string {
 // rendererIn converts a request renderer for a layer, checking its fields.
 func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*servicedef.Renderer, error) {
 	hasField := func(name, w string) error {
-		if l.Data.FieldIndex(name) < 0 {
+		if l.Data.Info().FieldIndex(name) < 0 {
 			return invalid("%s: %q is not a field of layer %d", w, name, l.ID)
 		}
 		return nil
@@ -253,7 +253,7 @@ func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*serv
 		if err := hasField(v.Field, what+"/Field"); err != nil {
 			return nil, err
 		}
-		switch l.Data.Fields()[l.Data.FieldIndex(v.Field)].Type {
+		switch l.Data.Info().Fields[l.Data.Info().FieldIndex(v.Field)].Type {
 		case feature.FieldOID, feature.FieldInteger, feature.FieldSmallInteger, feature.FieldDouble, feature.FieldSingle:
 		default:
 			return nil, invalid("%s/Field: %q of layer %d is not numeric", what, v.Field, l.ID)
@@ -306,18 +306,18 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			return nil, invalid("%s/LabelExpression %q: %v (only [FIELD] templates are supported)", w, expr, err)
 		}
 		for _, p := range parts {
-			if p.Field != "" && l.Data.FieldIndex(p.Field) < 0 {
+			if p.Field != "" && l.Data.Info().FieldIndex(p.Field) < 0 {
 				return nil, invalid("%s/LabelExpression: %q is not a field of layer %d", w, p.Field, l.ID)
 			}
 		}
 		lb.Expression, lb.Text = expr, parts
 		if wc := strings.TrimSpace(str(lc.WhereClause)); wc != "" {
-			if _, err := mapdraw.Compile(wc, l.Data); err != nil {
+			if _, err := mapdraw.Compile(wc, l.Data.Info().Fields); err != nil {
 				return nil, invalid("%s/WhereClause %q: %v", w, wc, err)
 			}
 			lb.Where = wc
 		}
-		lb.Placement = placementIn(lc.LabelPlacementDescription, l.Data.GeometryType())
+		lb.Placement = placementIn(lc.LabelPlacementDescription, l.Data.Info().GeometryType)
 		if lc.MinimumScale != nil {
 			lb.MinScale = *lc.MinimumScale
 		}
@@ -510,7 +510,7 @@ func fitsGeometry(r *servicedef.Renderer, l *catalog.Layer, what string) error {
 		feature.Polyline:   {servicedef.SimpleLine},
 		feature.Point:      {servicedef.SimpleMarker, servicedef.PictureMarker, servicedef.CharacterMarker},
 		feature.Multipoint: {servicedef.SimpleMarker, servicedef.PictureMarker, servicedef.CharacterMarker},
-	}[l.Data.GeometryType()]
+	}[l.Data.Info().GeometryType]
 	if want == nil {
 		return nil
 	}
@@ -523,7 +523,7 @@ func fitsGeometry(r *servicedef.Renderer, l *catalog.Layer, what string) error {
 				return nil
 			}
 		}
-		return invalid("%s: a %s symbol cannot draw the %s features of layer %d", what, s.Type, l.Data.GeometryType().Name(), l.ID)
+		return invalid("%s: a %s symbol cannot draw the %s features of layer %d", what, s.Type, l.Data.Info().GeometryType.Name(), l.ID)
 	}
 	if err := check(r.Symbol); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package mapserver
 
 import (
+	"context"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -17,7 +18,7 @@ func TestRendererRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // ConvertLabelExpressions (default true) returns label expressions in the simple [FIELD] syntax
 // with LabelExpressionType gisLabelExpressionSimple; false returns them as VBScript, the
 // ArcMap default ("[NAME] & \" (\" & [ISO_N3] & \")\"").
-func (s *Server) GetDefaultLayerDrawingDescriptions(_ context.Context, c *Call, req *gisxml.GetDefaultLayerDrawingDescriptions) (*gisxml.GetDefaultLayerDrawingDescriptionsResponse, error) {
+func (s *Server) GetDefaultLayerDrawingDescriptions(ctx context.Context, c *Call, req *gisxml.GetDefaultLayerDrawingDescriptions) (*gisxml.GetDefaultLayerDrawingDescriptionsResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -41,21 +41,21 @@ func (s *Server) GetDefaultLayerDrawingDescriptions(_ context.Context, c *Call, 
 	}
 	out := gisxml.ArrayOfLayerDrawingDescription{}
 	for _, l := range layers {
-		out = append(out, drawingDescriptionOut(m, l, convert))
+		out = append(out, drawingDescriptionOut(ctx, m, l, convert))
 	}
 	return &gisxml.GetDefaultLayerDrawingDescriptionsResponse{Result: out}, nil
 }
 
-func drawingDescriptionOut(m *catalog.Map, l *catalog.Layer, convertLabels bool) *gisxml.FeatureLayerDrawingDescription {
+func drawingDescriptionOut(ctx context.Context, m *catalog.Map, l *catalog.Layer, convertLabels bool) *gisxml.FeatureLayerDrawingDescription {
 	d := &gisxml.FeatureLayerDrawingDescription{
-		FeatureRenderer: rendererOut(&l.Def.Renderer, func(field string) float64 { return fieldMin(l, field) }),
+		FeatureRenderer: rendererOut(&l.Def.Renderer, func(field string) float64 { return fieldMin(ctx, l, field) }),
 		ScaleSymbols:    ptr(scaleSymbolsDefault(m, l)), Transparency: ptr(int16(0)), Brightness: ptr(int16(0)), Contrast: ptr(int16(0)),
 		SourceLayerID: ptr(l.ID),
 	}
 	if len(l.Def.Labels) > 0 {
 		d.LabelingDescription = &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{}}
 		for i := range l.Def.Labels {
-			d.LabelingDescription.LabelClassDescriptions = append(d.LabelingDescription.LabelClassDescriptions, labelOut(&l.Def.Labels[i], l.Data.GeometryType(), convertLabels))
+			d.LabelingDescription.LabelClassDescriptions = append(d.LabelingDescription.LabelClassDescriptions, labelOut(&l.Def.Labels[i], l.Data.Info().GeometryType, convertLabels))
 		}
 	}
 	return d
@@ -156,28 +156,24 @@ func lineOut(c servicedef.Color, width float64, style servicedef.LineStyle) *gis
 	return &gisxml.SimpleLineSymbol{LineSymbolFields: gisxml.LineSymbolFields{Color: rgb(c), Width: width}, Style: st}
 }
 
-// fieldMin is the smallest value of a numeric field of a layer (0 when it has none).
-func fieldMin(l *catalog.Layer, field string) float64 {
-	i := l.Data.FieldIndex(field)
-	lo, found := 0.0, false
+// fieldMin is the smallest value of a numeric field of a layer (0 when it has none), computed
+// by the layer's source.
+func fieldMin(ctx context.Context, l *catalog.Layer, field string) float64 {
+	i := l.Data.Info().FieldIndex(field)
 	if i < 0 {
 		return 0
 	}
-	for _, f := range l.Data.Features() {
-		var x float64
-		switch v := f.Values[i].(type) {
-		case int64:
-			x = float64(v)
-		case float64:
-			x = v
-		default:
-			continue
-		}
-		if !found || x < lo {
-			lo, found = x, true
-		}
+	rows, err := l.Data.Stats(ctx, &feature.Query{}, []feature.Stat{{Kind: feature.StatMin, Column: i}}, nil)
+	if err != nil || len(rows) == 0 {
+		return 0
 	}
-	return lo
+	switch v := rows[0].Values[0].(type) {
+	case int64:
+		return float64(v)
+	case float64:
+		return v
+	}
+	return 0
 }
 
 // rendererOut describes a catalog renderer in schema types; dataMin gives a field's smallest value,

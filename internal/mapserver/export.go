@@ -44,7 +44,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, err
 	}
 	disp := req.ImageDescription.ImageDisplay
-	view, err := s.resolveView(m, md, disp)
+	view, err := s.resolveView(ctx, m, md, disp)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float
 			return nil, nil, invalid("LayerDescriptions[%d]: map %s has no layer %d", i, m.Name, ld.LayerID)
 		}
 		if ld.DefinitionExpression != "" {
-			if _, err := mapdraw.Compile(ld.DefinitionExpression, l.Data); err != nil {
+			if _, err := mapdraw.Compile(ld.DefinitionExpression, l.Data.Info().Fields); err != nil {
 				return nil, nil, invalid("LayerDescriptions[%d] (layer %d) DefinitionExpression: %v", i, ld.LayerID, err)
 			}
 		}

@@ -2,12 +2,14 @@ package mapserver_test
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 )
 
@@ -183,8 +185,10 @@ func featureID(t *testing.T, f *fixture, name string) int {
 	svc, _ := f.cat.Service("world")
 	m, _ := svc.Map("Layers")
 	l, _ := m.Layer(1)
-	idx := l.Data.FieldIndex("NAME")
-	for _, ft := range l.Data.Features() {
+	idx := l.Data.Info().FieldIndex("NAME")
+	var found []*feature.Feature
+	_ = l.Data.Scan(context.Background(), &feature.Query{}, func(ft *feature.Feature) error { found = append(found, ft); return nil })
+	for _, ft := range found {
 		if ft.Values[idx] == name {
 			return int(ft.ID)
 		}

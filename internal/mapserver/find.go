@@ -27,7 +27,7 @@ type searchLayer struct {
 // searchLayers resolves the view of a Find or Identify request and the layers it searches, in
 // map order (topmost first): those listed in ids (every layer when empty), and of those only
 // the ones visible at the view's scale when visibleOnly.
-func (s *Server) searchLayers(c *Call, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, ids gisxml.ArrayOfInt, visibleOnly bool) (*catalog.Map, mapview.View, []searchLayer, error) {
+func (s *Server) searchLayers(ctx context.Context, c *Call, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, ids gisxml.ArrayOfInt, visibleOnly bool) (*catalog.Map, mapview.View, []searchLayer, error) {
 	if md == nil {
 		return nil, mapview.View{}, nil, invalid("MapDescription is required")
 	}
@@ -35,7 +35,7 @@ func (s *Server) searchLayers(c *Call, md *gisxml.MapDescription, disp *gisxml.I
 	if err != nil {
 		return nil, mapview.View{}, nil, err
 	}
-	v, err := s.resolveView(m, md, disp)
+	v, err := s.resolveView(ctx, m, md, disp)
 	if err != nil {
 		return nil, mapview.View{}, nil, err
 	}
@@ -79,7 +79,7 @@ func (s *Server) searchLayers(c *Call, md *gisxml.MapDescription, disp *gisxml.I
 // field). One result per matching feature, for the first field that matches; at most
 // MaxRecordCount results in all. The MapDescription's LayerResultOptions apply (IncludeGeometry,
 // ReturnFieldNamesInResults).
-func (s *Server) Find(_ context.Context, c *Call, req *gisxml.Find) (*gisxml.FindResponse, error) {
+func (s *Server) Find(ctx context.Context, c *Call, req *gisxml.Find) (*gisxml.FindResponse, error) {
 	if req.SearchString == "" {
 		return nil, invalid("SearchString is required")
 	}
@@ -87,7 +87,7 @@ func (s *Server) Find(_ context.Context, c *Call, req *gisxml.Find) (*gisxml.Fin
 	if req.FindOption != "" && req.FindOption != gisxml.FindAllLayers && req.FindOption != gisxml.FindVisibleLayers {
 		return nil, invalid("FindOption %q is not a gisFindOption value", req.FindOption)
 	}
-	m, _, layers, err := s.searchLayers(c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, visibleOnly)
+	m, _, layers, err := s.searchLayers(ctx, c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, visibleOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Server) Find(_ context.Context, c *Call, req *gisxml.Find) (*gisxml.Fin
 		if len(cols) == 0 {
 			continue
 		}
-		p, err := newPlan(src, nil, sl.defExpr)
+		p, err := newPlan(ctx, src, nil, sl.defExpr)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +200,7 @@ func properties(src *source, f *feature.Feature, byName bool) *gisxml.PropertySe
 		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: name, Value: valueText(f.Values[src.fieldIndex[i]])})
 	}
 	if src.hasShape {
-		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: "Shape", Value: strings.TrimPrefix(src.data.GeometryType().String(), "esriGeometry")})
+		ps.PropertyArray = append(ps.PropertyArray, &gisxml.PropertySetProperty{Key: "Shape", Value: strings.TrimPrefix(src.info.GeometryType.String(), "esriGeometry")})
 	}
 	return ps
 }

@@ -17,6 +17,7 @@ type fixture struct {
 	t   testing.TB
 	srv *mapserver.Server
 	cat *catalog.Catalog
+	pg  *fixture // the same server on the PostGIS copy of the samples, for provider parity; nil without PostgreSQL
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -25,12 +26,17 @@ func newFixture(t testing.TB) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &fixture{t: t, cat: c, srv: mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}})}
+	limits := mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}
+	f := &fixture{t: t, cat: c, srv: mapserver.New(mapserver.Params{Catalog: c, Limits: limits})}
+	if pg := postgisCatalog(t); pg != nil {
+		f.pg = &fixture{t: t, cat: pg, srv: mapserver.New(mapserver.Params{Catalog: pg, Limits: limits})}
+	}
+	return f
 }
 
 // do runs one operation on a service.
@@ -40,7 +46,9 @@ func (f *fixture) do(service, op string, req any) (any, error) {
 	if !ok {
 		f.t.Fatalf("no service %s", service)
 	}
-	return f.srv.Do(context.Background(), &mapserver.Call{Service: svc}, op, req)
+	resp, err := f.srv.Do(context.Background(), &mapserver.Call{Service: svc}, op, req)
+	f.checkParity(service, op, req, resp, err)
+	return resp, err
 }
 
 // must runs an operation that must succeed.

@@ -15,8 +15,8 @@ import (
 // every feature meeting the view's extent whose hyperlink field is not empty. Location is a
 // point of the feature (its centre, or the point itself). Layers in map order, features by id;
 // at most MaxRecordCount in all.
-func (s *Server) QueryHyperlinks(_ context.Context, c *Call, req *gisxml.QueryHyperlinks) (*gisxml.QueryHyperlinksResponse, error) {
-	m, v, layers, err := s.searchLayers(c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, true)
+func (s *Server) QueryHyperlinks(ctx context.Context, c *Call, req *gisxml.QueryHyperlinks) (*gisxml.QueryHyperlinksResponse, error) {
+	m, v, layers, err := s.searchLayers(ctx, c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, true)
 	if err != nil {
 		return nil, err
 	}
@@ -27,16 +27,16 @@ func (s *Server) QueryHyperlinks(_ context.Context, c *Call, req *gisxml.QueryHy
 		if l.Def.HyperlinkField == "" {
 			continue
 		}
-		p, err := newPlan(sl.src, nil, sl.defExpr)
+		p, err := newPlan(ctx, sl.src, nil, sl.defExpr)
 		if err != nil {
 			return nil, err
 		}
-		p.spatial = &spatialTest{rel: gisxml.SpatialRelEnvelopeIntersects, bound: v.Extent}
+		p.spatial = &feature.Spatial{Rel: feature.EnvelopeIntersects, Geom: v.Extent}
 		feats, err := p.collect()
 		if err != nil {
 			return nil, err
 		}
-		col := sl.src.data.FieldIndex(l.Def.HyperlinkField)
+		col := sl.src.info.FieldIndex(l.Def.HyperlinkField)
 		for _, f := range feats {
 			url, _ := f.Values[col].(string)
 			if url == "" {
@@ -56,7 +56,7 @@ func anchor(f *feature.Feature) orb.Point {
 	if p, ok := f.Geom.(orb.Point); ok {
 		return p
 	}
-	return f.Bound.Center()
+	return f.Geom.Bound().Center()
 }
 
 // hasID reports whether ids lists id, or is empty (meaning every id).

@@ -24,7 +24,7 @@ import (
 //
 // Results come layer by layer, topmost first, features in id order; at most MaxRecordCount.
 // The MapDescription's LayerResultOptions apply (IncludeGeometry, ReturnFieldNamesInResults).
-func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gisxml.IdentifyResponse, error) {
+func (s *Server) Identify(ctx context.Context, c *Call, req *gisxml.Identify) (*gisxml.IdentifyResponse, error) {
 	opt := req.IdentifyOption
 	if opt == "" {
 		opt = gisxml.IdentifyTopmost
@@ -35,7 +35,7 @@ func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gi
 	if req.Tolerance < 0 {
 		return nil, invalid("Tolerance must not be negative (got %d)", req.Tolerance)
 	}
-	m, v, layers, err := s.searchLayers(c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, opt != gisxml.IdentifyAllLayers)
+	m, v, layers, err := s.searchLayers(ctx, c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, opt != gisxml.IdentifyAllLayers)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gi
 	tol := float64(req.Tolerance) * v.Resolution()
 	b := shape.Bound()
 	search := orb.Bound{Min: orb.Point{b.Min[0] - tol, b.Min[1] - tol}, Max: orb.Point{b.Max[0] + tol, b.Max[1] + tol}}
-	sg := exact(shape)
+	sg := feature.Exact(shape)
 	topmost := opt == gisxml.IdentifyTopmost || opt == gisxml.IdentifyTopOneWithHTMLPopup
 	popup := opt == gisxml.IdentifyTopOneWithHTMLPopup || opt == gisxml.IdentifyVisibleWithHTMLPopup
 	limit := s.maxRecords()
@@ -58,11 +58,11 @@ func (s *Server) Identify(_ context.Context, c *Call, req *gisxml.Identify) (*gi
 	}
 	results := gisxml.ArrayOfMapServerIdentifyResult{}
 	for _, sl := range layers {
-		p, err := newPlan(sl.src, nil, sl.defExpr)
+		p, err := newPlan(ctx, sl.src, nil, sl.defExpr)
 		if err != nil {
 			return nil, err
 		}
-		p.spatial = &spatialTest{rel: gisxml.SpatialRelEnvelopeIntersects, bound: search}
+		p.spatial = &feature.Spatial{Rel: feature.EnvelopeIntersects, Geom: search}
 		feats, err := p.collect()
 		if err != nil {
 			return nil, err

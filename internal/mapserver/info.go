@@ -8,7 +8,7 @@ import (
 )
 
 // GetDocumentInfo returns the map document's properties as string properties.
-func (s *Server) GetDocumentInfo(_ context.Context, c *Call, _ *gisxml.GetDocumentInfo) (*gisxml.GetDocumentInfoResponse, error) {
+func (s *Server) GetDocumentInfo(ctx context.Context, c *Call, _ *gisxml.GetDocumentInfo) (*gisxml.GetDocumentInfoResponse, error) {
 	d := c.Service.Def.DocumentInfo
 	return &gisxml.GetDocumentInfoResponse{Result: propertySet(
 		"Title", d.Title, "Subject", d.Subject, "Author", d.Author, "Category", d.Category,
@@ -18,12 +18,12 @@ func (s *Server) GetDocumentInfo(_ context.Context, c *Call, _ *gisxml.GetDocume
 }
 
 // GetMapCount returns the number of maps in the service.
-func (s *Server) GetMapCount(_ context.Context, c *Call, _ *gisxml.GetMapCount) (*gisxml.GetMapCountResponse, error) {
+func (s *Server) GetMapCount(ctx context.Context, c *Call, _ *gisxml.GetMapCount) (*gisxml.GetMapCountResponse, error) {
 	return &gisxml.GetMapCountResponse{Result: len(c.Service.Maps)}, nil
 }
 
 // GetMapName returns the name of the map at an index (from 0).
-func (s *Server) GetMapName(_ context.Context, c *Call, req *gisxml.GetMapName) (*gisxml.GetMapNameResponse, error) {
+func (s *Server) GetMapName(ctx context.Context, c *Call, req *gisxml.GetMapName) (*gisxml.GetMapNameResponse, error) {
 	if req.Index < 0 || req.Index >= len(c.Service.Maps) {
 		return nil, invalid("Index %d is out of range: the service has %d map(s), indexed from 0", req.Index, len(c.Service.Maps))
 	}
@@ -31,13 +31,13 @@ func (s *Server) GetMapName(_ context.Context, c *Call, req *gisxml.GetMapName) 
 }
 
 // GetDefaultMapName returns the name of the first map.
-func (s *Server) GetDefaultMapName(_ context.Context, c *Call, _ *gisxml.GetDefaultMapName) (*gisxml.GetDefaultMapNameResponse, error) {
+func (s *Server) GetDefaultMapName(ctx context.Context, c *Call, _ *gisxml.GetDefaultMapName) (*gisxml.GetDefaultMapNameResponse, error) {
 	return &gisxml.GetDefaultMapNameResponse{Result: c.Service.DefaultMap().Name}, nil
 }
 
 // GetServerInfo describes one map: extents, spatial reference, layers and tables with their
 // fields, and the default map description.
-func (s *Server) GetServerInfo(_ context.Context, c *Call, req *gisxml.GetServerInfo) (*gisxml.GetServerInfoResponse, error) {
+func (s *Server) GetServerInfo(ctx context.Context, c *Call, req *gisxml.GetServerInfo) (*gisxml.GetServerInfoResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func (s *Server) GetServerInfo(_ context.Context, c *Call, req *gisxml.GetServer
 var supportedImageFormats = []string{"PNG", "PNG24", "PNG32", "JPG", "GIF", "BMP", "DIB", "TIFF", "JPGPNG", "SVG", "PDF"}
 
 // GetServiceConfigurationInfo reports the service's limits.
-func (s *Server) GetServiceConfigurationInfo(_ context.Context, _ *Call, _ *gisxml.GetServiceConfigurationInfo) (*gisxml.GetServiceConfigurationInfoResponse, error) {
+func (s *Server) GetServiceConfigurationInfo(ctx context.Context, _ *Call, _ *gisxml.GetServiceConfigurationInfo) (*gisxml.GetServiceConfigurationInfoResponse, error) {
 	l := s.p.Limits
 	return &gisxml.GetServiceConfigurationInfoResponse{Result: propertySet(
 		"MaximumRecordCount", l.MaxRecordCount,
@@ -112,13 +112,13 @@ func (s *Server) GetServiceConfigurationInfo(_ context.Context, _ *Call, _ *gisx
 }
 
 // GetSupportedImageReturnTypes answers URL: both URL and MIME data are supported.
-func (s *Server) GetSupportedImageReturnTypes(_ context.Context, _ *Call, _ *gisxml.GetSupportedImageReturnTypes) (*gisxml.GetSupportedImageReturnTypesResponse, error) {
+func (s *Server) GetSupportedImageReturnTypes(ctx context.Context, _ *Call, _ *gisxml.GetSupportedImageReturnTypes) (*gisxml.GetSupportedImageReturnTypesResponse, error) {
 	return &gisxml.GetSupportedImageReturnTypesResponse{Result: gisxml.ImageReturnURL}, nil
 }
 
 // IsFixedScaleMap reports whether the map draws only at fixed scales; mapfarm maps draw at any
 // scale.
-func (s *Server) IsFixedScaleMap(_ context.Context, c *Call, req *gisxml.IsFixedScaleMap) (*gisxml.IsFixedScaleMapResponse, error) {
+func (s *Server) IsFixedScaleMap(ctx context.Context, c *Call, req *gisxml.IsFixedScaleMap) (*gisxml.IsFixedScaleMapResponse, error) {
 	if _, err := mapOf(c, req.MapName); err != nil {
 		return nil, err
 	}

@@ -190,10 +190,10 @@ func (s *Server) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOfI
 			data, ok := cache[lc.symbol]
 			if !ok {
 				shape := areaPatch
-				if l.Data.GeometryType() == feature.Polyline {
+				if l.Data.Info().GeometryType == feature.Polyline {
 					shape = linePatch
 				}
-				if data, err = mapdraw.Swatch(ctx, r, lc.symbol, l.Data.GeometryType(), w, h, dpi, format, shape); err != nil {
+				if data, err = mapdraw.Swatch(ctx, r, lc.symbol, l.Data.Info().GeometryType, w, h, dpi, format, shape); err != nil {
 					return nil, fmt.Errorf("legend of layer %d: %w", l.ID, err)
 				}
 				cache[lc.symbol] = data

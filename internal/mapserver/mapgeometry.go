@@ -16,15 +16,15 @@ import (
 // ExportMapImage, so a point converted here lands on the pixel the image shows it at.
 
 // ComputeScale returns the scale a MapDescription would be drawn at in an ImageDisplay.
-func (s *Server) ComputeScale(_ context.Context, c *Call, req *gisxml.ComputeScale) (*gisxml.ComputeScaleResponse, error) {
-	v, err := s.viewOf(c, req.MapDescription, req.MapImageDisplay)
+func (s *Server) ComputeScale(ctx context.Context, c *Call, req *gisxml.ComputeScale) (*gisxml.ComputeScaleResponse, error) {
+	v, err := s.viewOf(ctx, c, req.MapDescription, req.MapImageDisplay)
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.ComputeScaleResponse{Result: v.Scale()}, nil
 }
 
-func (s *Server) viewOf(c *Call, md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (mapview.View, error) {
+func (s *Server) viewOf(ctx context.Context, c *Call, md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (mapview.View, error) {
 	if md == nil {
 		return mapview.View{}, invalid("MapDescription is required")
 	}
@@ -32,7 +32,7 @@ func (s *Server) viewOf(c *Call, md *gisxml.MapDescription, disp *gisxml.ImageDi
 	if err != nil {
 		return mapview.View{}, err
 	}
-	return s.resolveView(m, md, disp)
+	return s.resolveView(ctx, m, md, disp)
 }
 
 // unitMeters is the length of one unit in metres; gisDecimalDegrees counts degrees of arc on
@@ -45,7 +45,7 @@ var unitMeters = map[gisxml.Units]float64{
 
 // ComputeDistance measures between two points of a map: along the geodesic on the WGS 84
 // ellipsoid for a geographic map, in the plane for a projected one, in the requested units.
-func (s *Server) ComputeDistance(_ context.Context, c *Call, req *gisxml.ComputeDistance) (*gisxml.ComputeDistanceResponse, error) {
+func (s *Server) ComputeDistance(ctx context.Context, c *Call, req *gisxml.ComputeDistance) (*gisxml.ComputeDistanceResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -99,8 +99,8 @@ func pointOf(p gisxml.Point, what string) (orb.Point, error) {
 const maxPoints = 100_000
 
 // ToMapPoints converts pixel positions (origin top left) to map coordinates.
-func (s *Server) ToMapPoints(_ context.Context, c *Call, req *gisxml.ToMapPoints) (*gisxml.ToMapPointsResponse, error) {
-	v, err := s.viewOf(c, req.MapDescription, req.MapImageDisplay)
+func (s *Server) ToMapPoints(ctx context.Context, c *Call, req *gisxml.ToMapPoints) (*gisxml.ToMapPointsResponse, error) {
+	v, err := s.viewOf(ctx, c, req.MapDescription, req.MapImageDisplay)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +127,8 @@ func (s *Server) ToMapPoints(_ context.Context, c *Call, req *gisxml.ToMapPoints
 }
 
 // FromMapPoints converts map coordinates to pixel positions, rounded to the nearest pixel.
-func (s *Server) FromMapPoints(_ context.Context, c *Call, req *gisxml.FromMapPoints) (*gisxml.FromMapPointsResponse, error) {
-	v, err := s.viewOf(c, req.MapDescription, req.MapImageDisplay)
+func (s *Server) FromMapPoints(ctx context.Context, c *Call, req *gisxml.FromMapPoints) (*gisxml.FromMapPointsResponse, error) {
+	v, err := s.viewOf(ctx, c, req.MapDescription, req.MapImageDisplay)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // QueryHTMLPopups returns the HTML popup of each row of RowIDs, in order, from the layer's
 // popup template (service definition key `popup`): HTML text, or a URL, as the template's type
 // says. Rows that do not exist are skipped. A layer without a template is a client fault.
-func (s *Server) QueryHTMLPopups(_ context.Context, c *Call, req *gisxml.QueryHTMLPopups) (*gisxml.QueryHTMLPopupsResponse, error) {
+func (s *Server) QueryHTMLPopups(ctx context.Context, c *Call, req *gisxml.QueryHTMLPopups) (*gisxml.QueryHTMLPopupsResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -23,7 +23,7 @@ func (s *Server) QueryHTMLPopups(_ context.Context, c *Call, req *gisxml.QueryHT
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.popups(src, l, "", req.RowIDs)
+	out, err := s.popups(ctx, src, l, "", req.RowIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -32,30 +32,34 @@ func (s *Server) QueryHTMLPopups(_ context.Context, c *Call, req *gisxml.QueryHT
 
 // QueryHTMLPopups2 is QueryHTMLPopups with the layer from a MapTableDescription, whose
 // definition expression limits the rows.
-func (s *Server) QueryHTMLPopups2(_ context.Context, c *Call, req *gisxml.QueryHTMLPopups2) (*gisxml.QueryHTMLPopups2Response, error) {
+func (s *Server) QueryHTMLPopups2(ctx context.Context, c *Call, req *gisxml.QueryHTMLPopups2) (*gisxml.QueryHTMLPopups2Response, error) {
 	_, src, l, defExpr, err := describedSource(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.popups(src, l, defExpr, req.RowIDs)
+	out, err := s.popups(ctx, src, l, defExpr, req.RowIDs)
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.QueryHTMLPopups2Response{Result: out}, nil
 }
 
-func (s *Server) popups(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt) (gisxml.ArrayOfString, error) {
+func (s *Server) popups(ctx context.Context, src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt) (gisxml.ArrayOfString, error) {
 	if l == nil || l.Def.Popup == nil {
 		return nil, invalid("%s %d (%s) has no HTML popup", src.kind, src.id, src.name)
 	}
-	p, err := newPlan(src, &gisxml.QueryFilter{FIDSet: &gisxml.FIDSet{FIDArray: ids}}, defExpr)
+	p, err := newPlan(ctx, src, &gisxml.QueryFilter{FIDSet: &gisxml.FIDSet{FIDArray: ids}}, defExpr)
+	if err != nil {
+		return nil, err
+	}
+	found, err := p.byID(ids, nil)
 	if err != nil {
 		return nil, err
 	}
 	out := gisxml.ArrayOfString{}
 	for _, id := range ids {
-		f, ok := src.data.ByID(int64(id))
-		if !ok || (p.pred != nil && !p.pred.Match(f.Values)) {
+		f, ok := found[int64(id)]
+		if !ok {
 			continue
 		}
 		out = append(out, fillPopup(l.Def.Popup, src, f))
@@ -70,7 +74,7 @@ func (s *Server) popups(src *source, l *catalog.Layer, defExpr string, ids gisxm
 // query-escaped for a URL.
 func fillPopup(p *servicedef.Popup, src *source, f *feature.Feature) string {
 	return p.Fill(func(field string) string {
-		i := src.data.FieldIndex(field)
+		i := src.info.FieldIndex(field)
 		if i < 0 {
 			return ""
 		}

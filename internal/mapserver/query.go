@@ -29,8 +29,8 @@ func (s *Server) maxRecords() int {
 }
 
 // QueryFeatureCount counts the layer's features that pass the filter.
-func (s *Server) QueryFeatureCount(_ context.Context, c *Call, req *gisxml.QueryFeatureCount) (*gisxml.QueryFeatureCountResponse, error) {
-	n, err := s.countLayer(c, req.MapName, req.LayerID, req.QueryFilter, "")
+func (s *Server) QueryFeatureCount(ctx context.Context, c *Call, req *gisxml.QueryFeatureCount) (*gisxml.QueryFeatureCountResponse, error) {
+	n, err := s.countLayer(ctx, c, req.MapName, req.LayerID, req.QueryFilter, "")
 	if err != nil {
 		return nil, err
 	}
@@ -38,12 +38,12 @@ func (s *Server) QueryFeatureCount(_ context.Context, c *Call, req *gisxml.Query
 }
 
 // QueryFeatureCount2 is QueryFeatureCount with the layer's state from a LayerDescription.
-func (s *Server) QueryFeatureCount2(_ context.Context, c *Call, req *gisxml.QueryFeatureCount2) (*gisxml.QueryFeatureCount2Response, error) {
+func (s *Server) QueryFeatureCount2(ctx context.Context, c *Call, req *gisxml.QueryFeatureCount2) (*gisxml.QueryFeatureCount2Response, error) {
 	ld, err := layerDesc(req.LayerDescription)
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.countLayer(c, req.MapName, ld.LayerID, req.QueryFilter, ld.DefinitionExpression)
+	n, err := s.countLayer(ctx, c, req.MapName, ld.LayerID, req.QueryFilter, ld.DefinitionExpression)
 	if err != nil {
 		return nil, err
 	}
@@ -57,12 +57,12 @@ func layerDesc(ld *gisxml.LayerDescription) (*gisxml.LayerDescription, error) {
 	return ld, nil
 }
 
-func (s *Server) countLayer(c *Call, mapName string, id int, qf gisxml.QueryFilterKind, defExpr string) (int, error) {
+func (s *Server) countLayer(ctx context.Context, c *Call, mapName string, id int, qf gisxml.QueryFilterKind, defExpr string) (int, error) {
 	_, src, err := layerOf(c, mapName, id)
 	if err != nil {
 		return 0, err
 	}
-	p, err := newPlan(src, qf, defExpr)
+	p, err := newPlan(ctx, src, qf, defExpr)
 	if err != nil {
 		return 0, err
 	}
@@ -71,8 +71,8 @@ func (s *Server) countLayer(c *Call, mapName string, id int, qf gisxml.QueryFilt
 
 // QueryFeatureIDs returns the ids of the layer's features that pass the filter, ascending. It
 // is not capped by MaxRecordCount, so clients page through large results with FIDSets.
-func (s *Server) QueryFeatureIDs(_ context.Context, c *Call, req *gisxml.QueryFeatureIDs) (*gisxml.QueryFeatureIDsResponse, error) {
-	ids, err := s.layerIDs(c, req.MapName, req.LayerID, req.QueryFilter, "")
+func (s *Server) QueryFeatureIDs(ctx context.Context, c *Call, req *gisxml.QueryFeatureIDs) (*gisxml.QueryFeatureIDsResponse, error) {
+	ids, err := s.layerIDs(ctx, c, req.MapName, req.LayerID, req.QueryFilter, "")
 	if err != nil {
 		return nil, err
 	}
@@ -80,28 +80,28 @@ func (s *Server) QueryFeatureIDs(_ context.Context, c *Call, req *gisxml.QueryFe
 }
 
 // QueryFeatureIDs2 is QueryFeatureIDs with the layer's state from a LayerDescription.
-func (s *Server) QueryFeatureIDs2(_ context.Context, c *Call, req *gisxml.QueryFeatureIDs2) (*gisxml.QueryFeatureIDs2Response, error) {
+func (s *Server) QueryFeatureIDs2(ctx context.Context, c *Call, req *gisxml.QueryFeatureIDs2) (*gisxml.QueryFeatureIDs2Response, error) {
 	ld, err := layerDesc(req.LayerDescription)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := s.layerIDs(c, req.MapName, ld.LayerID, req.QueryFilter, ld.DefinitionExpression)
+	ids, err := s.layerIDs(ctx, c, req.MapName, ld.LayerID, req.QueryFilter, ld.DefinitionExpression)
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.QueryFeatureIDs2Response{Result: ids}, nil
 }
 
-func (s *Server) layerIDs(c *Call, mapName string, id int, qf gisxml.QueryFilterKind, defExpr string) (*gisxml.FIDSet, error) {
+func (s *Server) layerIDs(ctx context.Context, c *Call, mapName string, id int, qf gisxml.QueryFilterKind, defExpr string) (*gisxml.FIDSet, error) {
 	_, src, err := layerOf(c, mapName, id)
 	if err != nil {
 		return nil, err
 	}
-	return planIDs(src, qf, defExpr)
+	return planIDs(ctx, src, qf, defExpr)
 }
 
-func planIDs(src *source, qf gisxml.QueryFilterKind, defExpr string) (*gisxml.FIDSet, error) {
-	p, err := newPlan(src, qf, defExpr)
+func planIDs(ctx context.Context, src *source, qf gisxml.QueryFilterKind, defExpr string) (*gisxml.FIDSet, error) {
+	p, err := newPlan(ctx, src, qf, defExpr)
 	if err != nil {
 		return nil, err
 	}
@@ -115,12 +115,12 @@ func planIDs(src *source, qf gisxml.QueryFilterKind, defExpr string) (*gisxml.FI
 
 // QueryFeatureData returns the features that pass the filter as a RecordSet, at most
 // MaxRecordCount of them (the first ones in ORDER BY, then id order).
-func (s *Server) QueryFeatureData(_ context.Context, c *Call, req *gisxml.QueryFeatureData) (*gisxml.QueryFeatureDataResponse, error) {
+func (s *Server) QueryFeatureData(ctx context.Context, c *Call, req *gisxml.QueryFeatureData) (*gisxml.QueryFeatureDataResponse, error) {
 	_, src, err := layerOf(c, req.MapName, req.LayerID)
 	if err != nil {
 		return nil, err
 	}
-	rs, _, err := s.recordSet(src, req.QueryFilter, "", true)
+	rs, _, err := s.recordSet(ctx, src, req.QueryFilter, "", true)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *Server) QueryFeatureData2(ctx context.Context, c *Call, req *gisxml.Que
 	if o := ld.LayerResultOptions; o != nil && o.IncludeGeometry != nil {
 		geometry = *o.IncludeGeometry
 	}
-	res, err := s.queryResult(src, req.QueryFilter, ld.DefinitionExpression, geometry, req.QueryResultOptions, s.publisher(ctx))
+	res, err := s.queryResult(ctx, src, req.QueryFilter, ld.DefinitionExpression, geometry, req.QueryResultOptions, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -151,12 +151,12 @@ func (s *Server) QueryFeatureData2(ctx context.Context, c *Call, req *gisxml.Que
 }
 
 // QueryRowCount counts the rows of a standalone table (or layer) that pass the filter.
-func (s *Server) QueryRowCount(_ context.Context, c *Call, req *gisxml.QueryRowCount) (*gisxml.QueryRowCountResponse, error) {
+func (s *Server) QueryRowCount(ctx context.Context, c *Call, req *gisxml.QueryRowCount) (*gisxml.QueryRowCountResponse, error) {
 	src, defExpr, err := tableOf(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	p, err := newPlan(src, req.QueryFilter, defExpr)
+	p, err := newPlan(ctx, src, req.QueryFilter, defExpr)
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +168,12 @@ func (s *Server) QueryRowCount(_ context.Context, c *Call, req *gisxml.QueryRowC
 }
 
 // QueryRowIDs returns the ids of the rows that pass the filter, ascending.
-func (s *Server) QueryRowIDs(_ context.Context, c *Call, req *gisxml.QueryRowIDs) (*gisxml.QueryRowIDsResponse, error) {
+func (s *Server) QueryRowIDs(ctx context.Context, c *Call, req *gisxml.QueryRowIDs) (*gisxml.QueryRowIDsResponse, error) {
 	src, defExpr, err := tableOf(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
 	}
-	ids, err := planIDs(src, req.QueryFilter, defExpr)
+	ids, err := planIDs(ctx, src, req.QueryFilter, defExpr)
 	if err != nil {
 		return nil, err
 	}
@@ -186,27 +186,27 @@ func (s *Server) QueryData(ctx context.Context, c *Call, req *gisxml.QueryData) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.queryResult(src, req.QueryFilter, defExpr, true, req.QueryResultOptions, s.publisher(ctx))
+	res, err := s.queryResult(ctx, src, req.QueryFilter, defExpr, true, req.QueryResultOptions, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.QueryDataResponse{Result: res}, nil
 }
 
-func (s *Server) queryResult(src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool, o *gisxml.QueryResultOptions, publish publishFunc) (*gisxml.QueryResult, error) {
+func (s *Server) queryResult(ctx context.Context, src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool, o *gisxml.QueryResultOptions, publish publishFunc) (*gisxml.QueryResult, error) {
 	format := gisxml.QueryResultRecordSetAsObject
 	if o != nil && o.Format != "" {
 		format = o.Format
 	}
 	switch format {
 	case gisxml.QueryResultRecordSetAsObject:
-		rs, _, err := s.recordSet(src, qf, defExpr, geometry)
+		rs, _, err := s.recordSet(ctx, src, qf, defExpr, geometry)
 		if err != nil {
 			return nil, err
 		}
 		return &gisxml.QueryResult{Object: rs}, nil
 	case gisxml.QueryResultJsonAsMime, gisxml.QueryResultJsonAsURL:
-		p, feats, exceeded, err := s.run(src, qf, defExpr, geometry)
+		p, feats, exceeded, err := s.run(ctx, src, qf, defExpr, geometry)
 		if err != nil {
 			return nil, err
 		}
@@ -228,8 +228,8 @@ func (s *Server) queryResult(src *source, qf gisxml.QueryFilterKind, defExpr str
 
 // run plans and collects a query, capped at MaxRecordCount; exceeded tells whether more
 // features matched.
-func (s *Server) run(src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool) (*plan, []*feature.Feature, bool, error) {
-	p, err := newPlan(src, qf, defExpr)
+func (s *Server) run(ctx context.Context, src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool) (*plan, []*feature.Feature, bool, error) {
+	p, err := newPlan(ctx, src, qf, defExpr)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -251,8 +251,8 @@ func (s *Server) run(src *source, qf gisxml.QueryFilterKind, defExpr string, geo
 	return p, feats, exceeded, nil
 }
 
-func (s *Server) recordSet(src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool) (*gisxml.RecordSet, bool, error) {
-	p, feats, exceeded, err := s.run(src, qf, defExpr, geometry)
+func (s *Server) recordSet(ctx context.Context, src *source, qf gisxml.QueryFilterKind, defExpr string, geometry bool) (*gisxml.RecordSet, bool, error) {
+	p, feats, exceeded, err := s.run(ctx, src, qf, defExpr, geometry)
 	if err != nil {
 		return nil, false, err
 	}
@@ -285,7 +285,7 @@ func (p *plan) recordSet(feats []*feature.Feature) *gisxml.RecordSet {
 	}
 	var shape *gisxml.GeometryDef
 	if p.shape {
-		shape = &gisxml.GeometryDef{GeometryType: geometryType(p.src.data.GeometryType()), SpatialReference: spatialReference(p.outSR)}
+		shape = &gisxml.GeometryDef{GeometryType: geometryType(p.src.info.GeometryType), SpatialReference: spatialReference(p.outSR)}
 	}
 	rs := &gisxml.RecordSet{Fields: fields(fs, shape), Records: make(gisxml.ArrayOfRecord, 0, len(feats))}
 	markRaster(rs.Fields, p.src.raster)
@@ -358,7 +358,7 @@ func esriJSON(p *plan, feats []*feature.Feature, exceeded bool) ([]byte, error) 
 		ExceededTransferLimit bool              `json:"exceededTransferLimit,omitempty"`
 	}{DisplayFieldName: p.src.display, FieldAliases: map[string]string{}, Features: []jsonFeature{}, ExceededTransferLimit: exceeded}
 	if p.shape {
-		doc.GeometryType = p.src.data.GeometryType().String()
+		doc.GeometryType = p.src.info.GeometryType.String()
 		doc.SpatialReference = map[string]int{"wkid": p.outSR.WKID, "latestWkid": p.outSR.LatestWKID()}
 	}
 	for _, j := range p.out {

@@ -1,35 +1,35 @@
 package mapserver
 
 import (
-	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/paulmach/orb"
-	"github.com/peterstace/simplefeatures/geom"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
-	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
 
 // This file turns a QueryFilter or SpatialFilter into a plan and runs it: the where clause
-// (ANDed with the definition expression) compiled once, the filter geometry converted once,
-// candidates taken from the R-tree by the filter's bound and then tested exactly.
+// (ANDed with the definition expression) parsed and checked once, the filter geometry converted
+// once, and the whole plan handed to the layer's feature.Source as one feature.Query, so the
+// provider pushes down what it can (a spatial index, SQL) and finishes the rest exactly.
 
 // source is a layer or standalone table that queries run on.
 type source struct {
 	kind       string // "layer" or "table", for messages
 	id         int
 	name       string
-	data       *feature.Layer
+	data       feature.Source
+	info       feature.Info    // data.Info()
 	fields     []feature.Field // published fields, OID first
-	fieldIndex []int           // fields[i] is data.Fields()[fieldIndex[i]]
+	fieldIndex []int           // fields[i] is info.Fields[fieldIndex[i]]
 	idField    string
 	sr         proj.SR // the map's SR; zero for tables
 	defExpr    string  // the definition expression from the service definition
@@ -39,13 +39,14 @@ type source struct {
 }
 
 func layerSource(m *catalog.Map, l *catalog.Layer) *source {
-	return &source{kind: "layer", id: l.ID, name: l.Name, data: l.Data, fields: l.Fields, fieldIndex: l.FieldIndex,
-		idField: l.IDField, sr: m.SR, defExpr: l.Def.DefinitionExpression, hasShape: l.Data.GeometryType() != feature.None,
+	info := l.Data.Info()
+	return &source{kind: "layer", id: l.ID, name: l.Name, data: l.Data, info: info, fields: l.Fields, fieldIndex: l.FieldIndex,
+		idField: l.IDField, sr: m.SR, defExpr: l.Def.DefinitionExpression, hasShape: info.GeometryType != feature.None,
 		raster: l.Def.RasterField, display: l.DisplayField}
 }
 
 func tableSource(t *catalog.Table) *source {
-	return &source{kind: "table", id: t.ID, name: t.Name, data: t.Data, fields: t.Fields, fieldIndex: t.FieldIndex,
+	return &source{kind: "table", id: t.ID, name: t.Name, data: t.Data, info: t.Data.Info(), fields: t.Fields, fieldIndex: t.FieldIndex,
 		idField: t.IDField, defExpr: t.Def.DefinitionExpression, display: t.DisplayField}
 }
 
@@ -120,27 +121,18 @@ func tableOf(c *Call, mapName string, d gisxml.MapTableDescription) (*source, st
 	return nil, "", invalid("MapTableDescription: %s is not supported", d.GisType())
 }
 
-// spatialTest is the exact relation a feature must have with the filter geometry.
-type spatialTest struct {
-	rel     gisxml.SpatialRelEnum
-	pattern string // DE-9IM pattern for SpatialRelRelation
-	bound   orb.Bound
-	isBound bool          // the filter geometry is an envelope
-	shape   orb.Geometry  // in the source's SR
-	exact   geom.Geometry // shape for simplefeatures
-}
-
 // orderKey is one ORDER BY term.
 type orderKey struct {
-	col  int // position in data.Fields()
+	col  int // position in info.Fields
 	desc bool
 }
 
 // plan is a compiled query.
 type plan struct {
+	ctx      context.Context
 	src      *source
-	pred     *where.Predicate // nil matches everything
-	spatial  *spatialTest     // nil: no spatial filter
+	where    *where.Expr      // nil matches everything; checked against the source's fields
+	spatial  *feature.Spatial // nil: no spatial filter
 	fids     []int64          // non-nil: only these ids (sorted, unique)
 	out      []int            // the output fields, as positions in src.fields
 	shape    bool             // the output includes the shape
@@ -178,9 +170,9 @@ func filterOf(qf gisxml.QueryFilterKind) (*gisxml.QueryFilter, *gisxml.SpatialFi
 // newPlan compiles a filter on a source. The source's own definition expression always
 // applies; extra is the request's (a LayerDescription's or table description's) definition
 // expression, applied too when it differs. Both are ANDed with the where clause.
-func newPlan(src *source, qf gisxml.QueryFilterKind, extra string) (*plan, error) {
+func newPlan(ctx context.Context, src *source, qf gisxml.QueryFilterKind, extra string) (*plan, error) {
 	f, sf := filterOf(qf)
-	p := &plan{src: src, outSR: src.sr}
+	p := &plan{ctx: ctx, src: src, outSR: src.sr}
 	if strings.TrimSpace(extra) == strings.TrimSpace(src.defExpr) {
 		extra = ""
 	}
@@ -248,11 +240,11 @@ func (p *plan) compileWhere(clause, defExpr, extra string) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	pred, err := where.And(parts...).Compile(mapdraw.WhereSchema(p.src.data.Fields()))
-	if err != nil {
+	e := where.And(parts...)
+	if _, err := e.Compile(feature.WhereSchema(p.src.info.Fields)); err != nil {
 		return invalid("WhereClause: %v", err)
 	}
-	p.pred = pred
+	p.where = e
 	return nil
 }
 
@@ -387,193 +379,118 @@ func (p *plan) compileSpatial(sf *gisxml.SpatialFilter) error {
 		}
 		g = reproject(g, fn)
 	}
-	t := &spatialTest{rel: sf.SpatialRel, bound: g.Bound(), shape: g}
-	if t.rel == gisxml.SpatialRelUndefined || t.rel == "" {
-		t.rel = gisxml.SpatialRelIntersects
+	rel, ok := relations[sf.SpatialRel]
+	if !ok {
+		rel = feature.Intersects
 	}
-	_, t.isBound = g.(orb.Bound)
-	if t.rel == gisxml.SpatialRelRelation {
+	t := &feature.Spatial{Rel: rel, Geom: g}
+	if rel == feature.Relate {
 		pat := strings.ToUpper(strings.TrimSpace(sf.SpatialRelDescription))
 		if len(pat) != 9 || strings.Trim(pat, "TF*012") != "" {
 			return invalid("SpatialRelDescription %q is not a DE-9IM pattern (9 characters of T, F, *, 0, 1, 2)", sf.SpatialRelDescription)
 		}
-		t.pattern = pat
-	}
-	if t.rel != gisxml.SpatialRelEnvelopeIntersects && t.rel != gisxml.SpatialRelIndexIntersects {
-		t.exact = exact(g)
+		t.Pattern = pat
 	}
 	p.spatial = t
 	return nil
 }
 
-// match tests one feature against the exact relation. Relations read as ArcObjects defines
-// them: the filter geometry is the subject, so Within means the filter geometry lies within the
-// feature and Contains that it contains the feature; Relation matches the DE-9IM matrix of
-// (filter geometry, feature).
-func (t *spatialTest) match(f *feature.Feature) (bool, error) {
-	if f.Geom == nil || !t.bound.Intersects(f.Bound) {
-		return false, nil
-	}
-	switch t.rel {
-	case gisxml.SpatialRelEnvelopeIntersects, gisxml.SpatialRelIndexIntersects:
-		return true, nil
-	case gisxml.SpatialRelIntersects:
-		if t.isBound {
-			if boundContains(t.bound, f.Bound) {
-				return true, nil
-			}
-			if pt, ok := f.Geom.(orb.Point); ok {
-				return t.bound.Contains(pt), nil
-			}
-		}
-		return geom.Intersects(t.exact, exact(f.Geom)), nil
-	}
-	fg := exact(f.Geom)
-	var (
-		ok  bool
-		err error
-	)
-	switch t.rel {
-	case gisxml.SpatialRelTouches:
-		ok, err = geom.Touches(t.exact, fg)
-	case gisxml.SpatialRelOverlaps:
-		ok, err = geom.Overlaps(t.exact, fg)
-	case gisxml.SpatialRelCrosses:
-		ok, err = geom.Crosses(t.exact, fg)
-	case gisxml.SpatialRelWithin:
-		ok, err = geom.Within(t.exact, fg)
-	case gisxml.SpatialRelContains:
-		ok, err = geom.Contains(t.exact, fg)
-	case gisxml.SpatialRelRelation:
-		var m string
-		if m, err = geom.Relate(t.exact, fg); err == nil {
-			ok, err = geom.RelateMatches(m, t.pattern)
-		}
-	}
-	if err != nil {
-		return false, fmt.Errorf("spatial relation %s with feature %d: %w", t.rel, f.ID, err)
-	}
-	return ok, nil
+// relations maps gisSpatialRelEnum values to the relations a feature.Source tests. The
+// undefined relation is Intersects.
+var relations = map[gisxml.SpatialRelEnum]feature.Relation{
+	gisxml.SpatialRelIntersects:         feature.Intersects,
+	gisxml.SpatialRelEnvelopeIntersects: feature.EnvelopeIntersects,
+	gisxml.SpatialRelIndexIntersects:    feature.EnvelopeIntersects,
+	gisxml.SpatialRelTouches:            feature.Touches,
+	gisxml.SpatialRelOverlaps:           feature.Overlaps,
+	gisxml.SpatialRelCrosses:            feature.Crosses,
+	gisxml.SpatialRelWithin:             feature.Within,
+	gisxml.SpatialRelContains:           feature.Contains,
+	gisxml.SpatialRelRelation:           feature.Relate,
 }
 
-func boundContains(outer, inner orb.Bound) bool {
-	return inner.Min[0] >= outer.Min[0] && inner.Min[1] >= outer.Min[1] && inner.Max[0] <= outer.Max[0] && inner.Max[1] <= outer.Max[1]
+// query returns the plan as a feature.Query: every filter, the order, and the columns to read
+// (nil: every published non-BLOB column; the provider reads what the where clause needs itself).
+func (p *plan) query() *feature.Query {
+	q := &feature.Query{Where: p.where, Spatial: p.spatial, IDs: p.fids, NoGeometry: !p.src.hasShape}
+	for _, k := range p.order {
+		q.Order = append(q.Order, feature.Order{Column: k.col, Desc: k.desc})
+	}
+	return q
 }
 
-// scan calls fn for every feature that passes the plan, in no particular order, until fn
-// returns false. Candidates come from the FIDSet, else the R-tree (spatial filters), else the
-// whole table; the where clause and the exact relation are tested on each.
+// scan calls fn for every feature that passes the plan, in id order, until fn returns false.
 func (p *plan) scan(fn func(*feature.Feature) bool) error {
-	var failed error
-	test := func(f *feature.Feature) bool {
-		if p.pred != nil && !p.pred.Match(f.Values) {
-			return true
+	return p.run(p.query(), fn)
+}
+
+// run scans q on the plan's source and translates the source's errors.
+func (p *plan) run(q *feature.Query, fn func(*feature.Feature) bool) error {
+	err := p.src.data.Scan(p.ctx, q, func(f *feature.Feature) error {
+		if !fn(f) {
+			return errStopScan
 		}
-		if p.spatial != nil {
-			ok, err := p.spatial.match(f)
-			if err != nil {
-				failed = err
-				return false
-			}
-			if !ok {
-				return true
-			}
-		}
-		return fn(f)
-	}
-	if p.pred != nil && p.pred.MatchesNone() {
+		return nil
+	})
+	if errors.Is(err, errStopScan) {
 		return nil
 	}
-	switch {
-	case p.fids != nil:
-		for _, id := range p.fids {
-			if f, ok := p.src.data.ByID(id); ok && !test(f) {
-				break
-			}
-		}
-	case p.spatial != nil:
-		p.src.data.Search(p.spatial.bound, test)
-	default:
-		feats := p.src.data.Features()
-		for i := range feats {
-			if !test(&feats[i]) {
-				break
-			}
-		}
-	}
-	return failed
+	return p.src.fault(err)
 }
 
-// count returns the number of matching features without collecting them.
+// errStopScan ends a scan early.
+var errStopScan = errors.New("scan stopped")
+
+// fault turns a provider's error into one the caller can act on: a refused query is the
+// client's fault; anything else keeps its text (it names the source) and becomes a server fault.
+func (s *source) fault(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, feature.ErrQuery):
+		return invalid("%s %d (%s): %v", s.kind, s.id, s.name, err)
+	}
+	return fmt.Errorf("%s %d (%s): %w", s.kind, s.id, s.name, err)
+}
+
+// byID returns the features among ids that pass the plan, by id; cols are the columns to read,
+// as in feature.Query.
+func (p *plan) byID(ids gisxml.ArrayOfInt, cols []int) (map[int64]*feature.Feature, error) {
+	q := p.query()
+	q.IDs, q.Columns, q.Order = make([]int64, len(ids)), cols, nil
+	for i, id := range ids {
+		q.IDs[i] = int64(id)
+	}
+	out := make(map[int64]*feature.Feature, len(ids))
+	err := p.run(q, func(f *feature.Feature) bool { out[f.ID] = f; return true })
+	return out, err
+}
+
+// count returns the number of matching features, counted by the source.
 func (p *plan) count() (int, error) {
-	n := 0
-	err := p.scan(func(*feature.Feature) bool { n++; return true })
-	return n, err
+	q := p.query()
+	q.Order, q.NoGeometry, q.Columns = nil, true, []int{}
+	n, err := p.src.data.Count(p.ctx, q)
+	return n, p.src.fault(err)
 }
 
 // collect returns the matching features sorted by the ORDER BY keys, then by ID.
 func (p *plan) collect() ([]*feature.Feature, error) { return p.collectN(-1) }
 
-// collectN is collect stopping after n features (n < 0: no limit) when the scan already runs in
-// id order (no ORDER BY, no DISTINCT, no spatial filter: the whole table or a FIDSet, both
-// walked by id), so a capped query over a huge table holds only n features.
+// collectN is collect stopping after n features (n < 0: no limit); DISTINCT is applied by the
+// caller, so it reads everything.
 func (p *plan) collectN(n int) ([]*feature.Feature, error) {
-	var out []*feature.Feature
-	stopEarly := n >= 0 && p.order == nil && !p.distinct && p.spatial == nil
-	if err := p.scan(func(f *feature.Feature) bool {
-		out = append(out, f)
-		return !stopEarly || len(out) < n
-	}); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b *feature.Feature) int {
-		for _, k := range p.order {
-			c := compareValues(a.Values[k.col], b.Values[k.col])
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
+	q := p.query()
+	if n >= 0 && !p.distinct {
+		q.Limit = n
+		if n == 0 {
+			return nil, nil
 		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return out, nil
+	}
+	var out []*feature.Feature
+	err := p.run(q, func(f *feature.Feature) bool { out = append(out, f); return true })
+	return out, err
 }
 
 // compareValues orders attribute values: NULL first, then numbers, strings, dates by value.
-func compareValues(a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	switch x := a.(type) {
-	case int64:
-		switch y := b.(type) {
-		case int64:
-			return cmp.Compare(x, y)
-		case float64:
-			return cmp.Compare(float64(x), y)
-		}
-	case float64:
-		switch y := b.(type) {
-		case int64:
-			return cmp.Compare(x, float64(y))
-		case float64:
-			return cmp.Compare(x, y)
-		}
-	case string:
-		if y, ok := b.(string); ok {
-			return strings.Compare(x, y)
-		}
-	case time.Time:
-		if y, ok := b.(time.Time); ok {
-			return x.Compare(y)
-		}
-	}
-	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
-}
+func compareValues(a, b any) int { return feature.CompareValues(a, b) }

@@ -26,7 +26,7 @@ func (s *Server) QueryRasterValue(ctx context.Context, c *Call, req *gisxml.Quer
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.rasters(src, l, "", req.RowIDs, req.FieldName, req.ImageType, s.publisher(ctx))
+	out, err := s.rasters(ctx, src, l, "", req.RowIDs, req.FieldName, req.ImageType, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -40,14 +40,14 @@ func (s *Server) QueryRasterValue2(ctx context.Context, c *Call, req *gisxml.Que
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.rasters(src, l, defExpr, req.RowIDs, req.FieldName, req.ImageType, s.publisher(ctx))
+	out, err := s.rasters(ctx, src, l, defExpr, req.RowIDs, req.FieldName, req.ImageType, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
 	return &gisxml.QueryRasterValue2Response{Result: out}, nil
 }
 
-func (s *Server) rasters(src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, field *string, it *gisxml.ImageType, publish publishFunc) (gisxml.ArrayOfImageResult, error) {
+func (s *Server) rasters(ctx context.Context, src *source, l *catalog.Layer, defExpr string, ids gisxml.ArrayOfInt, field *string, it *gisxml.ImageType, publish publishFunc) (gisxml.ArrayOfImageResult, error) {
 	if l == nil || l.Def.RasterField == "" {
 		return nil, invalid("%s %d (%s) has no raster field", src.kind, src.id, src.name)
 	}
@@ -67,15 +67,19 @@ func (s *Server) rasters(src *source, l *catalog.Layer, defExpr string, ids gisx
 		}
 		asURL = it.ImageReturnType == gisxml.ImageReturnURL
 	}
-	p, err := newPlan(src, nil, defExpr)
+	p, err := newPlan(ctx, src, nil, defExpr)
 	if err != nil {
 		return nil, err
 	}
-	col := src.data.FieldIndex(l.Def.RasterField)
+	col := src.info.FieldIndex(l.Def.RasterField)
+	found, err := p.byID(ids, []int{col})
+	if err != nil {
+		return nil, err
+	}
 	out := gisxml.ArrayOfImageResult{}
 	for _, id := range ids {
-		f, ok := src.data.ByID(int64(id))
-		if !ok || (p.pred != nil && !p.pred.Match(f.Values)) {
+		f, ok := found[int64(id)]
+		if !ok {
 			continue
 		}
 		data, _ := f.Values[col].([]byte)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/where"
 )
 
 // QueryRelatedRecords follows a relationship declared in the service definition from the rows
@@ -26,7 +28,7 @@ func (s *Server) QueryRelatedRecords(ctx context.Context, c *Call, req *gisxml.Q
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.related(m, src, "", req.SourceFIDSet, req.RelateDescription, s.publisher(ctx))
+	res, err := s.related(ctx, m, src, "", req.SourceFIDSet, req.RelateDescription, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +42,7 @@ func (s *Server) QueryRelatedRecords2(ctx context.Context, c *Call, req *gisxml.
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.related(m, src, defExpr, req.SourceFIDSet, req.RelateDescription, s.publisher(ctx))
+	res, err := s.related(ctx, m, src, defExpr, req.SourceFIDSet, req.RelateDescription, s.publisher(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +67,10 @@ func relationship(m *catalog.Map, src *source, id int) (*servicedef.Relationship
 	return nil, false, notFound("map %s has no relationship %d", m.Name, id)
 }
 
-func (s *Server) related(m *catalog.Map, src *source, srcDefExpr string, fids *gisxml.FIDSet, rd *gisxml.RelateDescription, publish publishFunc) (*gisxml.QueryResult, error) {
+// relatedKeysPerQuery is how many key values one destination query of related records asks for.
+const relatedKeysPerQuery = 1000
+
+func (s *Server) related(ctx context.Context, m *catalog.Map, src *source, srcDefExpr string, fids *gisxml.FIDSet, rd *gisxml.RelateDescription, publish publishFunc) (*gisxml.QueryResult, error) {
 	if rd == nil {
 		return nil, invalid("RelateDescription is required")
 	}
@@ -88,37 +93,58 @@ func (s *Server) related(m *catalog.Map, src *source, srcDefExpr string, fids *g
 	if rd.RelatedTableDefinitionExpression != nil {
 		filter.WhereClause = *rd.RelatedTableDefinitionExpression
 	}
-	p, err := newPlan(dst, filter, "")
+	p, err := newPlan(ctx, dst, filter, "")
 	if err != nil {
 		return nil, fmt.Errorf("RelateDescription: %w", err)
 	}
 	if rd.IncludeGeometry != nil && !*rd.IncludeGeometry {
 		p.shape = false
 	}
-	srcPlan, err := newPlan(src, nil, srcDefExpr)
+	srcPlan, err := newPlan(ctx, src, nil, srcDefExpr)
 	if err != nil {
 		return nil, err
 	}
-	// Index the destination rows by key, in id order.
-	feats, err := p.collect()
+	// The source rows asked for, then the destination rows of their keys, indexed by key in id
+	// order: only the related rows are read, a chunk of keys at a time.
+	sk := src.info.FieldIndex(srcKey)
+	srcRows, err := srcPlan.byID(fids.FIDArray, []int{sk})
 	if err != nil {
 		return nil, err
 	}
-	dk := dst.data.FieldIndex(dstKey)
-	byKey := map[string][]*feature.Feature{}
-	for _, f := range feats {
-		if v := f.Values[dk]; v != nil {
-			k := keyOf(v)
-			byKey[k] = append(byKey[k], f)
+	var keys []any
+	seen := map[string]bool{}
+	for _, f := range srcRows {
+		if v := f.Values[sk]; v != nil && !seen[keyOf(v)] {
+			seen[keyOf(v)] = true
+			keys = append(keys, v)
 		}
 	}
-	sk := src.data.FieldIndex(srcKey)
+	dk := dst.info.FieldIndex(dstKey)
+	byKey := map[string][]*feature.Feature{}
+	for chunk := range slices.Chunk(keys, relatedKeysPerQuery) {
+		in, err := where.In(dst.info.Fields[dk].Name, chunk)
+		if err != nil {
+			return nil, err
+		}
+		cp := *p
+		cp.where = where.And(p.where, in)
+		feats, err := cp.collect()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range feats {
+			if v := f.Values[dk]; v != nil {
+				k := keyOf(v)
+				byKey[k] = append(byKey[k], f)
+			}
+		}
+	}
 	set := &gisxml.RelatedRecordSet{RelatedRecordGroups: gisxml.ArrayOfRelatedRecordGroup{}}
 	var groups [][]*feature.Feature
 	total, limit := 0, s.maxRecords()
 	for _, id := range fids.FIDArray {
-		f, ok := src.data.ByID(int64(id))
-		if !ok || (srcPlan.pred != nil && !srcPlan.pred.Match(f.Values)) {
+		f, ok := srcRows[int64(id)]
+		if !ok {
 			continue
 		}
 		var rows []*feature.Feature

@@ -45,7 +45,7 @@ func (s *Server) ExportScaleBar(ctx context.Context, c *Call, req *gisxml.Export
 	if req.MapDisplay == nil {
 		return nil, invalid("ExportScaleBar: MapDisplay is required (the map image the scale bar goes with)")
 	}
-	view, err := s.viewOf(c, req.MapDescription, req.MapDisplay)
+	view, err := s.viewOf(ctx, c, req.MapDescription, req.MapDisplay)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/proj"
@@ -270,7 +271,10 @@ func mapOf(c *Call, name string) (*catalog.Map, error) {
 }
 
 // viewMap adapts a catalog map to what mapview needs.
-type viewMap struct{ m *catalog.Map }
+type viewMap struct {
+	ctx context.Context
+	m   *catalog.Map
+}
 
 func (v viewMap) SpatialReference() proj.SR { return v.m.SR }
 func (v viewMap) DefaultExtent() orb.Bound  { return v.m.InitialExtent }
@@ -279,30 +283,38 @@ func (v viewMap) FeatureBounds(layerID int, ids []int) (orb.Bound, error) {
 	if !ok {
 		return orb.Bound{}, invalid("MapArea/LayerID %d is not a layer of map %s", layerID, v.m.Name)
 	}
-	var b orb.Bound
-	first := true
-	add := func(fb orb.Bound) {
-		if first {
-			b, first = fb, false
-			return
-		}
-		b = b.Union(fb)
-	}
 	if len(ids) == 0 {
 		return l.Extent, nil
 	}
-	for _, id := range ids {
-		f, ok := l.Data.ByID(int64(id))
-		if !ok {
+	want := make([]int64, len(ids))
+	for i, id := range ids {
+		want[i] = int64(id)
+	}
+	b := feature.EmptyBound()
+	found := map[int64]bool{}
+	err := l.Data.Scan(v.ctx, &feature.Query{IDs: want, Columns: []int{}}, func(f *feature.Feature) error {
+		found[f.ID] = true
+		if f.Geom != nil {
+			b = b.Union(f.Geom.Bound())
+		}
+		return nil
+	})
+	if err != nil {
+		return orb.Bound{}, fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)
+	}
+	for _, id := range want {
+		if !found[id] {
 			return orb.Bound{}, invalid("MapArea/FeatureIDs: layer %d has no feature %d", layerID, id)
 		}
-		add(f.Bound)
+	}
+	if b.IsEmpty() {
+		return orb.Bound{}, nil
 	}
 	return b, nil
 }
 
-func (s *Server) resolveView(m *catalog.Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (mapview.View, error) {
-	v, err := mapview.Resolve(viewMap{m}, md, disp, mapview.Limits{MaxWidth: s.p.Limits.MaxImageWidth, MaxHeight: s.p.Limits.MaxImageHeight})
+func (s *Server) resolveView(ctx context.Context, m *catalog.Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (mapview.View, error) {
+	v, err := mapview.Resolve(viewMap{ctx, m}, md, disp, mapview.Limits{MaxWidth: s.p.Limits.MaxImageWidth, MaxHeight: s.p.Limits.MaxImageHeight})
 	var bad *mapview.BadRequestError
 	if errors.As(err, &bad) {
 		return v, invalid("%s", bad.Msg)

@@ -9,7 +9,7 @@ import (
 
 // GetSQLSyntaxInfo describes the where-clause language, exactly as internal/where accepts it.
 // The language is the same for every layer; the layer is only checked to exist.
-func (s *Server) GetSQLSyntaxInfo(_ context.Context, c *Call, req *gisxml.GetSQLSyntaxInfo) (*gisxml.GetSQLSyntaxInfoResponse, error) {
+func (s *Server) GetSQLSyntaxInfo(ctx context.Context, c *Call, req *gisxml.GetSQLSyntaxInfo) (*gisxml.GetSQLSyntaxInfoResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ import (
 // NULLs are skipped; Count counts non-NULL values; StdDev and Variance are the sample ones
 // (divided by n−1, NULL for fewer than two values); Sum, Average, StdDev and Variance need a
 // numeric field; Min and Max also take strings and dates.
-func (s *Server) QueryDataStatistics(_ context.Context, c *Call, req *gisxml.QueryDataStatistics) (*gisxml.QueryDataStatisticsResponse, error) {
+func (s *Server) QueryDataStatistics(ctx context.Context, c *Call, req *gisxml.QueryDataStatistics) (*gisxml.QueryDataStatisticsResponse, error) {
 	src, defExpr, err := tableOf(c, req.MapName, req.MapTableDescription)
 	if err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (s *Server) QueryDataStatistics(_ context.Context, c *Call, req *gisxml.Que
 	if sr == nil || len(sr.StatisticDescriptions) == 0 {
 		return nil, invalid("StatisticsRequest needs at least one StatisticDescription")
 	}
-	p, err := newPlan(src, req.QueryFilter, defExpr)
+	p, err := newPlan(ctx, src, req.QueryFilter, defExpr)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 // TableIDs (every layer when empty) that declare any (service definition keys `subtypes`,
 // `domains`). A layer with domains but no subtypes answers one SubtypeInfo with code 0 and
 // an empty name and subtype field, holding the domains. Every subtype lists every domain.
-func (s *Server) GetMapTableSubtypeInfos(_ context.Context, c *Call, req *gisxml.GetMapTableSubtypeInfos) (*gisxml.GetMapTableSubtypeInfosResponse, error) {
+func (s *Server) GetMapTableSubtypeInfos(ctx context.Context, c *Call, req *gisxml.GetMapTableSubtypeInfos) (*gisxml.GetMapTableSubtypeInfosResponse, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err
@@ -27,7 +27,7 @@ func (s *Server) GetMapTableSubtypeInfos(_ context.Context, c *Call, req *gisxml
 }
 
 // GetMapTableSubtypeInfos2 is GetMapTableSubtypeInfos for the layers of LayerDescriptions.
-func (s *Server) GetMapTableSubtypeInfos2(_ context.Context, c *Call, req *gisxml.GetMapTableSubtypeInfos2) (*gisxml.GetMapTableSubtypeInfos2Response, error) {
+func (s *Server) GetMapTableSubtypeInfos2(ctx context.Context, c *Call, req *gisxml.GetMapTableSubtypeInfos2) (*gisxml.GetMapTableSubtypeInfos2Response, error) {
 	m, err := mapOf(c, req.MapName)
 	if err != nil {
 		return nil, err

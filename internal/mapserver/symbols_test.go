@@ -2,6 +2,7 @@ package mapserver_test
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/png"
@@ -15,6 +16,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/render"
@@ -32,7 +34,7 @@ func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*
 	if edit != nil {
 		edit(cfg)
 	}
-	c, err := catalog.Open(cfg)
+	c, err := catalog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,8 +127,10 @@ func countryPoint(t *testing.T, f *fixture, service, name string) orb.Point {
 	svc, _ := f.cat.Service(service)
 	m, _ := svc.Map("Layers")
 	l, _ := m.Layer(0)
-	idx := l.Data.FieldIndex("NAME")
-	for _, ft := range l.Data.Features() {
+	idx := l.Data.Info().FieldIndex("NAME")
+	var found []*feature.Feature
+	_ = l.Data.Scan(context.Background(), &feature.Query{}, func(ft *feature.Feature) error { found = append(found, ft); return nil })
+	for _, ft := range found {
 		if ft.Values[idx] == name {
 			return ft.Geom.(orb.Point)
 		}

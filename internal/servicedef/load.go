@@ -88,6 +88,7 @@ type loader struct {
 	dir   string
 	files map[string]*gpkgEntry
 	jsons map[string]*geojsonEntry
+	conns map[string]*Connection // the top-level connections, for PostGIS sources
 }
 
 type geojsonEntry struct {
@@ -133,11 +134,16 @@ func (l *loader) open(abs string) (*gpkg.File, error) {
 var serviceName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
 func (l *loader) config(n *yaml.Node, cfg *Config) {
-	var servicesNode *yaml.Node
+	var servicesNode, connsNode *yaml.Node
 	if !l.fields(n, "the top level", map[string]func(*yaml.Node){
-		"services": func(v *yaml.Node) { servicesNode = v },
+		"services":    func(v *yaml.Node) { servicesNode = v },
+		"connections": func(v *yaml.Node) { connsNode = v },
 	}) {
 		return
+	}
+	if connsNode != nil {
+		cfg.Connections = l.connections(connsNode)
+		l.conns = cfg.Connections
 	}
 	if servicesNode == nil || isNull(servicesNode) {
 		l.errorf(n, "missing required key \"services\"")
@@ -425,6 +431,9 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 
 	// The source decides the geometry type, which the renderer needs.
 	tbl := l.source(srcNode, n, &ly.Source, "layer "+strconv.Quote(ly.Name))
+	if ly.Source.PostGIS != "" && ly.GeometryType == feature.None {
+		l.errorf(resolve(srcNode), "layer %q: a postgis source needs geometryType (point, multipoint, polyline or polygon): the database is not read at load", ly.Name)
+	}
 	if tbl != nil {
 		switch {
 		case !tbl.hasGeometry:
@@ -584,11 +593,20 @@ func (l *loader) source(n, owner *yaml.Node, src *Source, what string) *tableInf
 		return nil
 	}
 	var pathNode, tableNode, jsonNode *yaml.Node
-	if !l.fields(n, "source", map[string]func(*yaml.Node){
+	pg := &postgisNodes{}
+	if !l.fields(n, "source", merge(map[string]func(*yaml.Node){
 		"geopackage": func(v *yaml.Node) { pathNode = v; src.GeoPackage = l.str(v, "geopackage") },
 		"table":      func(v *yaml.Node) { tableNode = v; src.Table = l.str(v, "table") },
 		"geojson":    func(v *yaml.Node) { jsonNode = v; src.GeoJSON = l.str(v, "geojson") },
-	}) {
+	}, pg.handlers(l, src))) {
+		return nil
+	}
+	if pg.conn != nil {
+		l.postgisSource(n, pg, tableNode, pathNode, jsonNode, src)
+		return nil // the schema is read when the source opens
+	}
+	if pg.sql != nil || pg.geom != nil || pg.id != nil {
+		l.errorf(resolve(n), "source: sql, geometryColumn and idColumn belong to postgis sources")
 		return nil
 	}
 	if jsonNode != nil {

@@ -20,6 +20,9 @@ type Config struct {
 	// Services lists the services (YAML key `services`, required, at least
 	// one), in file order.
 	Services []*Service
+	// Connections (`connections`, default none) are the database
+	// connections PostGIS sources name, by name. See Connection.
+	Connections map[string]*Connection
 }
 
 // Service is one MapServer service, published at
@@ -94,7 +97,8 @@ type Map struct {
 }
 
 // Source names where a layer's or table's rows come from: a GeoPackage
-// table, or a GeoJSON file. Exactly one of GeoPackage and GeoJSON is set.
+// table, a GeoJSON file, or a PostGIS table or SQL view. Exactly one of
+// GeoPackage, GeoJSON and PostGIS is set.
 type Source struct {
 	// GeoPackage (`geopackage`) is the GeoPackage file. In YAML it is
 	// relative to the configuration file's directory; after Load it is an
@@ -107,6 +111,19 @@ type Source struct {
 	// relative like GeoPackage and absolute after Load. Its schema is
 	// inferred (see package feature/geojson).
 	GeoJSON string
+
+	// PostGIS (`postgis`) names the connection (a key of the top-level
+	// `connections`) of a PostGIS source; with it, Table (`table`,
+	// "name" or "schema.name") or SQL names the rows. See postgis.go.
+	PostGIS string
+	// SQL (`sql`, PostGIS only, instead of table) is a SELECT statement
+	// whose rows are the features (a view defined in the service).
+	SQL string
+	// GeometryColumn (`geometryColumn`, PostGIS, default: the only
+	// geometry column) and IDColumn (`idColumn`, PostGIS, default: the
+	// table's integer primary key; required with sql) name the columns.
+	GeometryColumn string
+	IDColumn       string
 }
 
 // Field is one published attribute.

@@ -2,8 +2,10 @@ package task_test
 
 import (
 	"encoding/json"
+	"errors"
 	"image/color"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,23 +38,23 @@ func TestExportScaleBarPayload(t *testing.T) {
 	}
 }
 
-// TestExportMapCompatible: payloads of workers and apis from before the drawing options still
-// decode, and the new options survive a round trip.
+// TestExportMapCompatible: a version 2 payload without the optional drawing options decodes,
+// and the options survive a round trip through the task constructor.
 func TestExportMapCompatible(t *testing.T) {
-	old := `{"requestId":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
-		"layers":[{"id":1,"visible":true,"showLabels":false}],"format":"png","key":"k"}`
-	job, err := task.DecodeExportMap([]byte(old))
+	bare := `{"v":2,"p":{"requestId":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
+		"layers":[{"id":1,"visible":true,"showLabels":false}],"format":"png","key":"k"}}`
+	job, err := task.DecodeExportMap([]byte(bare))
 	if err != nil || job.Layers[0].Drawing != nil || job.Graphics != nil {
-		t.Fatalf("old payload: %+v, %v", job, err)
+		t.Fatalf("payload without options: %+v, %v", job, err)
 	}
 	job.Layers[0].Drawing = &mapdraw.Drawing{Transparency: 30, Selection: []int64{4},
 		Renderer: &servicedef.Renderer{Type: servicedef.SimpleRenderer, Symbol: &servicedef.Symbol{Type: servicedef.SimpleFill, Color: servicedef.Color{R: 9, A: 255}}}}
 	job.Graphics = []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{{1, 2}}}}}
-	b, err := json.Marshal(job)
+	tk, err := task.NewExportMap(job, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := task.DecodeExportMap(b)
+	back, err := task.DecodeExportMap(tk.Payload())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,5 +76,28 @@ func TestEmptyLabelsSurvive(t *testing.T) {
 	}
 	if back.Drawing.Labels == nil {
 		t.Errorf("empty label classes decoded as nil from %s", b)
+	}
+}
+
+// A payload of another version — here one written as version 1 did, with no envelope — is
+// refused with ErrVersion, not read as if it were current.
+func TestPayloadVersion(t *testing.T) {
+	old := []byte(`{"requestId":"r1","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,"format":"png","key":"k"}`)
+	if _, err := task.DecodeExportMap(old); !errors.Is(err, task.ErrVersion) || !strings.Contains(err.Error(), "version 0") {
+		t.Errorf("an unversioned payload: err = %v, want ErrVersion naming version 0", err)
+	}
+	future := []byte(`{"v":99,"p":{"job":"j"}}`)
+	if _, err := task.DecodeSeedRender(future); !errors.Is(err, task.ErrVersion) {
+		t.Errorf("a version 99 payload: err = %v, want ErrVersion", err)
+	}
+	tk, err := task.NewSeedMerge(task.SeedMerge{Job: "j", Layer: -1, Parts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(tk.Payload()), `{"v":2,"p":{`) {
+		t.Errorf("payload %s does not start with its version", tk.Payload())
+	}
+	if m, err := task.DecodeSeedMerge(tk.Payload()); err != nil || m.Job != "j" || m.Parts != 2 {
+		t.Errorf("round trip: %+v, %v", m, err)
 	}
 }

@@ -1,7 +1,6 @@
 package task
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -81,9 +80,9 @@ func seedOpts(id string) []asynq.Option {
 
 // NewSeedRender builds the task of one part.
 func NewSeedRender(p SeedRender) (*asynq.Task, error) {
-	b, err := json.Marshal(p)
+	b, err := encode(TypeSeedRender, p)
 	if err != nil {
-		return nil, fmt.Errorf("task: encode %s: %w", TypeSeedRender, err)
+		return nil, err
 	}
 	id := SeedRenderID(p.Job, p.Layer, tilecache.Bundle{TopLeft: p.Bundle}, p.Part)
 	return asynq.NewTask(TypeSeedRender, b, seedOpts(id)...), nil
@@ -91,31 +90,19 @@ func NewSeedRender(p SeedRender) (*asynq.Task, error) {
 
 // NewSeedMerge builds the task of one bundle's merge.
 func NewSeedMerge(p SeedMerge) (*asynq.Task, error) {
-	b, err := json.Marshal(p)
+	b, err := encode(TypeSeedMerge, p)
 	if err != nil {
-		return nil, fmt.Errorf("task: encode %s: %w", TypeSeedMerge, err)
+		return nil, err
 	}
 	id := SeedMergeID(p.Job, p.Layer, tilecache.Bundle{TopLeft: p.Bundle})
 	return asynq.NewTask(TypeSeedMerge, b, seedOpts(id)...), nil
 }
 
 // DecodeSeedRender reads a SeedRender payload.
-func DecodeSeedRender(b []byte) (SeedRender, error) {
-	var p SeedRender
-	if err := json.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("task: decode %s: %w", TypeSeedRender, err)
-	}
-	return p, nil
-}
+func DecodeSeedRender(b []byte) (SeedRender, error) { return decode[SeedRender](TypeSeedRender, b) }
 
 // DecodeSeedMerge reads a SeedMerge payload.
-func DecodeSeedMerge(b []byte) (SeedMerge, error) {
-	var p SeedMerge
-	if err := json.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("task: decode %s: %w", TypeSeedMerge, err)
-	}
-	return p, nil
-}
+func DecodeSeedMerge(b []byte) (SeedMerge, error) { return decode[SeedMerge](TypeSeedMerge, b) }
 
 // TypeCacheMetatile renders the metatile of a cache tile asked for on demand (GetMapTile or
 // GetLayerTile of a missing tile, when the map's cache has onDemand). It goes on the

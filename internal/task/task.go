@@ -10,6 +10,7 @@ package task
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -113,9 +114,9 @@ func DecodeExportMap(b []byte) (ExportMap, error) { return decode[ExportMap](Typ
 // interactive builds a task on the interactive queue: one retry, due within timeout, with the
 // request id as its asynq id so that a retried enqueue cannot duplicate it.
 func interactive(typ, id string, payload any, timeout time.Duration) (*asynq.Task, error) {
-	b, err := json.Marshal(payload)
+	b, err := encode(typ, payload)
 	if err != nil {
-		return nil, fmt.Errorf("task: encode %s: %w", typ, err)
+		return nil, err
 	}
 	return asynq.NewTask(typ, b,
 		asynq.Queue(QueueInteractive),
@@ -126,10 +127,47 @@ func interactive(typ, id string, payload any, timeout time.Duration) (*asynq.Tas
 	), nil
 }
 
-// decode reads a task payload of type T.
+// PayloadVersion is the version of every task payload this build writes and reads. A change
+// that alters what a payload means bumps it, so a worker of another build refuses the task
+// (ErrVersion, never retried) instead of mis-reading it: during a rolling upgrade, run workers
+// of the new version before the api and coordinator that enqueue for them, or drain the queues.
+const PayloadVersion = 2
+
+// ErrVersion is wrapped by the error of a payload of another version than PayloadVersion.
+var ErrVersion = errors.New("task payload of another version")
+
+// envelope is the wire form of every payload: its version, then the payload itself.
+type envelope struct {
+	V int             `json:"v"`
+	P json.RawMessage `json:"p"`
+}
+
+// encode writes a payload in its versioned envelope.
+func encode(typ string, payload any) ([]byte, error) {
+	p, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("task: encode %s: %w", typ, err)
+	}
+	b, err := json.Marshal(envelope{V: PayloadVersion, P: p})
+	if err != nil {
+		return nil, fmt.Errorf("task: encode %s: %w", typ, err)
+	}
+	return b, nil
+}
+
+// decode reads a task payload of type T from its envelope, refusing other versions (version 1
+// payloads had no envelope and read as version 0).
 func decode[T any](typ string, b []byte) (T, error) {
 	var p T
-	if err := json.Unmarshal(b, &p); err != nil {
+	var env envelope
+	if err := json.Unmarshal(b, &env); err != nil {
+		return p, fmt.Errorf("task: decode %s: %w", typ, err)
+	}
+	if env.V != PayloadVersion {
+		return p, fmt.Errorf("task: %s: %w: version %d, this build reads version %d; run matching mapfarm versions or drain the queue",
+			typ, ErrVersion, env.V, PayloadVersion)
+	}
+	if err := json.Unmarshal(env.P, &p); err != nil {
 		return p, fmt.Errorf("task: decode %s: %w", typ, err)
 	}
 	return p, nil

@@ -2,6 +2,7 @@ package where_test
 
 import (
 	"database/sql"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -146,6 +147,7 @@ func TestDifferentialSQLite(t *testing.T) {
 	if len(clauses) < 40 {
 		t.Fatalf("only %d clauses", len(clauses))
 	}
+	exactCount := 0
 	for _, clause := range clauses {
 		t.Run(clause, func(t *testing.T) {
 			want := []int64{}
@@ -182,6 +184,72 @@ func TestDifferentialSQLite(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("where matched %d rows, sqlite %d\nwhere:  %v\nsqlite: %v", len(got), len(want), got, want)
 			}
+
+			// The translation to SQL keeps exactly those rows, or more when it says it is looser.
+			text, args, exact := translate(t, e, schema, where.SQLite)
+			if exact {
+				exactCount++
+			}
+			query := "SELECT id FROM t ORDER BY id"
+			if text != "" {
+				query = "SELECT id FROM t WHERE " + text + " ORDER BY id"
+			}
+			sqlIDs := queryIDs(t, db, query, args...)
+			if exact && !slices.Equal(sqlIDs, got) {
+				t.Errorf("SQL %q (exact) matched %d rows, Match %d", text, len(sqlIDs), len(got))
+			}
+			for _, id := range got {
+				if _, ok := slices.BinarySearch(sqlIDs, id); !ok {
+					t.Errorf("SQL %q misses row %d that the clause keeps", text, id)
+					break
+				}
+			}
 		})
 	}
+	// Most of the shared language translates exactly: comparisons, IN, BETWEEN, IS NULL, logic.
+	if exactCount < 20 {
+		t.Errorf("only %d of %d clauses translate exactly", exactCount, len(clauses))
+	}
+}
+
+// translate returns e as SQL with its bind values, for columns named as in schema.
+func translate(t *testing.T, e *where.Expr, schema where.Schema, d where.Dialect) (string, []any, bool) {
+	t.Helper()
+	var args []any
+	text, exact, err := e.SQL(where.SQLTarget{
+		Dialect: d, Schema: schema,
+		Column: func(i int) string { return `"` + schema[i].Name + `"` },
+		Param: func(v any) string {
+			args = append(args, v)
+			if d == where.PostgreSQL {
+				return fmt.Sprintf("$%d", len(args))
+			}
+			return "?"
+		},
+	})
+	if err != nil {
+		t.Fatalf("SQL: %v", err)
+	}
+	return text, args, exact
+}
+
+func queryIDs(t *testing.T, db *sql.DB, query string, args ...any) []int64 {
+	t.Helper()
+	rs, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rs.Close()
+	ids := []int64{}
+	for rs.Next() {
+		var id int64
+		if err := rs.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

@@ -2,7 +2,7 @@
 // and LayerDescription.DefinitionExpression: a SQL-92 style boolean
 // expression over a layer's fields.
 //
-// Clauses are never handed to a database. Parse reads a clause with a
+// Clause text is never handed to a database. Parse reads a clause with a
 // grammar of its own into an expression tree, Compile binds field names to
 // column positions and type-checks the tree against a Schema, and the
 // resulting Predicate is evaluated in Go against one row at a time:
@@ -16,6 +16,10 @@
 // The grammar, the functions and the semantic choices (three-valued logic,
 // case-sensitive string comparison, numeric coercion) are described in
 // README.md; Syntax reports the same facts for GetSQLSyntaxInfo.
+//
+// Database providers translate the parsed tree with (*Expr).SQL into
+// parameterised SQL (SQLite or PostgreSQL) that keeps Match's semantics
+// exactly, or into a looser SQL filter they finish with Match.
 package where
 
 import (

@@ -739,3 +739,21 @@ func TestThreeValuedLogic(t *testing.T) {
 		}
 	}
 }
+
+func TestIn(t *testing.T) {
+	e, err := where.In("NAME", []any{"O'Brien", int64(3), 2.5, nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.String() != `NAME IN ('O''Brien', 3, 2.5, NULL)` {
+		t.Errorf("In = %s", e)
+	}
+	e, _ = where.In("CODE", []any{"a", "O'Brien"})
+	p, err := e.Compile(where.Schema{{Name: "CODE", Type: where.String}})
+	if err != nil || !p.Match([]any{"O'Brien"}) || p.Match([]any{"b"}) {
+		t.Errorf("In match: %v", err)
+	}
+	if _, err := where.In("X", nil); err == nil {
+		t.Error("In with no values: no error")
+	}
+}

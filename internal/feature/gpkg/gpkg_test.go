@@ -106,7 +106,7 @@ func TestReadLayer(t *testing.T) {
 			if l.Len() != tc.count {
 				t.Errorf("Len = %d, want %d", l.Len(), tc.count)
 			}
-			e := l.Extent()
+			e := l.Info().Extent
 			tol := math.Max(e.Max[0]-e.Min[0], e.Max[1]-e.Min[1]) * 1e-5
 			for i, got := range []float64{e.Min[0], e.Min[1], e.Max[0], e.Max[1]} {
 				want := []float64{tc.extent.Min[0], tc.extent.Min[1], tc.extent.Max[0], tc.extent.Max[1]}[i]
@@ -159,7 +159,7 @@ func TestNullGeometry(t *testing.T) {
 		t.Errorf("Falls Church = %+v", fc)
 	}
 	n := 0
-	l.Search(l.Extent(), func(f *feature.Feature) bool {
+	l.Search(l.Info().Extent, func(f *feature.Feature) bool {
 		if f.ID == 630 {
 			t.Error("Search returned the NULL-geometry feature")
 		}
@@ -214,8 +214,8 @@ func TestReadAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Len() != 3231 || l.GeometryType() != feature.None || !l.Extent().IsEmpty() {
-		t.Errorf("Len %d type %v extent %v", l.Len(), l.GeometryType(), l.Extent())
+	if l.Len() != 3231 || l.GeometryType() != feature.None || !l.Info().Extent.IsEmpty() {
+		t.Errorf("Len %d type %v extent %v", l.Len(), l.GeometryType(), l.Info().Extent)
 	}
 	if f, _ := l.ByID(630); f.Geom != nil || f.Values[2] != "Falls Church" {
 		t.Errorf("row 630 = %+v", f)
