@@ -11,6 +11,11 @@
 #   - builds the pinned MinIO server once into $MAPFARM_CACHE/bin (see
 #     scripts/minio.sh) and starts it on a free loopback port with a temp data
 #     dir and fresh credentials;
+#   - uses the PostgreSQL on 127.0.0.1:5432 if it answers and has postgis,
+#     else starts a throw-away cluster (initdb, as the postgres user when
+#     root) on a free loopback port in the temp dir, installing
+#     postgresql-15-postgis-3 with apt if needed; tests create and drop
+#     their own databases in it;
 #   - installs python3-zeep with apt if /usr/bin/python3 cannot import zeep;
 #   - exports MAPFARM_TEST_* and MAPFARM_REQUIRE_SERVICES=1 and runs gofmt,
 #     go vet, go test and the fuzz smoke targets.
@@ -20,6 +25,10 @@
 #   MAPFARM_CACHE            cache dir (default $HOME/.cache/mapfarm)
 #   MAPFARM_REDIS_PROBE      Redis to reuse if it answers (default 127.0.0.1:6379)
 #   MAPFARM_TEST_REDIS       use this Redis instead of probing or starting one
+#   MAPFARM_POSTGRES_PROBE   PostgreSQL to reuse if it answers and has postgis
+#                            (default host=127.0.0.1 port=5432 user=postgres)
+#   MAPFARM_TEST_POSTGRES    use this PostgreSQL (admin DSN) instead of probing
+#                            or starting a throw-away cluster (initdb)
 #   MAPFARM_TEST_MINIO_ENDPOINT/_ACCESS_KEY/_SECRET_KEY
 #                            use this MinIO instead of starting one
 #   MAPFARM_GO_TEST_TIMEOUT  go test -timeout (default 20m)
@@ -197,6 +206,57 @@ else
 fi
 export MAPFARM_TEST_REDIS
 
+# ---------------------------------------------------------------- PostgreSQL + PostGIS
+
+# pg_ok DSN succeeds if a PostgreSQL answers there and can create the
+# postgis extension.
+pg_ok() {
+	PGCONNECT_TIMEOUT=3 psql -X -At -d "$1" \
+		-c "SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'" 2>/dev/null | grep -qx 1
+}
+
+start_postgres() {
+	local bin dir port
+	bin=$(dirname "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
+	dir=$WORK/pg
+	port=$(free_port)
+	mkdir -p "$dir"
+	local as=()
+	if ((EUID == 0)); then
+		# postgres refuses to run as root: run the cluster as the postgres user.
+		chmod 711 "$WORK"
+		chown postgres: "$dir"
+		as=(runuser -u postgres --)
+	fi
+	"${as[@]}" "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$WORK/pg-initdb.log" 2>&1 ||
+		{ tail -n 5 "$WORK/pg-initdb.log"; die "initdb failed"; }
+	"${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 30 start \
+		-o "-k $dir -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" >/dev/null ||
+		{ tail -n 5 "$dir/postgres.log"; die "could not start PostgreSQL"; }
+	PIDS+=("$(head -n 1 "$dir/data/postmaster.pid")")
+	MAPFARM_TEST_POSTGRES="host=127.0.0.1 port=$port user=postgres dbname=postgres sslmode=disable"
+	pg_ok "$MAPFARM_TEST_POSTGRES" || die "the PostgreSQL started on port $port has no postgis"
+	note "started PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port in $dir"
+}
+
+section "PostgreSQL + PostGIS"
+if ! command -v psql >/dev/null || ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null ||
+	! compgen -G "/usr/share/postgresql/*/extension/postgis.control" >/dev/null; then
+	apt_install postgresql-15-postgis-3 postgresql-client-15
+fi
+PG_PROBE=${MAPFARM_POSTGRES_PROBE:-host=127.0.0.1 port=5432 user=postgres dbname=postgres sslmode=disable}
+if [[ -n ${MAPFARM_TEST_POSTGRES:-} ]]; then
+	pg_ok "$MAPFARM_TEST_POSTGRES" || die "MAPFARM_TEST_POSTGRES=$MAPFARM_TEST_POSTGRES does not answer or has no postgis"
+	note "using MAPFARM_TEST_POSTGRES=$MAPFARM_TEST_POSTGRES"
+elif pg_ok "$PG_PROBE"; then
+	MAPFARM_TEST_POSTGRES=$PG_PROBE
+	note "using the PostgreSQL already running at $PG_PROBE"
+else
+	note "no PostgreSQL with postgis answers at $PG_PROBE; starting a throw-away cluster"
+	start_postgres
+fi
+export MAPFARM_TEST_POSTGRES
+
 # ---------------------------------------------------------------- MinIO
 
 start_minio() {
@@ -293,9 +353,16 @@ gofmt_check() {
 	local files
 	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
 	[[ -z ${files// /} ]] && return 0
-	local bad
+	local bad gofmt
+	# gofmt from the toolchain that runs the tests, whatever else is on PATH.
+	gofmt="$(go env GOROOT)/bin/gofmt"
+	[[ -x $gofmt ]] || gofmt=gofmt
 	# shellcheck disable=SC2086 # file paths contain no spaces in this repo
-	bad=$(gofmt -l $files) || return 1
+	if ! bad=$("$gofmt" -l $files 2>&1); then
+		echo "gofmt failed:"
+		printf '%s\n' "$bad" | sed 's/^/    /'
+		return 1
+	fi
 	if [[ -n $bad ]]; then
 		echo "not gofmt-formatted (run gofmt -w):"
 		printf '%s\n' "$bad" | sed 's/^/    /'
@@ -334,7 +401,7 @@ fi
 section "summary"
 note "total $((SECONDS - SCRIPT_START))s"
 if ((${#FAILED[@]} > 0)); then
-	for log in "$WORK"/redis.log "$WORK"/minio.log; do
+	for log in "$WORK"/redis.log "$WORK"/minio.log "$WORK"/pg/postgres.log; do
 		[[ -s $log ]] || continue
 		note "last lines of $(basename "$log"):"
 		tail -n 15 "$log" | sed 's/^/    /'
