@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/color"
 	"time"
 
 	"github.com/hibiken/asynq"
-	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
@@ -26,7 +24,7 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
-	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.RequestID, "service", job.Service)
+	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.ID, "service", job.Service)
 	start := time.Now()
 	data, format, err := h.render(ctx, job)
 	renderTime := time.Since(start)
@@ -86,31 +84,7 @@ func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]by
 	if !ok {
 		return nil, 0, fmt.Errorf("%w: map %q of service %q", errUnknown, job.Map, job.Service)
 	}
-	req := mapdraw.Request{
-		Map: m,
-		View: render.View{
-			Extent: orb.Bound{Min: orb.Point{job.Extent[0], job.Extent[1]}, Max: orb.Point{job.Extent[2], job.Extent[3]}},
-			Width:  job.Width, Height: job.Height, DPI: job.DPI, Rotation: job.Rotation,
-		},
-		Format: format,
-	}
-	for _, l := range job.Layers {
-		st := mapdraw.LayerState{ID: l.ID, Visible: l.Visible, ShowLabels: l.ShowLabels, DefinitionExpression: l.DefinitionExpression}
-		if l.Drawing != nil {
-			st.Drawing = *l.Drawing
-		}
-		req.Layers = append(req.Layers, st)
-	}
-	if c := job.SelectionColor; c != nil {
-		req.SelectionColor = &color.NRGBA{c[0], c[1], c[2], c[3]}
-	}
-	req.Graphics = job.Graphics
-	if b := job.Background; b != nil {
-		req.Background = &color.NRGBA{b[0], b[1], b[2], b[3]}
-	}
-	if t := job.Transparent; t != nil {
-		req.Transparent = &color.NRGBA{t[0], t[1], t[2], 255}
-	}
+	req := mapdraw.RequestFromPayload(m, job, format)
 	data, err := mapdraw.Draw(ctx, h.p.Renderer, req)
 	return data, format, err
 }
@@ -120,14 +94,14 @@ func (h *exportMapHandler) report(ctx context.Context, job task.ExportMap, r tas
 	r.Worker = h.p.ID
 	b, err := json.Marshal(r)
 	if err != nil {
-		h.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
+		h.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
 		return
 	}
-	key := task.DoneKey(job.RequestID)
+	key := task.DoneKey(job.ID)
 	pipe := h.p.Redis.TxPipeline()
 	pipe.RPush(ctx, key, b)
 	pipe.Expire(ctx, key, task.ResultTTL)
 	if _, err := pipe.Exec(ctx); err != nil {
-		h.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
+		h.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
 	}
 }

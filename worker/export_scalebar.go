@@ -12,6 +12,7 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -31,27 +32,27 @@ func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) 
 	renderTime := time.Since(start)
 	switch {
 	case errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrInvalidView), errors.Is(err, render.ErrUnsupportedFormat):
-		h.report(ctx, job.RequestID, task.Result{Error: err.Error(), ClientError: true})
+		h.report(ctx, job.ID, task.Result{Error: err.Error(), ClientError: true})
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	case err != nil:
 		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
-			h.report(ctx, job.RequestID, task.Result{Error: err.Error()})
+			h.report(ctx, job.ID, task.Result{Error: err.Error()})
 		}
 		return err
 	}
 	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
 	if len(data) <= task.MaxInlineBytes {
 		res.Data = data
-		h.report(ctx, job.RequestID, res)
+		h.report(ctx, job.ID, res)
 	}
 	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
 		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
-			h.report(ctx, job.RequestID, task.Result{Error: "store: " + err.Error()})
+			h.report(ctx, job.ID, task.Result{Error: "store: " + err.Error()})
 		}
 		return fmt.Errorf("export scale bar: %w", err)
 	}
 	if res.Data == nil {
-		h.report(ctx, job.RequestID, res)
+		h.report(ctx, job.ID, res)
 	}
 	return nil
 }
@@ -62,11 +63,12 @@ func (h *exportScaleBarHandler) render(ctx context.Context, job task.ExportScale
 		return nil, 0, err
 	}
 	r := h.p.Renderer
+	bar := mapdraw.ScaleBarFromPayload(job.Bar)
 	v := render.View{Extent: orb.Bound{Max: orb.Point{1, 1}}, Width: job.Width, Height: job.Height, DPI: job.DPI}
 	var buf bytes.Buffer
 	err = r.DrawFuncEncoded(ctx, &buf, v, format, render.EncodeOptions{},
 		func(ctx context.Context, s render.Surface) error {
-			_, err := r.DrawScaleBar(ctx, s, job.Bar, job.Width, job.Height, job.DPI)
+			_, err := r.DrawScaleBar(ctx, s, bar, job.Width, job.Height, job.DPI)
 			return err
 		},
 		func(ctx context.Context) (*image.RGBA, error) {
@@ -74,7 +76,7 @@ func (h *exportScaleBarHandler) render(ctx context.Context, job task.ExportScale
 				return nil, err
 			}
 			img := image.NewRGBA(image.Rect(0, 0, job.Width, job.Height))
-			_, err := r.DrawScaleBar(ctx, render.NewGGSurface(img, r.Fonts()), job.Bar, job.Width, job.Height, job.DPI)
+			_, err := r.DrawScaleBar(ctx, render.NewGGSurface(img, r.Fonts()), bar, job.Width, job.Height, job.DPI)
 			return img, err
 		})
 	return buf.Bytes(), format, err

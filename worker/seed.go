@@ -555,14 +555,14 @@ func (h *cacheMetatileHandler) report(ctx context.Context, job task.CacheMetatil
 	r.Worker = h.s.p.ID
 	b, err := json.Marshal(r)
 	if err != nil {
-		h.s.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
+		h.s.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
 		return
 	}
-	key := task.DoneKey(job.RequestID)
+	key := task.DoneKey(job.ID)
 	pipe := h.s.p.Redis.TxPipeline()
 	pipe.RPush(ctx, key, b)
 	pipe.Expire(ctx, key, task.ResultTTL)
 	if _, err := pipe.Exec(ctx); err != nil {
-		h.s.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.RequestID, "err", err)
+		h.s.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
 	}
 }

@@ -37,7 +37,7 @@ func (c *Client) Export(ctx context.Context, job task.ExportMap) (task.Result, e
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.RequestID, t)
+	return c.run(ctx, job.ID, t)
 }
 
 // ExportScaleBar queues an ExportScaleBar task and waits for its result.
@@ -46,7 +46,7 @@ func (c *Client) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (t
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.RequestID, t)
+	return c.run(ctx, job.ID, t)
 }
 
 // RenderMetatile queues a CacheMetatile task (an on-demand cache tile) and waits for its result.
@@ -55,7 +55,7 @@ func (c *Client) RenderMetatile(ctx context.Context, job task.CacheMetatile) (ta
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.RequestID, t)
+	return c.run(ctx, job.ID, t)
 }
 
 func (c *Client) run(ctx context.Context, id string, t *asynq.Task) (task.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"image/color"
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/paulmach/orb"
@@ -42,6 +43,9 @@ type Drawing struct {
 	ShowBuffer     bool               `json:"showBuffer,omitempty"`
 	BufferSymbol   *servicedef.Symbol `json:"bufferSymbol,omitempty"`
 }
+
+// IsZero reports whether d changes nothing (an empty, non-nil Labels does: it removes the labels).
+func (d *Drawing) IsZero() bool { return reflect.ValueOf(d).Elem().IsZero() }
 
 // opacity is the render.Layer opacity for the transparency (1 is opaque).
 func (d Drawing) opacity() float64 {

@@ -540,7 +540,7 @@ func sameTiles(st, d tilecache.Scheme, level int) string {
 func (s *Server) renderMetatile(ctx context.Context, c *Call, r MetatileRenderer, m *catalog.Map, d seed.Drawing, layerID int, mt tilecache.Metatile) (map[tilecache.Tile][]byte, error) {
 	id := s.p.NewID()
 	job := task.CacheMetatile{
-		RequestID: id, TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name, LayerID: layerID,
+		ID: id, TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name, LayerID: layerID,
 		Scheme: d.Scheme, Level: mt.TopLeft.Level, Metatile: [4]int{mt.TopLeft.Row, mt.TopLeft.Col, mt.Rows, mt.Cols},
 		Buffer: d.Buffer, Quality: d.Quality, Key: "outputs/metatile-" + id + ".part",
 	}

@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"image"
-	"image/color"
 	"image/png"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
@@ -38,22 +36,7 @@ func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result
 	}
 	svc, _ := l.cat.Service(job.Service)
 	m, _ := svc.Map(job.Map)
-	req := mapdraw.Request{Map: m, Format: f, View: render.View{
-		Extent: orb.Bound{Min: orb.Point{job.Extent[0], job.Extent[1]}, Max: orb.Point{job.Extent[2], job.Extent[3]}},
-		Width:  job.Width, Height: job.Height, DPI: job.DPI, Rotation: job.Rotation}, Graphics: job.Graphics}
-	for _, ls := range job.Layers {
-		st := mapdraw.LayerState{ID: ls.ID, Visible: ls.Visible, ShowLabels: ls.ShowLabels, DefinitionExpression: ls.DefinitionExpression}
-		if ls.Drawing != nil {
-			st.Drawing = *ls.Drawing
-		}
-		req.Layers = append(req.Layers, st)
-	}
-	if b := job.Background; b != nil {
-		req.Background = &color.NRGBA{b[0], b[1], b[2], b[3]}
-	}
-	if c := job.SelectionColor; c != nil {
-		req.SelectionColor = &color.NRGBA{c[0], c[1], c[2], c[3]}
-	}
+	req := mapdraw.RequestFromPayload(m, job, f)
 	data, err := mapdraw.Draw(ctx, l.r, req)
 	if err != nil {
 		return task.Result{Error: err.Error(), ClientError: true}, nil
@@ -68,7 +51,7 @@ func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar)
 		return task.Result{Error: err.Error(), ClientError: true}, nil
 	}
 	img := image.NewRGBA(image.Rect(0, 0, job.Width, job.Height))
-	if _, err := l.r.DrawScaleBar(ctx, render.NewGGSurface(img, l.r.Fonts()), job.Bar, job.Width, job.Height, job.DPI); err != nil {
+	if _, err := l.r.DrawScaleBar(ctx, render.NewGGSurface(img, l.r.Fonts()), mapdraw.ScaleBarFromPayload(job.Bar), job.Width, job.Height, job.DPI); err != nil {
 		return task.Result{}, err
 	}
 	var buf bytes.Buffer
@@ -174,7 +157,7 @@ func TestExportScaleBar(t *testing.T) {
 	if got, want := lf.last.Bar.PixelsPerUnit, 1609.344/377952.756/0.0254*192; got < want*0.999 || got > want*1.001 {
 		t.Errorf("pixels per mile at 192 DPI = %v, want %v", got, want)
 	}
-	if lf.last.Bar.Kind != render.ScaleBarSingleDivision || lf.last.Bar.UnitLabel != "mi" {
+	if lf.last.Bar.Kind != string(render.ScaleBarSingleDivision) || lf.last.Bar.UnitLabel != "mi" {
 		t.Errorf("bar %+v", lf.last.Bar)
 	}
 

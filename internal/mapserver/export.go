@@ -61,10 +61,10 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, err
 	}
 	job := task.ExportMap{
-		RequestID: s.p.NewID(), TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name,
+		ID: s.p.NewID(), TraceID: c.RequestID, Service: c.Service.Name, Map: m.Name,
 		Extent: [4]float64{view.Extent.Min[0], view.Extent.Min[1], view.Extent.Max[0], view.Extent.Max[1]},
 		Width:  view.Width, Height: view.Height, DPI: view.DPI, Rotation: view.Rotation,
-		Layers: layers,
+		Layers: layerPayloads(layers),
 	}
 	inline := imgType.ImageReturnType == gisxml.ImageReturnMimeData
 	if transparent != nil {
@@ -78,7 +78,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 	if job.Format, err = formatOf(imgType.ImageFormat, needsAlpha); err != nil {
 		return nil, err
 	}
-	job.Key = "outputs/" + job.RequestID + "." + extensions[job.Format]
+	job.Key = "outputs/" + job.ID + "." + extensions[job.Format]
 	res, err := s.p.Exporter.Export(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("export map image: %w", err)
@@ -142,9 +142,22 @@ func transparentColor(md *gisxml.MapDescription, disp *gisxml.ImageDisplay) (*co
 	return &c, nil
 }
 
+// layerPayloads is the task payload's form of layer states; a layer's drawing travels only
+// when the request changes it.
+func layerPayloads(states []mapdraw.LayerState) []task.LayerOverride {
+	out := make([]task.LayerOverride, len(states))
+	for i, st := range states {
+		out[i] = task.LayerOverride{ID: st.ID, Visible: st.Visible, ShowLabels: st.ShowLabels, DefinitionExpression: st.DefinitionExpression}
+		if !st.Drawing.IsZero() {
+			out[i].Drawing = mapdraw.DrawingPayload(&st.Drawing)
+		}
+	}
+	return out
+}
+
 // layerStates merges the request's layer descriptions with the map's defaults and returns every
 // layer's state in drawing order plus the ids of the layers that draw at this scale.
-func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float64) ([]task.LayerOverride, gisxml.ArrayOfInt, error) {
+func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float64) ([]mapdraw.LayerState, gisxml.ArrayOfInt, error) {
 	byID := map[int]*gisxml.LayerDescription{}
 	drawings := map[int]*mapdraw.Drawing{}
 	for i, ld := range lds {
@@ -181,11 +194,13 @@ func layerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float
 		}
 		byID[ld.LayerID] = ld
 	}
-	out := make([]task.LayerOverride, 0, len(m.Layers))
+	out := make([]mapdraw.LayerState, 0, len(m.Layers))
 	visible := gisxml.ArrayOfInt{}
 	for _, l := range m.Layers {
-		o := task.LayerOverride{ID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, DefinitionExpression: l.Def.DefinitionExpression}
-		o.Drawing = drawings[l.ID]
+		o := mapdraw.LayerState{ID: l.ID, Visible: l.Def.Visible, ShowLabels: len(l.Def.Labels) > 0, DefinitionExpression: l.Def.DefinitionExpression}
+		if d := drawings[l.ID]; d != nil {
+			o.Drawing = *d
+		}
 		if ld, ok := byID[l.ID]; ok {
 			o.Visible, o.ShowLabels = ld.Visible, ld.ShowLabels
 			if ld.DefinitionExpression != "" {
@@ -320,7 +335,7 @@ func drawingOptions(job *task.ExportMap, md *gisxml.MapDescription) error {
 		if err != nil {
 			return err
 		}
-		job.Graphics = gs
+		job.Graphics = mapdraw.GraphicsPayload(gs)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func (s *Server) GetLegendInfo2(ctx context.Context, c *Call, req *gisxml.GetLeg
 	}
 	renderers := map[int]*servicedef.Renderer{}
 	for _, st := range states {
-		if st.Drawing != nil && st.Drawing.Renderer != nil {
+		if st.Drawing.Renderer != nil {
 			renderers[st.ID] = st.Drawing.Renderer
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -88,8 +89,8 @@ func (s *Server) ExportScaleBar(ctx context.Context, c *Call, req *gisxml.Export
 	if err != nil {
 		return nil, err
 	}
-	job := task.ExportScaleBar{RequestID: s.p.NewID(), Width: disp.ImageWidth, Height: disp.ImageHeight, DPI: dpi, Bar: bar, Format: format}
-	job.Key = "outputs/" + job.RequestID + "." + extensions[format]
+	job := task.ExportScaleBar{ID: s.p.NewID(), Width: disp.ImageWidth, Height: disp.ImageHeight, DPI: dpi, Bar: mapdraw.ScaleBarPayload(bar), Format: format}
+	job.Key = "outputs/" + job.ID + "." + extensions[format]
 	res, err := exp.ExportScaleBar(ctx, job)
 	if err != nil {
 		return nil, fmt.Errorf("export scale bar: %w", err)

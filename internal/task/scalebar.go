@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-
-	"github.com/mapfarm/mapfarm/internal/render"
 )
 
 // TypeExportScaleBar is the task type of ExportScaleBar renders.
@@ -14,11 +12,11 @@ const TypeExportScaleBar = "scalebar:export"
 // ExportScaleBar asks for one scale bar image. The api resolves the request's map scale, units and
 // symbols into Bar; the worker only draws and encodes.
 type ExportScaleBar struct {
-	RequestID string          `json:"requestId"`
-	Width     int             `json:"width"`
-	Height    int             `json:"height"`
-	DPI       float64         `json:"dpi"`
-	Bar       render.ScaleBar `json:"bar"`
+	ID     string   `json:"id"` // the asynq task id and the image's unguessable name
+	Width  int      `json:"width"`
+	Height int      `json:"height"`
+	DPI    float64  `json:"dpi"`
+	Bar    ScaleBar `json:"bar"`
 	// Format is the output format name, as for ExportMap.
 	Format string `json:"format"`
 	// Key is the object key the image is written to.
@@ -28,7 +26,7 @@ type ExportScaleBar struct {
 // NewExportScaleBar builds the asynq task for an ExportScaleBar on the interactive queue; its asynq
 // id is the request id.
 func NewExportScaleBar(p ExportScaleBar, timeout time.Duration) (*asynq.Task, error) {
-	return interactive(TypeExportScaleBar, p.RequestID, p, timeout)
+	return interactive(TypeExportScaleBar, p.ID, p, timeout)
 }
 
 // DecodeExportScaleBar reads an ExportScaleBar payload.

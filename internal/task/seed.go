@@ -114,10 +114,10 @@ const TypeCacheMetatile = "cache:metatile"
 // a Result whose Data holds the tiles in the staging format (seed.EncodeStaging), or, when that
 // is larger than MaxInlineBytes, whose Key names the object of the tile store holding them.
 type CacheMetatile struct {
-	RequestID string `json:"requestId"`
-	TraceID   string `json:"traceId,omitempty"`
-	Service   string `json:"service"`
-	Map       string `json:"map"`
+	ID      string `json:"id"` // the asynq task id
+	TraceID string `json:"traceId,omitempty"`
+	Service string `json:"service"`
+	Map     string `json:"map"`
 	// LayerID is -1 for the fused cache, or the layer whose own cache the tile is of.
 	LayerID int              `json:"layerId"`
 	Scheme  tilecache.Scheme `json:"scheme"`
@@ -132,7 +132,7 @@ type CacheMetatile struct {
 
 // NewCacheMetatile builds the interactive task of an on-demand metatile.
 func NewCacheMetatile(p CacheMetatile, timeout time.Duration) (*asynq.Task, error) {
-	return interactive(TypeCacheMetatile, p.RequestID, p, timeout)
+	return interactive(TypeCacheMetatile, p.ID, p, timeout)
 }
 
 // DecodeCacheMetatile reads a CacheMetatile payload.

@@ -3,6 +3,13 @@
 // the constructors here; the worker registers one handler per type name. Nothing here renders
 // or stores anything.
 //
+// Payloads are this package's own plain structs: a service and map by name, the layers' states,
+// the view, the format and the options (drawing.go holds the drawing descriptions, graphics and
+// scale bars), never the service-definition or drawing types, so the worker resolves the map and
+// its data sources from its own catalog and a refactoring elsewhere cannot change what a queued
+// task means. Every payload travels in a versioned envelope (PayloadVersion); a worker refuses a
+// payload of another version with ErrVersion and never retries it.
+//
 // Interactive results travel back on a Redis list named by DoneKey: the worker pushes one
 // Result, the api blocks on the list (BLPOP) for at most its render timeout. That is quicker
 // than polling asynq's task state, and a result nobody waits for expires.
@@ -15,8 +22,6 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-
-	"github.com/mapfarm/mapfarm/internal/mapdraw"
 )
 
 // Queues. Workers weigh them 6:1, so seeding never starves interactive renders.
@@ -48,13 +53,13 @@ type LayerOverride struct {
 	ShowLabels           bool   `json:"showLabels"`
 	DefinitionExpression string `json:"definitionExpression,omitempty"`
 	// Drawing is the request's drawing description and selection of the layer, when it has any.
-	Drawing *mapdraw.Drawing `json:"drawing,omitempty"`
+	Drawing *Drawing `json:"drawing,omitempty"`
 }
 
 // ExportMap asks for one map image.
 type ExportMap struct {
-	// RequestID names the render: the task id and the image's unguessable name.
-	RequestID string `json:"requestId"`
+	// ID names the render: the asynq task id and the image's unguessable name.
+	ID string `json:"id"`
 	// TraceID is the id of the HTTP request that asked for it, so logs follow the job from the
 	// api to the worker.
 	TraceID string `json:"traceId,omitempty"`
@@ -81,7 +86,7 @@ type ExportMap struct {
 	// SelectionColor is the MapDescription's selection colour (RGBA), when set.
 	SelectionColor *[4]uint8 `json:"selectionColor,omitempty"`
 	// Graphics are the MapDescription's custom graphics, drawn over the map.
-	Graphics []mapdraw.Graphic `json:"graphics,omitempty"`
+	Graphics []Graphic `json:"graphics,omitempty"`
 }
 
 // MaxInlineBytes is the largest image a worker sends back in its Result; larger ones are only
@@ -105,7 +110,7 @@ type Result struct {
 // NewExportMap builds the asynq task for an ExportMap; its asynq id is the request id, so a
 // retried enqueue cannot duplicate it.
 func NewExportMap(p ExportMap, timeout time.Duration) (*asynq.Task, error) {
-	return interactive(TypeExportMap, p.RequestID, p, timeout)
+	return interactive(TypeExportMap, p.ID, p, timeout)
 }
 
 // DecodeExportMap reads an ExportMap payload.
@@ -131,7 +136,7 @@ func interactive(typ, id string, payload any, timeout time.Duration) (*asynq.Tas
 // that alters what a payload means bumps it, so a worker of another build refuses the task
 // (ErrVersion, never retried) instead of mis-reading it: during a rolling upgrade, run workers
 // of the new version before the api and coordinator that enqueue for them, or drain the queues.
-const PayloadVersion = 2
+const PayloadVersion = 3
 
 // ErrVersion is wrapped by the error of a payload of another version than PayloadVersion.
 var ErrVersion = errors.New("task payload of another version")

@@ -3,22 +3,19 @@ package task_test
 import (
 	"encoding/json"
 	"errors"
-	"image/color"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mapfarm/mapfarm/internal/mapdraw"
-	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
 func TestExportScaleBarPayload(t *testing.T) {
-	job := task.ExportScaleBar{RequestID: "r1", Width: 400, Height: 40, DPI: 96, Format: "png32", Key: "outputs/r1.png",
-		Bar: render.ScaleBar{Kind: render.ScaleBarSingleDivision, PixelsPerUnit: 10, Divisions: 3, UnitLabel: "km",
-			Fill1: color.NRGBA{1, 2, 3, 255}, Number: render.NumberFormat{Digits: 2, Separator: true}}}
+	job := task.ExportScaleBar{ID: "r1", Width: 400, Height: 40, DPI: 96, Format: "png32", Key: "outputs/r1.png",
+		Bar: task.ScaleBar{Kind: "single", PixelsPerUnit: 10, Divisions: 3, UnitLabel: "km",
+			Fill1: task.Color{1, 2, 3, 255}, Number: task.NumberFormat{Digits: 2, Separator: true}}}
 	tk, err := task.NewExportScaleBar(job, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -38,18 +35,18 @@ func TestExportScaleBarPayload(t *testing.T) {
 	}
 }
 
-// TestExportMapCompatible: a version 2 payload without the optional drawing options decodes,
-// and the options survive a round trip through the task constructor.
-func TestExportMapCompatible(t *testing.T) {
-	bare := `{"v":2,"p":{"requestId":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
+// TestExportMapOptional: a payload without the optional drawing options decodes, and the
+// options survive a round trip through the task constructor.
+func TestExportMapOptional(t *testing.T) {
+	bare := `{"v":3,"p":{"id":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
 		"layers":[{"id":1,"visible":true,"showLabels":false}],"format":"png","key":"k"}}`
 	job, err := task.DecodeExportMap([]byte(bare))
 	if err != nil || job.Layers[0].Drawing != nil || job.Graphics != nil {
 		t.Fatalf("payload without options: %+v, %v", job, err)
 	}
-	job.Layers[0].Drawing = &mapdraw.Drawing{Transparency: 30, Selection: []int64{4},
-		Renderer: &servicedef.Renderer{Type: servicedef.SimpleRenderer, Symbol: &servicedef.Symbol{Type: servicedef.SimpleFill, Color: servicedef.Color{R: 9, A: 255}}}}
-	job.Graphics = []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{{1, 2}}}}}
+	job.Layers[0].Drawing = &task.Drawing{Transparency: 30, Selection: []int64{4},
+		Renderer: &task.Renderer{Type: "simple", Symbol: &task.Symbol{Type: "simpleFill", Color: task.Color{9, 0, 0, 255}}}}
+	job.Graphics = []task.Graphic{{Kind: "marker", Parts: [][][2]float64{{{1, 2}}}}}
 	tk, err := task.NewExportMap(job, time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +63,7 @@ func TestExportMapCompatible(t *testing.T) {
 // TestEmptyLabelsSurvive: a drawing description with no label classes turns labels off, so the
 // empty list must not become "use the layer's" on the way to the worker.
 func TestEmptyLabelsSurvive(t *testing.T) {
-	b, err := json.Marshal(task.LayerOverride{ID: 1, Drawing: &mapdraw.Drawing{Labels: []servicedef.Label{}}})
+	b, err := json.Marshal(task.LayerOverride{ID: 1, Drawing: &task.Drawing{Labels: []task.Label{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +76,14 @@ func TestEmptyLabelsSurvive(t *testing.T) {
 	}
 }
 
-// A payload of another version — here one written as version 1 did, with no envelope — is
-// refused with ErrVersion, not read as if it were current.
+// A payload of another version — one written as version 1 did, with no envelope, or one of
+// version 2, whose drawings were the service definition's types — is refused with ErrVersion,
+// not read as if it were current.
 func TestPayloadVersion(t *testing.T) {
+	v2 := []byte(`{"v":2,"p":{"requestId":"r1","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,"format":"png","key":"k"}}`)
+	if _, err := task.DecodeExportMap(v2); !errors.Is(err, task.ErrVersion) || !strings.Contains(err.Error(), "version 2") {
+		t.Errorf("a version 2 payload: err = %v, want ErrVersion naming version 2", err)
+	}
 	old := []byte(`{"requestId":"r1","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,"format":"png","key":"k"}`)
 	if _, err := task.DecodeExportMap(old); !errors.Is(err, task.ErrVersion) || !strings.Contains(err.Error(), "version 0") {
 		t.Errorf("an unversioned payload: err = %v, want ErrVersion naming version 0", err)
@@ -94,10 +96,27 @@ func TestPayloadVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(tk.Payload()), `{"v":2,"p":{`) {
+	if !strings.HasPrefix(string(tk.Payload()), `{"v":3,"p":{`) {
 		t.Errorf("payload %s does not start with its version", tk.Payload())
 	}
 	if m, err := task.DecodeSeedMerge(tk.Payload()); err != nil || m.Job != "j" || m.Parts != 2 {
 		t.Errorf("round trip: %+v, %v", m, err)
+	}
+}
+
+// TestPayloadsArePlain: the payload types are the task package's own. It imports none of the
+// packages that define service definitions, drawing or data, so a change there cannot change
+// what a queued task means.
+func TestPayloadsArePlain(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"/internal/servicedef", "/internal/mapdraw", "/internal/render", "/internal/catalog", "/internal/feature"} {
+			if strings.HasSuffix(dep, banned) {
+				t.Errorf("internal/task depends on %s", dep)
+			}
+		}
 	}
 }
