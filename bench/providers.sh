@@ -19,7 +19,7 @@ N=${1:-1000000}
 RUNS=${RUNS:-7}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}/bench
-pg_admin=${MAPFARM_BENCH_PG_ADMIN:-"host=127.0.0.1 port=5432 user=postgres dbname=postgres"}
+pg_admin=${MAPFARM_BENCH_PG_ADMIN:-"host=127.0.0.1 port=5432 user=postgres dbname=postgres sslmode=disable"}
 pg="${pg_admin/dbname=postgres/dbname=mapfarm_bench}"
 redis=${MAPFARM_BENCH_REDIS:-127.0.0.1:6379}
 gpkg=$cache/parcels-$N.gpkg

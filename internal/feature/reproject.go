@@ -81,7 +81,7 @@ func (r *reprojected) Scan(ctx context.Context, q *Query, fn func(*Feature) erro
 		out := *f
 		if f.Geom != nil {
 			out.Geom = proj.Geometry(orb.Clone(f.Geom), r.fwd)
-			out.Bound = out.Geom.Bound()
+			out.Bound = BoundOf(out.Geom)
 		}
 		if m != nil {
 			ok, err := m.Match(&out)

@@ -297,25 +297,82 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
 		vals := make([]any, len(rendererIdx))
 		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols}
-		return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
-			rf := render.Feature{Geom: f.Geom}
-			if !simple {
-				for i, idx := range rendererIdx {
-					vals[i] = f.Values[idx]
+		return prefetch(ctx, yield, func(ctx context.Context, yield func(render.Feature) bool) error {
+			return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
+				rf := render.Feature{Geom: f.Geom}
+				if !simple {
+					for i, idx := range rendererIdx {
+						vals[i] = f.Values[idx]
+					}
+					s := rd.SymbolFor(vals)
+					if s == nil {
+						return true
+					}
+					rf.Symbol = symbolOf(s)
 				}
-				s := rd.SymbolFor(vals)
-				if s == nil {
-					return true
+				if label != nil && (labelPred == nil || labelPred.Match(f.Values)) {
+					rf.Label = labelText(label, labelIdx, f.Values)
 				}
-				rf.Symbol = symbolOf(s)
-			}
-			if label != nil && (labelPred == nil || labelPred.Match(f.Values)) {
-				rf.Label = labelText(label, labelIdx, f.Values)
-			}
-			return yield(rf)
+				return yield(rf)
+			})
 		})
 	})
 	return rl, extra, nil
+}
+
+// prefetchBatch is how many features a scan hands to the drawing at a time, and prefetchDepth
+// how many such batches may wait: the memory a draw holds beyond what it draws is bounded by
+// their product.
+const (
+	prefetchBatch = 256
+	prefetchDepth = 4
+)
+
+// prefetch runs scan in a goroutine of its own and yields what it finds in order, so that a
+// provider's reading and decoding (a database's wire protocol, SQLite, WKB) overlaps with the
+// drawing on another core. When yield returns false the scan is cancelled and prefetch returns
+// nil; a scan's error is returned once everything before it has been yielded.
+func prefetch(ctx context.Context, yield func(render.Feature) bool, scan func(context.Context, func(render.Feature) bool) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan []render.Feature, prefetchDepth)
+	done := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		batch := make([]render.Feature, 0, prefetchBatch)
+		send := func() bool {
+			select {
+			case batches <- batch:
+				batch = make([]render.Feature, 0, prefetchBatch)
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		err := scan(ctx, func(f render.Feature) bool {
+			batch = append(batch, f)
+			return len(batch) < prefetchBatch || send()
+		})
+		if len(batch) > 0 {
+			send()
+		}
+		done <- err
+	}()
+	for batch := range batches {
+		for _, f := range batch {
+			if !yield(f) {
+				cancel()
+				for range batches { // let the scan see the cancellation and end
+				}
+				<-done
+				return nil
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	return ctx.Err() // a scan cut short by the caller's cancellation
 }
 
 // readColumns returns the columns to read for a draw: cols without literals (-1) and repeats,

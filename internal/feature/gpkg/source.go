@@ -408,7 +408,7 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 					return s.fail(fmt.Errorf("id %d: %w", id, err))
 				}
 				if g = feature.NonEmpty(g); g != nil {
-					f.Geom, f.Bound = g, g.Bound()
+					f.Geom, f.Bound = g, feature.BoundOf(g)
 				}
 			}
 		}
