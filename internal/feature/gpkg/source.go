@@ -461,17 +461,30 @@ func (s *Source) Count(ctx context.Context, q *feature.Query) (int, error) {
 	if p.restNone {
 		return s.sqlCount(ctx, p)
 	}
-	if onlyBound := cq.Spatial == nil && cq.Bound != nil && p.rest != nil &&
-		s.table.RTree != "" && (cq.Where == nil || whereExact(p)); onlyBound && cq.Offset == 0 && cq.Limit == 0 {
-		// The envelope alone is left: count the index boxes inside it in SQL, and check
-		// only the features on its edge in Go.
-		in, err := s.planPart(&cq, false, rtreeInside)
-		if err != nil {
-			return 0, err
-		}
-		n, err := s.sqlCount(ctx, in)
-		if err != nil {
-			return 0, err
+	byBox := cq.Spatial == nil && cq.Bound != nil ||
+		cq.Bound == nil && cq.Spatial != nil && (cq.Spatial.Rel == feature.EnvelopeIntersects ||
+			cq.Spatial.Rel == feature.Intersects && isRectangle(cq.Spatial.Geom))
+	if byBox && p.rest != nil && s.table.RTree != "" && (cq.Where == nil || whereExact(p)) && cq.Offset == 0 && cq.Limit == 0 {
+		// An envelope, or a rectangle to intersect, is all that is left for Go: a feature whose
+		// index box lies inside it is in (the R-tree rounds its boxes outwards), so count those
+		// in SQL, and test only the features on its edge in Go.
+		var n int
+		if cq.Where == nil && cq.IDs == nil {
+			// Nothing but the box: count the index alone, without reading the table.
+			b, _ := candidates(&cq)
+			err = s.file.db.QueryRowContext(ctx, "SELECT count(*) FROM "+quote(s.table.RTree)+
+				" WHERE minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ?", b.Min[0], b.Max[0], b.Min[1], b.Max[1]).Scan(&n)
+			if err != nil {
+				return 0, s.fail(err)
+			}
+		} else {
+			in, err := s.planPart(&cq, false, rtreeInside)
+			if err != nil {
+				return 0, err
+			}
+			if n, err = s.sqlCount(ctx, in); err != nil {
+				return 0, err
+			}
 		}
 		edge, err := s.planPart(&cq, false, rtreeEdge)
 		if err != nil {
@@ -489,6 +502,36 @@ func (s *Source) sqlCount(ctx context.Context, p *plan) (int, error) {
 	var n int
 	err := s.file.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+p.sql+")", p.args...).Scan(&n)
 	return n, s.fail(err)
+}
+
+// isRectangle reports whether g is an axis-aligned rectangle (an envelope, or a polygon of one
+// ring through its bound's four corners and nothing else): whatever intersects it has its
+// envelope intersect it, and whatever has its envelope inside it intersects it.
+func isRectangle(g orb.Geometry) bool {
+	switch g := g.(type) {
+	case orb.Bound:
+		return true
+	case orb.Polygon:
+		if len(g) != 1 || len(g[0]) < 4 || len(g[0]) > 5 {
+			return false
+		}
+		b := g.Bound()
+		corners := map[orb.Point]bool{}
+		for _, p := range g[0] {
+			if (p[0] != b.Min[0] && p[0] != b.Max[0]) || (p[1] != b.Min[1] && p[1] != b.Max[1]) {
+				return false
+			}
+			corners[p] = true
+		}
+		// Four corners, each edge along an axis: consecutive points share an x or a y.
+		for i := 1; i < len(g[0]); i++ {
+			if g[0][i][0] != g[0][i-1][0] && g[0][i][1] != g[0][i-1][1] {
+				return false
+			}
+		}
+		return len(corners) == 4
+	}
+	return false
 }
 
 // whereExact reports that a plan left no where clause for Go.

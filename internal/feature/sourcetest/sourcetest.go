@@ -102,6 +102,7 @@ func Cases(t testing.TB, oracle feature.Source) []Case {
 			Case{"bound and where", feature.Query{Bound: &mid, Where: parse(fmt.Sprintf("%s < '%s'", sname, pick(3)))}},
 			Case{"bound page", feature.Query{Bound: &mid, Offset: 3, Limit: 5}},
 			Case{"intersects envelope", feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: small}}},
+			Case{"intersects rectangle", feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: mid.ToPolygon()}}},
 			Case{"envelope intersects", feature.Query{Spatial: &feature.Spatial{Rel: feature.EnvelopeIntersects, Geom: tri}}},
 			Case{"intersects polygon", feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: tri}}},
 			Case{"contains", feature.Query{Spatial: &feature.Spatial{Rel: feature.Contains, Geom: tri}}},
