@@ -3,6 +3,7 @@ package gpkg_test
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -148,4 +149,45 @@ func TestReprojectedParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	sourcetest.Parity(t, oracle, got)
+}
+
+// BenchmarkParcels times the 1% envelope count and first page of the million-parcel GeoPackage
+// that bench/parcelgen writes (bench/providers.sh caches it), asked as QueryFeatureCount asks:
+// intersects a rectangle. Set MAPFARM_BENCH_PARCELS to its path.
+func BenchmarkParcels(b *testing.B) {
+	path := os.Getenv("MAPFARM_BENCH_PARCELS")
+	if path == "" {
+		b.Skip("MAPFARM_BENCH_PARCELS names no GeoPackage (see bench/providers.sh)")
+	}
+	f, err := gpkg.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	src, err := f.Source(ctx, "parcels")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := src.Info().Extent
+	c := e.Center()
+	w, h := (e.Max[0]-e.Min[0])/20, (e.Max[1]-e.Min[1])/20 // a tenth of each side: 1% of the area
+	rect := orb.Bound{Min: orb.Point{c[0] - w, c[1] - h}, Max: orb.Point{c[0] + w, c[1] + h}}.ToPolygon()
+	q := feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: rect}}
+	b.Run("count", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := src.Count(ctx, &q); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("page1000", func(b *testing.B) {
+		pq := q
+		pq.Limit = 1000
+		for b.Loop() {
+			if err := src.Scan(ctx, &pq, func(*feature.Feature) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
