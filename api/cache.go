@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io/fs"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
@@ -34,9 +34,15 @@ type cacheHandler struct {
 	store tilecache.Store
 	index *tilecache.IndexCache
 
-	mu     sync.Mutex
-	caches map[string]openCache
+	caches *memcache.Cache[string, openCache] // by service/map/folder
 }
+
+// openCacheBytes is what one opened cache counts for in cacheHandler.caches, whose bound
+// (openCachesBytes) so allows about a thousand.
+const (
+	openCacheBytes  = 1 << 10
+	openCachesBytes = 1 << 20
+)
 
 type openCache struct {
 	c    *tilecache.Cache
@@ -46,9 +52,7 @@ type openCache struct {
 
 func (h *cacheHandler) open(ctx context.Context, service, mapName, folder string) (*tilecache.Cache, tilecache.CacheInfo, error) {
 	key := service + "/" + mapName + "/" + folder
-	h.mu.Lock()
-	oc, ok := h.caches[key]
-	h.mu.Unlock()
+	oc, ok := h.caches.Get(key)
 	if ok && time.Since(oc.at) < 5*time.Second {
 		return oc.c, oc.info, nil
 	}
@@ -56,12 +60,7 @@ func (h *cacheHandler) open(ctx context.Context, service, mapName, folder string
 	if err != nil {
 		return nil, info, err
 	}
-	h.mu.Lock()
-	if len(h.caches) > 1024 {
-		clear(h.caches)
-	}
-	h.caches[key] = openCache{c: c, info: info, at: time.Now()}
-	h.mu.Unlock()
+	h.caches.Add(key, openCache{c: c, info: info, at: time.Now()}, openCacheBytes)
 	return c, info, nil
 }
 

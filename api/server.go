@@ -28,6 +28,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -87,7 +88,7 @@ func New(p Params) *Server {
 	e.HandleMethodNotAllowed = true
 	s := &Server{p: p, engine: e, recent: p.Recent}
 	if s.recent == nil {
-		s.recent = NewRecentOutputs(0)
+		s.recent = NewRecentOutputs(DefaultRecentOutputBytes)
 	}
 	if p.Security.RateLimit > 0 {
 		s.limits = newLimiters(p.Security.RateLimit, p.Security.RateBurst)
@@ -112,7 +113,8 @@ func New(p Params) *Server {
 		e.DELETE("/admin/seed/:job", ah.cancel)
 	}
 	if p.Tiles != nil {
-		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, caches: map[string]openCache{}}
+		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, caches: memcache.New[string, openCache]("opened caches", openCachesBytes)}
+		p.Metrics.RegisterCaches(ch.caches)
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Legislative != nil {

@@ -10,7 +10,6 @@ import (
 	"image/color"
 	"io/fs"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -18,6 +17,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -31,32 +31,30 @@ type seeder struct {
 	jobs  *seed.Jobs
 	queue *asynq.Client
 
-	mu    sync.Mutex
-	specs map[string]*seed.Spec
+	specs *memcache.Cache[string, *seed.Spec] // by job id
 }
 
+// specBytes is what one job spec counts for in the seeder's spec cache, bounded by specsBytes
+// (64 specs: a worker serves few jobs at a time).
+const (
+	specBytes  = 4 << 10
+	specsBytes = 64 * specBytes
+)
+
 func newSeeder(p Params) *seeder {
-	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), specs: map[string]*seed.Spec{}}
+	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), specs: memcache.New[string, *seed.Spec]("seed job specs", specsBytes)}
 }
 
 // spec returns a job's spec, from memory when it was read before.
 func (s *seeder) spec(ctx context.Context, id string) (*seed.Spec, error) {
-	s.mu.Lock()
-	sp, ok := s.specs[id]
-	s.mu.Unlock()
-	if ok {
+	if sp, ok := s.specs.Get(id); ok {
 		return sp, nil
 	}
 	sp, err := s.jobs.Spec(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if len(s.specs) >= 64 {
-		clear(s.specs)
-	}
-	s.specs[id] = sp
-	s.mu.Unlock()
+	s.specs.Add(id, sp, specBytes)
 	return sp, nil
 }
 

@@ -122,8 +122,12 @@ func New(p Params) *Worker {
 	}
 	mux.Handle(task.TypeExportMap, &exportMapHandler{p: p})
 	mux.Handle(task.TypeExportScaleBar, &exportScaleBarHandler{p: p})
+	if p.Metrics != nil && p.Renderer != nil {
+		p.Metrics.RegisterCaches(p.Renderer.Fonts().Caches()...)
+	}
 	if p.Tiles != nil {
 		sd := newSeeder(p)
+		p.Metrics.RegisterCaches(sd.specs)
 		mux.Handle(task.TypeSeedRender, &seedRenderHandler{s: sd})
 		mux.Handle(task.TypeSeedMerge, &seedMergeHandler{s: sd})
 		mux.Handle(task.TypeCacheMetatile, &cacheMetatileHandler{s: sd})

@@ -140,7 +140,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if strings.HasSuffix(cfg.Listen, ":0") && publicURL == "http://"+cfg.Listen {
 			publicURL = "http://" + ln.Addr().String()
 		}
-		recent := api.NewRecentOutputs(0)
+		recent := api.NewRecentOutputs(cfg.Tiles.RecentBytes)
 		tileIndex := tilecache.NewIndexCache(tilecache.IndexCacheOptions{MaxBytes: cfg.Tiles.IndexBytes, PageBytes: cfg.Tiles.PageBytes})
 		ops := mapserver.New(mapserver.Params{
 			Tiles: store, TileIndex: tileIndex, TileMemoryBytes: cfg.Tiles.MemoryBytes,
@@ -159,6 +159,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Pictures: mapserver.PictureOptions{AllowedHosts: cfg.Pictures.AllowedHosts,
 				MaxBytes: cfg.Pictures.MaxBytes, Timeout: cfg.Pictures.Timeout},
 		})
+		m.RegisterCaches(recent.Cache())
+		m.RegisterCaches(tileIndex.Caches()...)
+		m.RegisterCaches(ops.Caches()...)
 		sec := api.Security{RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins}
 		if cfg.Security.TokenSecret != "" {
 			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))

@@ -179,6 +179,12 @@ type Tiles struct {
 	// dropped. YAML `tiles.pageBytes`, env MAPFARM_TILE_PAGE_BYTES. Default 64 MiB; negative:
 	// off, every tile read is one ranged GET of the tile.
 	PageBytes int64 `yaml:"pageBytes"`
+	// RecentBytes bounds the api's memory of freshly rendered images (ExportMapImage,
+	// ExportScaleBar and legend outputs handed out by URL), which answers their URLs before the
+	// worker's write to the store lands; each is kept for at most a minute. YAML
+	// `tiles.recentBytes`, env MAPFARM_RECENT_OUTPUT_BYTES. Default 64 MiB; negative: off (URLs
+	// are served from the store only, which another api replica does anyway).
+	RecentBytes int64 `yaml:"recentBytes"`
 }
 
 // Load reads the YAML file at path (none when path is empty), applies the environment and the
@@ -241,9 +247,10 @@ func (c *Config) applyEnv() error {
 		c.Limits.MaxBodyBytes = n
 	}
 	for key, dst := range map[string]*int64{
-		"MAPFARM_TILE_MEMORY_BYTES": &c.Tiles.MemoryBytes,
-		"MAPFARM_TILE_INDEX_BYTES":  &c.Tiles.IndexBytes,
-		"MAPFARM_TILE_PAGE_BYTES":   &c.Tiles.PageBytes,
+		"MAPFARM_TILE_MEMORY_BYTES":   &c.Tiles.MemoryBytes,
+		"MAPFARM_TILE_INDEX_BYTES":    &c.Tiles.IndexBytes,
+		"MAPFARM_TILE_PAGE_BYTES":     &c.Tiles.PageBytes,
+		"MAPFARM_RECENT_OUTPUT_BYTES": &c.Tiles.RecentBytes,
 	} {
 		if v, ok := os.LookupEnv(key); ok {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -380,6 +387,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Tiles.PageBytes == 0 {
 		c.Tiles.PageBytes = 64 << 20
+	}
+	if c.Tiles.RecentBytes == 0 {
+		c.Tiles.RecentBytes = 64 << 20
 	}
 	if c.Pictures.MaxBytes <= 0 {
 		c.Pictures.MaxBytes = 1 << 20

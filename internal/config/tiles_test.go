@@ -14,26 +14,27 @@ func TestTiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Tiles{MemoryBytes: 64 << 20, IndexBytes: 64 << 20, PageBytes: 64 << 20}); c.Tiles != want {
+	if want := (Tiles{MemoryBytes: 64 << 20, IndexBytes: 64 << 20, PageBytes: 64 << 20, RecentBytes: 64 << 20}); c.Tiles != want {
 		t.Errorf("defaults %+v, want %+v", c.Tiles, want)
 	}
 	path := filepath.Join(t.TempDir(), "mapfarm.yaml")
-	if err := os.WriteFile(path, []byte("tiles:\n  memoryBytes: -1\n  indexBytes: 1048576\n  pageBytes: 2097152\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("tiles:\n  memoryBytes: -1\n  indexBytes: 1048576\n  pageBytes: 2097152\n  recentBytes: 4096\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if c, err = Load(path); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Tiles{MemoryBytes: -1, IndexBytes: 1 << 20, PageBytes: 2 << 20}); c.Tiles != want {
+	if want := (Tiles{MemoryBytes: -1, IndexBytes: 1 << 20, PageBytes: 2 << 20, RecentBytes: 4096}); c.Tiles != want {
 		t.Errorf("from YAML %+v, want %+v", c.Tiles, want)
 	}
 	t.Setenv("MAPFARM_TILE_MEMORY_BYTES", "1000")
 	t.Setenv("MAPFARM_TILE_INDEX_BYTES", "-1")
 	t.Setenv("MAPFARM_TILE_PAGE_BYTES", "-1")
+	t.Setenv("MAPFARM_RECENT_OUTPUT_BYTES", "-1")
 	if c, err = Load(path); err != nil {
 		t.Fatal(err)
 	}
-	if want := (Tiles{MemoryBytes: 1000, IndexBytes: -1, PageBytes: -1}); c.Tiles != want {
+	if want := (Tiles{MemoryBytes: 1000, IndexBytes: -1, PageBytes: -1, RecentBytes: -1}); c.Tiles != want {
 		t.Errorf("from the environment %+v, want %+v", c.Tiles, want)
 	}
 	t.Setenv("MAPFARM_TILE_PAGE_BYTES", "64MiB")

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -17,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"golang.org/x/sync/singleflight"
 )
 
 // The cache operations read what is stored: conf.xml in the map's cache root
@@ -51,7 +53,8 @@ type tileCaches struct {
 	mu      sync.Mutex
 	roots   map[string]*storedCache
 	memory  *tileMemory
-	flights flights
+	flights singleflight.Group // on-demand metatile renders, one per metatile
+	waiting atomic.Int64       // callers attached to one of them
 }
 
 // MetatileRenderer draws the tiles of one cache metatile on the farm (on-demand tiles). The
@@ -61,48 +64,19 @@ type MetatileRenderer interface {
 	RenderMetatile(ctx context.Context, job task.CacheMetatile) (task.Result, error)
 }
 
-// flights lets concurrent on-demand requests for tiles of one metatile share one render.
-type flights struct {
-	mu sync.Mutex
-	m  map[string]*flight
-}
-
-// flight is one render under way; done is closed when tiles and err are set.
-type flight struct {
-	done    chan struct{}
-	tiles   map[tilecache.Tile][]byte
-	err     error
-	waiters int // callers waiting for it besides the one running it
-}
-
-// do runs fn for key, or, when a call for key is under way, waits for its result (or for ctx).
-// shared reports whether the result came from another caller's run.
-func (f *flights) do(ctx context.Context, key string, fn func() (map[tilecache.Tile][]byte, error)) (tiles map[tilecache.Tile][]byte, shared bool, err error) {
-	f.mu.Lock()
-	if fl, ok := f.m[key]; ok {
-		fl.waiters++
-		f.mu.Unlock()
-		select {
-		case <-fl.done:
-			return fl.tiles, true, fl.err
-		case <-ctx.Done():
-			return nil, true, ctx.Err()
-		}
+// shareRender runs render for key, or, when a render of key is under way, waits for its result
+// (or for ctx). shared reports whether more than one caller took the result.
+func (tc *tileCaches) shareRender(ctx context.Context, key string, render func() (map[tilecache.Tile][]byte, error)) (tiles map[tilecache.Tile][]byte, shared bool, err error) {
+	ch := tc.flights.DoChan(key, func() (any, error) { return render() })
+	tc.waiting.Add(1)
+	defer tc.waiting.Add(-1)
+	select {
+	case r := <-ch:
+		tiles, _ = r.Val.(map[tilecache.Tile][]byte)
+		return tiles, r.Shared, r.Err
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
 	}
-	if f.m == nil {
-		f.m = map[string]*flight{}
-	}
-	fl := &flight{done: make(chan struct{})}
-	f.m[key] = fl
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		delete(f.m, key)
-		f.mu.Unlock()
-		close(fl.done)
-	}()
-	fl.tiles, fl.err = fn()
-	return fl.tiles, false, fl.err
 }
 
 // Defaults of the served-tile memory.
@@ -493,7 +467,7 @@ func (s *Server) onDemandTile(ctx context.Context, c *Call, r MetatileRenderer, 
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
-	tiles, shared, err := s.tiles.flights.do(ctx, cc.Dir()+"/"+mt.String(), func() (map[tilecache.Tile][]byte, error) {
+	tiles, shared, err := s.tiles.shareRender(ctx, cc.Dir()+"/"+mt.String(), func() (map[tilecache.Tile][]byte, error) {
 		// One client giving up must not fail the others waiting for the same metatile; the
 		// farm client bounds the wait by its render timeout.
 		tiles, err := s.renderMetatile(context.WithoutCancel(ctx), c, r, m, d, layerID, mt)

@@ -139,18 +139,12 @@ func TestOnDemandSharesMetatileRender(t *testing.T) {
 	// Release the render once every request waits for it.
 	key := seed.CacheRoot("world", "Layers") + "/_alllayers/6/20/32+4x4"
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		s.tiles.flights.mu.Lock()
-		fl := s.tiles.flights.m[key]
-		waiting := 0
-		if fl != nil {
-			waiting = fl.waiters
-		}
-		s.tiles.flights.mu.Unlock()
-		if waiting == len(tiles)-1 {
+		waiting := int(s.tiles.waiting.Load())
+		if waiting == len(tiles) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d requests wait for the render of %s", waiting+1, len(tiles), key)
+			t.Fatalf("%d of %d requests wait for the render of %s", waiting, len(tiles), key)
 		}
 	}
 	close(farm.release)
@@ -168,8 +162,8 @@ func TestOnDemandSharesMetatileRender(t *testing.T) {
 	if j.Level != 6 || j.Metatile != [4]int{20, 32, 4, 4} || j.Buffer != 64 || j.LayerID != -1 || j.Scheme.Format != "PNG" || j.Service != "world" || j.Map != "Layers" {
 		t.Errorf("render job %+v: want level 6, metatile [20 32 4 4], buffer 64, fused, PNG", j)
 	}
-	if len(s.tiles.flights.m) != 0 {
-		t.Errorf("%d flights left behind", len(s.tiles.flights.m))
+	if n := s.tiles.waiting.Load(); n != 0 {
+		t.Errorf("%d callers still attached to renders", n)
 	}
 	// Without memory, the next request renders again; a request of another metatile too.
 	if _, err := s.GetMapTile(ctx, c, &gisxml.GetMapTile{MapName: "Layers", Level: 6, Row: 21, Column: 33}); err != nil {

@@ -42,6 +42,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapview"
+	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -165,6 +166,14 @@ func handle[Req, Resp any](f func(ctx context.Context, c *Call, req *Req) (*Resp
 		}
 		return f(ctx, c, r)
 	}
+}
+
+// Caches returns the server's in-memory caches (the served-tile memory), for metrics.
+func (s *Server) Caches() []memcache.Statser {
+	if c := s.tiles.memory.cache(); c != nil {
+		return []memcache.Statser{c}
+	}
+	return nil
 }
 
 // New returns a Server.

@@ -1,27 +1,23 @@
 package mapserver
 
 import (
-	"container/list"
-	"sync"
 	"time"
+
+	"github.com/mapfarm/mapfarm/internal/memcache"
 )
 
 // tileMemory keeps recently served tiles in memory, least recently used out first, so that hot
 // tiles cost no object-store request at all. An entry is trusted for maxAge, the same window
 // in which the bundle-index cache trusts an index without checking the bundle
 // (tilecache.DefaultIndexMaxAge), so a re-seeded tile is served stale for at most that long,
-// as with the index alone.
+// as with the index alone. Its bytes are bounded by a memcache.Cache ("served tiles").
 type tileMemory struct {
-	mu       sync.Mutex
 	maxBytes int
 	maxAge   time.Duration
-	bytes    int
-	order    *list.List // front: most recently used; values are *tileEntry
-	entries  map[string]*list.Element
+	tiles    *memcache.Cache[string, tileEntry]
 }
 
 type tileEntry struct {
-	key  string
 	data []byte
 	at   time.Time
 }
@@ -44,7 +40,7 @@ func newTileMemory(maxBytes int, maxAge time.Duration) *tileMemory {
 	if maxBytes <= 0 {
 		return nil
 	}
-	return &tileMemory{maxBytes: maxBytes, maxAge: maxAge, order: list.New(), entries: map[string]*list.Element{}}
+	return &tileMemory{maxBytes: maxBytes, maxAge: maxAge, tiles: memcache.New[string, tileEntry]("served tiles", int64(maxBytes))}
 }
 
 // get returns the tile stored under key if it is fresh.
@@ -52,18 +48,14 @@ func (m *tileMemory) get(key string, now time.Time) ([]byte, bool) {
 	if m == nil {
 		return nil, false
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	el, ok := m.entries[key]
+	e, ok := m.tiles.Get(key)
 	if !ok {
 		return nil, false
 	}
-	e := el.Value.(*tileEntry)
 	if now.Sub(e.at) > m.maxAge {
-		m.remove(el)
+		m.tiles.Remove(key)
 		return nil, false
 	}
-	m.order.MoveToFront(el)
 	return e.data, true
 }
 
@@ -72,20 +64,13 @@ func (m *tileMemory) put(key string, data []byte, now time.Time) {
 	if m == nil || len(data) > m.maxBytes/8 {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if el, ok := m.entries[key]; ok {
-		m.remove(el)
-	}
-	m.entries[key] = m.order.PushFront(&tileEntry{key: key, data: data, at: now})
-	m.bytes += len(data) + len(key)
-	for m.bytes > m.maxBytes {
-		m.remove(m.order.Back())
-	}
+	m.tiles.Add(key, tileEntry{data: data, at: now}, int64(len(data)+len(key)))
 }
 
-func (m *tileMemory) remove(el *list.Element) {
-	e := m.order.Remove(el).(*tileEntry)
-	delete(m.entries, e.key)
-	m.bytes -= len(e.data) + len(e.key)
+// cache is the memory's cache, for metrics (nil when there is none).
+func (m *tileMemory) cache() memcache.Statser {
+	if m == nil {
+		return nil
+	}
+	return m.tiles
 }

@@ -23,8 +23,8 @@ func TestTileMemory(t *testing.T) {
 	for i := range 10 {
 		m.put(string(rune('c'+i)), make([]byte, 10), now)
 	}
-	if m.bytes > 100 {
-		t.Errorf("%d bytes held, budget 100", m.bytes)
+	if b := m.tiles.Stats().Bytes; b > 100 {
+		t.Errorf("%d bytes held, budget 100", b)
 	}
 	if _, ok := m.get("b", now); ok {
 		t.Error("the least recently used tile was not evicted")

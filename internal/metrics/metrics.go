@@ -13,6 +13,9 @@
 //	queue_tasks{queue,state}                   asynq queue sizes (pending, active, scheduled, retry)
 //	queue_latency_seconds{queue}               age of the oldest pending task
 //	seed_tiles{job,state}                      seeding progress (done, failed, total)
+//	cache_hits_total{cache}, cache_misses_total{cache}, cache_evictions_total{cache},
+//	cache_bytes{cache}, cache_max_bytes{cache}, cache_entries{cache}
+//	                                           every in-memory cache (internal/memcache)
 //
 // queue_tasks{state="pending"} and queue_latency_seconds are what worker autoscaling reads.
 package metrics
@@ -37,6 +40,8 @@ type Metrics struct {
 	QueueTasks    *prometheus.GaugeVec
 	QueueLatency  *prometheus.GaugeVec
 	SeedTiles     *prometheus.GaugeVec
+
+	caches *cacheCollector
 }
 
 // latencyBuckets span 0.5 ms to 30 s.
@@ -65,9 +70,10 @@ func New() *Metrics {
 			Help: "Age of the oldest pending task of each queue."}, []string{"queue"}),
 		SeedTiles: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "seed_tiles",
 			Help: "Seeding progress by job and state (done, failed, total)."}, []string{"job", "state"}),
+		caches: newCacheCollector(),
 	}
 	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
-		m.QueueTasks, m.QueueLatency, m.SeedTiles,
+		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

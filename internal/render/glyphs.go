@@ -37,13 +37,13 @@ type outlineKey struct {
 // drawn as '?', as text draws it.
 func (fs *Fonts) outline(v int, r rune) *glyphOutline {
 	k := outlineKey{uint8(v), r}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if o := fs.outlines[k]; o != nil {
+	if o, ok := fs.outlines.Get(k); ok {
 		return o
 	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
 	o := &glyphOutline{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1)}
-	fs.outlines[k] = o
+	defer func() { fs.outlines.Add(k, o, int64(len(o.segs))*56+64) }()
 	f := fs.fonts[v]
 	x, err := f.GlyphIndex(&fs.buf, r)
 	if err == nil && x == 0 {

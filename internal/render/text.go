@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mapfarm/mapfarm/internal/memcache"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/font/sfnt"
@@ -43,8 +44,8 @@ const (
 
 // Fonts holds parsed fonts and caches of their faces, glyph masks and glyph outlines. It is safe for
 // concurrent use; one Fonts should be shared by all surfaces of a process so the caches stay warm.
-// The caches grow with the distinct (style, size, character) triples drawn, which stays small for
-// map labels.
+// The caches are bounded by bytes (FontCacheBytes in all, see Caches), least recently used first
+// out, so label texts in scripts without end or sizes without end cannot grow a process.
 //
 // The only family is DejaVu Sans, embedded in its regular, bold, oblique and bold oblique styles. Any
 // font name draws DejaVu Sans: a name that is not DejaVu Sans falls back to it, keeping the
@@ -53,11 +54,25 @@ const (
 type Fonts struct {
 	fonts [4]*opentype.Font // by variant
 
-	mu       sync.Mutex
-	faces    map[faceKey]*fontFace
-	outlines map[outlineKey]*glyphOutline
-	buf      sfnt.Buffer
+	faces    *memcache.Cache[faceKey, *fontFace]
+	glyphs   *memcache.Cache[glyphKey, *glyphMask]
+	outlines *memcache.Cache[outlineKey, *glyphOutline]
+
+	mu  sync.Mutex // guards buf
+	buf sfnt.Buffer
 }
+
+// FontCacheBytes bounds the memory of a Fonts' caches: an eighth for faces, half for glyph masks,
+// the rest for glyph outlines.
+const FontCacheBytes = 32 << 20
+
+// Caches returns the font caches, for metrics.
+func (fs *Fonts) Caches() []memcache.Statser {
+	return []memcache.Statser{fs.faces, fs.glyphs, fs.outlines}
+}
+
+// faceBytes is what one face costs in the face cache: the x/image face and its rasterizer.
+const faceBytes = 16 << 10
 
 type faceKey struct {
 	size    int32 // 1/64 pixel
@@ -66,7 +81,11 @@ type faceKey struct {
 
 // NewFonts parses the embedded fonts.
 func NewFonts() (*Fonts, error) {
-	fs := &Fonts{faces: make(map[faceKey]*fontFace), outlines: make(map[outlineKey]*glyphOutline)}
+	fs := &Fonts{
+		faces:    memcache.New[faceKey, *fontFace]("font faces", FontCacheBytes/8),
+		glyphs:   memcache.New[glyphKey, *glyphMask]("glyph masks", FontCacheBytes/2),
+		outlines: memcache.New[outlineKey, *glyphOutline]("glyph outlines", FontCacheBytes*3/8),
+	}
 	for i, b := range [4][]byte{dejaVuSans, dejaVuSansBold, dejaVuSansOblique, dejaVuSansBoldOblique} {
 		f, err := opentype.Parse(b)
 		if err != nil {
@@ -107,9 +126,7 @@ func (fs *Fonts) face(t TextStyle) *fontFace {
 	if k.size < 64 {
 		k.size = 64
 	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	if f := fs.faces[k]; f != nil {
+	if f, ok := fs.faces.Get(k); ok {
 		return f
 	}
 	ff, err := opentype.NewFace(fs.fonts[k.variant], &opentype.FaceOptions{Size: float64(k.size) / 64, DPI: 72, Hinting: font.HintingNone})
@@ -117,8 +134,8 @@ func (fs *Fonts) face(t TextStyle) *fontFace {
 		// NewFace fails only for invalid options, which k rules out.
 		panic(fmt.Sprintf("render: opentype.NewFace: %v", err))
 	}
-	f := &fontFace{face: ff, glyphs: make(map[glyphKey]*glyphMask)}
-	fs.faces[k] = f
+	f := &fontFace{key: k, face: ff, glyphs: fs.glyphs}
+	fs.faces.Add(k, f, faceBytes)
 	return f
 }
 
@@ -128,14 +145,16 @@ func fixedToFloat(v fixed.Int26_6) float64 { return float64(v) / 64 }
 // Text is laid out with glyph advances only: the legacy kern table of DejaVu Sans, the only pairs
 // x/image/font reads, pulls pairs such as "r." into each other, and MapServer does not kern them.
 type fontFace struct {
-	mu     sync.Mutex
+	key    faceKey
+	mu     sync.Mutex // guards face, which draws one glyph at a time
 	face   font.Face
-	glyphs map[glyphKey]*glyphMask
+	glyphs *memcache.Cache[glyphKey, *glyphMask] // the Fonts' glyph cache, shared by its faces
 }
 
 type glyphKey struct {
-	r rune
-	q int8 // subpixel position, 0..subpixels-1
+	face faceKey
+	r    rune
+	q    int8 // subpixel position, 0..subpixels-1
 }
 
 // glyphMask is a cached coverage mask: w×h bytes whose top left is at (dx, dy) from the pen position.
@@ -148,8 +167,8 @@ type glyphMask struct {
 
 // glyphLocked returns the glyph for r at subpixel offset q; f.mu must be held.
 func (f *fontFace) glyphLocked(r rune, q int) *glyphMask {
-	k := glyphKey{r, int8(q)}
-	if g := f.glyphs[k]; g != nil {
+	k := glyphKey{f.key, r, int8(q)}
+	if g, ok := f.glyphs.Get(k); ok {
 		return g
 	}
 	g := &glyphMask{}
@@ -176,7 +195,7 @@ func (f *fontFace) glyphLocked(r rune, q int) *glyphMask {
 			}
 		}
 	}
-	f.glyphs[k] = g
+	f.glyphs.Add(k, g, int64(len(g.mask))+64)
 	return g
 }
 

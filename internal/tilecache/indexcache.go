@@ -1,7 +1,6 @@
 package tilecache
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/memcache"
+	"golang.org/x/sync/singleflight"
 )
 
 // Defaults of [IndexCacheOptions].
@@ -62,13 +63,12 @@ type IndexCache struct {
 	maxAge   time.Duration
 	now      func() time.Time
 
-	mu       sync.Mutex
-	entries  map[string]*list.Element // of *indexEntry
-	lru      *list.List               // front = most recently used
-	bytes    int64
-	inflight map[string]*indexLoad
-	stats    IndexCacheStats
-	pages    *pageCache // nil: none
+	entries *memcache.Cache[string, *indexEntry] // by bundle key, least recently used out first
+	loads   singleflight.Group                   // one load or revalidation per bundle at a time
+	pages   *pageCache                           // nil: none
+
+	mu    sync.Mutex // serializes installing loaded entries; guards stats
+	stats IndexCacheStats
 }
 
 // IndexCacheStats counts what an IndexCache did.
@@ -106,22 +106,12 @@ func (e *indexEntry) memSize() int64 {
 	return n
 }
 
-// indexLoad is a load in progress, shared by concurrent readers.
-type indexLoad struct {
-	done  chan struct{}
-	entry *indexEntry
-	err   error
-}
-
 // NewIndexCache returns an empty index cache.
 func NewIndexCache(opts IndexCacheOptions) *IndexCache {
 	c := &IndexCache{
 		maxBytes: opts.MaxBytes,
 		maxAge:   opts.MaxAge,
 		now:      opts.Now,
-		entries:  make(map[string]*list.Element),
-		lru:      list.New(),
-		inflight: make(map[string]*indexLoad),
 	}
 	if c.maxBytes == 0 {
 		c.maxBytes = DefaultIndexCacheBytes
@@ -139,7 +129,18 @@ func NewIndexCache(opts IndexCacheOptions) *IndexCache {
 		}
 		c.pages = newPageCache(opts.PageBytes, size)
 	}
+	c.entries = memcache.New[string, *indexEntry]("bundle indexes", max(c.maxBytes, 0))
+	c.entries.OnEvict(func(_ string, e *indexEntry) { c.pages.drop(e.ix) })
 	return c
+}
+
+// Caches returns the index cache's memory caches (indexes, and pages when there are any), for
+// metrics.
+func (c *IndexCache) Caches() []memcache.Statser {
+	if c.pages == nil {
+		return []memcache.Statser{c.entries}
+	}
+	return []memcache.Statser{c.entries, c.pages.pages}
 }
 
 // Invalidate drops the cached index of the bundle object key (the .bundle
@@ -147,8 +148,9 @@ func NewIndexCache(opts IndexCacheOptions) *IndexCache {
 func (c *IndexCache) Invalidate(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		c.pages.drop(c.remove(el).ix)
+	if e, ok := c.entries.Peek(key); ok {
+		c.entries.Remove(key)
+		c.pages.drop(e.ix)
 		c.stats.Invalidated++
 	}
 }
@@ -156,21 +158,12 @@ func (c *IndexCache) Invalidate(key string) {
 // Stats returns the cache's counters.
 func (c *IndexCache) Stats() IndexCacheStats {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	s := c.stats
-	s.Entries = len(c.entries)
-	s.Bytes = c.bytes
+	c.mu.Unlock()
+	es := c.entries.Stats()
+	s.Hits, s.Evictions, s.Entries, s.Bytes = es.Hits, es.Evictions, es.Entries, es.Bytes
 	c.pages.stats(&s)
 	return s
-}
-
-// remove drops an entry (not its pages) and returns it; c.mu is held.
-func (c *IndexCache) remove(el *list.Element) *indexEntry {
-	e := el.Value.(*indexEntry)
-	c.lru.Remove(el)
-	delete(c.entries, e.key)
-	c.bytes -= e.memSize()
-	return e
 }
 
 // readRange reads bytes [off, off+n) of the bundle at key, whose index is
@@ -202,65 +195,33 @@ func (c *IndexCache) get(ctx context.Context, key string, src bundleSource) (*bu
 		}
 		return e.ix, nil
 	}
-	for range 3 { // bounded: a load that races an invalidation retries
-		c.mu.Lock()
-		if el, ok := c.entries[key]; ok {
-			e := el.Value.(*indexEntry)
-			if c.maxAge < 0 || c.now().Sub(e.checked) < c.maxAge {
-				c.lru.MoveToFront(el)
-				c.stats.Hits++
-				c.mu.Unlock()
-				return e.ix, nil
-			}
-		}
-		if l, ok := c.inflight[key]; ok {
-			c.mu.Unlock()
-			select {
-			case <-l.done:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			if l.err != nil {
-				return nil, l.err
-			}
-			if l.entry != nil {
-				return l.entry.ix, nil
-			}
-			continue
-		}
-		var stale *indexEntry
-		if el, ok := c.entries[key]; ok {
-			stale = el.Value.(*indexEntry)
-		}
-		l := &indexLoad{done: make(chan struct{})}
-		c.inflight[key] = l
-		c.mu.Unlock()
-
-		l.entry, l.err = c.fetch(ctx, key, src, stale)
-
-		c.mu.Lock()
-		delete(c.inflight, key)
-		if l.err == nil {
-			if el, ok := c.entries[key]; ok {
-				if old := c.remove(el); old.ix != l.entry.ix {
-					c.pages.drop(old.ix)
-				}
-			}
-			c.entries[key] = c.lru.PushFront(l.entry)
-			c.bytes += l.entry.memSize()
-			for c.bytes > c.maxBytes && c.lru.Len() > 1 {
-				c.pages.drop(c.remove(c.lru.Back()).ix)
-				c.stats.Evictions++
-			}
-		}
-		c.mu.Unlock()
-		close(l.done)
-		if l.err != nil {
-			return nil, l.err
-		}
-		return l.entry.ix, nil
+	if e, ok := c.entries.Get(key); ok && (c.maxAge < 0 || c.now().Sub(e.checked) < c.maxAge) {
+		return e.ix, nil
 	}
-	return nil, fmt.Errorf("tilecache: index of %q: gave up after concurrent reloads", key)
+	ch := c.loads.DoChan(key, func() (any, error) {
+		stale, _ := c.entries.Peek(key)
+		// Not the first reader's own context: the others share this load.
+		e, err := c.fetch(context.WithoutCancel(ctx), key, src, stale)
+		if err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if old, ok := c.entries.Peek(key); ok && old.ix != e.ix {
+			c.pages.drop(old.ix)
+		}
+		c.entries.Add(key, e, e.memSize())
+		return e, nil
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*indexEntry).ix, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // fetch revalidates stale (if any) or loads the index.
