@@ -82,6 +82,7 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 			c.Header("WWW-Authenticate", `Bearer realm="api"`)
 		}
 		c.Header("Vary", "Accept")
+		c.Writer.Header().Del("Allow") // gin's, for a method it has no route for
 		c.Data(status, "application/json", []byte(`{"detail":"`+drfMsg+`"}`))
 		c.Abort()
 		return
