@@ -82,6 +82,7 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 			c.Header("WWW-Authenticate", `Bearer realm="api"`)
 		}
 		c.Header("Vary", "Accept")
+		c.Writer.Header().Del("Allow") // gin's, for a method it has no route for
 		c.Data(status, "application/json", []byte(`{"detail":"`+drfMsg+`"}`))
 		c.Abort()
 		return
@@ -163,22 +164,25 @@ func (s *Server) rateLimit(c *gin.Context) {
 		"Request was throttled. Expected available in "+strconv.Itoa(secs)+" "+unit+".")
 }
 
-// cors answers browsers from the configured origins.
+// cors answers browsers from the configured origins. While CORS is on, every response names
+// Origin in Vary (even one without Access-Control-Allow-Origin), merged after what the
+// handler puts there, so a shared cache never hands one origin's answer to another.
 func (s *Server) cors(c *gin.Context) {
 	origins := s.p.Security.CORSOrigins
+	if len(origins) == 0 {
+		c.Next()
+		return
+	}
+	w := &varyOriginWriter{ResponseWriter: c.Writer}
+	c.Writer = w
+	defer w.addOrigin() // for a handler that returns without writing
 	origin := c.GetHeader("Origin")
-	if len(origins) == 0 || origin == "" {
+	if origin == "" || !slices.Contains(origins, "*") && !slices.Contains(origins, origin) {
 		c.Next()
 		return
 	}
-	allowed := slices.Contains(origins, "*") || slices.Contains(origins, origin)
-	if !allowed {
-		c.Next()
-		return
-	}
-	h := c.Writer.Header()
+	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
-	h.Add("Vary", "Origin")
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")
@@ -187,4 +191,71 @@ func (s *Server) cors(c *gin.Context) {
 		return
 	}
 	c.Next()
+}
+
+// varyOriginWriter adds Origin to the response's Vary just before the header goes out,
+// whatever the handlers set there (the legislative API replaces Vary with its own).
+type varyOriginWriter struct {
+	gin.ResponseWriter
+}
+
+func (w *varyOriginWriter) addOrigin() {
+	if !w.Written() {
+		addVary(w.Header(), "Origin")
+	}
+}
+
+func (w *varyOriginWriter) WriteHeader(code int) {
+	w.addOrigin()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *varyOriginWriter) WriteHeaderNow() {
+	w.addOrigin()
+	w.ResponseWriter.WriteHeaderNow()
+}
+
+func (w *varyOriginWriter) Write(b []byte) (int, error) {
+	w.addOrigin()
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *varyOriginWriter) WriteString(s string) (int, error) {
+	w.addOrigin()
+	return w.ResponseWriter.WriteString(s)
+}
+
+func (w *varyOriginWriter) Flush() {
+	w.addOrigin()
+	w.ResponseWriter.Flush()
+}
+
+func (w *varyOriginWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// addVary adds name to h's Vary as Django's patch_vary_headers does: the names already there
+// keep their order, each once (compared without case), name comes last unless present, and
+// "*" stands alone. It replaces the header's slice rather than editing it, since handlers may
+// share theirs between responses.
+func addVary(h http.Header, name string) {
+	vals := h.Values("Vary")
+	if len(vals) == 1 && !strings.Contains(vals[0], ",") && strings.EqualFold(strings.TrimSpace(vals[0]), name) {
+		return // the common "Vary: Origin"; nothing to tidy
+	}
+	var names []string
+	for _, v := range vals {
+		for _, n := range strings.Split(v, ",") {
+			n = strings.TrimSpace(n)
+			if n == "*" {
+				h["Vary"] = []string{"*"}
+				return
+			}
+			if n != "" && !slices.ContainsFunc(names, func(m string) bool { return strings.EqualFold(m, n) }) {
+				names = append(names, n)
+			}
+		}
+	}
+	if !slices.ContainsFunc(names, func(m string) bool { return strings.EqualFold(m, name) }) {
+		names = append(names, name)
+	}
+	h["Vary"] = []string{strings.Join(names, ", ")}
 }

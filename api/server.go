@@ -121,8 +121,25 @@ func New(p Params) *Server {
 		h := gin.WrapH(p.Legislative)
 		e.Any("/api/v2", h)
 		e.Any("/api/v2/*path", h)
+		// Any covers the standard methods only: gin answers others (FOO) itself, with its
+		// plain-text 405 and an Allow of every method it has a route for. Under /api/v2 the
+		// legislative handler answers them instead, as DRF and Django would.
+		e.NoMethod(legislativeFallback(h))
+		e.NoRoute(legislativeFallback(h))
 	}
 	return s
+}
+
+// legislativeFallback hands requests gin could not route to the legislative handler when their
+// path is the legislative API's, without gin's Allow; other paths keep gin's 404 and 405.
+func legislativeFallback(legislative gin.HandlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !isJSONAPI(c.Request.URL.Path) {
+			return
+		}
+		c.Writer.Header().Del("Allow")
+		legislative(c)
+	}
 }
 
 // Handler returns the HTTP handler (for tests and embedding).

@@ -1,0 +1,147 @@
+package api
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/legislative"
+	"github.com/mapfarm/mapfarm/internal/token"
+)
+
+// djangoNotFound is Django's own 404 page (django/views/defaults.py), as the DRF probe recorded it.
+const djangoNotFound = "\n<!doctype html>\n<html lang=\"en\">\n<head>\n  <title>Not Found</title>\n</head>\n<body>\n  <h1>Not Found</h1><p>The requested resource was not found on this server.</p>\n</body>\n</html>\n"
+
+// legislativeServer is the api serving the legislative API alone, with the dataset in the
+// legislative package's testdata/name (the built-in one when name is empty).
+func legislativeServer(t *testing.T, sec Security, name string) http.Handler {
+	t.Helper()
+	noon := time.Date(2026, 11, 21, 17, 0, 0, 0, time.UTC)
+	leg := legislative.New(legislative.Options{Now: func() time.Time { return noon }})
+	if name != "" {
+		data, err := os.ReadFile("../internal/legislative/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := leg.LoadJSON(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return New(Params{Legislative: leg, Security: sec}).Handler()
+}
+
+// TestLegislativeMethodsAndPathsGinDoesNotRoute: requests gin has no route for (a method outside
+// the standard ones, a path outside every pattern) answer under /api/v2 as DRF and Django do, and
+// elsewhere as gin does. Every header is compared but the api's own X-Request-Id.
+func TestLegislativeMethodsAndPathsGinDoesNotRoute(t *testing.T) {
+	h := legislativeServer(t, Security{}, "")
+	drf405 := func(method string) want {
+		body := `{"detail":"Method \"` + method + `\" not allowed."}`
+		return want{405, http.Header{"Content-Type": {"application/json"}, "Vary": {"Accept"}, "Allow": {"GET, HEAD, OPTIONS"},
+			"Content-Length": {strconv.Itoa(len(body))}}, body}
+	}
+	html404 := want{404, http.Header{"Content-Type": {"text/html"}, "Content-Length": {"179"}}, djangoNotFound}
+	tests := []struct {
+		name, method, target string
+		hdr                  []string
+		want                 want
+	}{
+		{"unknown method on the root", "FOO", "/api/v2/", nil, drf405("FOO")},
+		{"unknown method on a sub-collection", "PROPFIND", "/api/v2/general_assembly_136/committees/", nil, drf405("PROPFIND")},
+		{"lower-case unknown method", "purge", "/api/v2/general_assembly_136/", nil, drf405("PURGE")},
+		{"unknown method on an unknown session", "FOO", "/api/v2/general_assembly_999/", nil, drf405("FOO")},
+		{"standard method still 405", "POST", "/api/v2/", nil, drf405("POST")},
+		{"unknown format before 405", "FOO", "/api/v2/?format=xml", nil, want{404,
+			http.Header{"Content-Type": {"application/json"}, "Vary": {"Accept"}, "Allow": {"GET, HEAD, OPTIONS"}, "Content-Length": {"23"}},
+			`{"detail":"Not found."}`}},
+		{"406 before 405", "FOO", "/api/v2/", []string{"Accept", "application/xml"}, want{406,
+			http.Header{"Content-Type": {"application/json"}, "Vary": {"Accept"}, "Allow": {"GET, HEAD, OPTIONS"}, "Content-Length": {"57"}},
+			`{"detail":"Could not satisfy the request Accept header."}`}},
+		{"unknown method, missing slash", "FOO", "/api/v2/general_assembly_136?format=json", nil, want{301,
+			http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Location": {"/api/v2/general_assembly_136/?format=json"}, "Content-Length": {"0"}}, ""}},
+		{"unknown method, mount without slash", "FOO", "/api/v2", nil, want{301,
+			http.Header{"Content-Type": {"text/html; charset=utf-8"}, "Location": {"/api/v2/"}, "Content-Length": {"0"}}, ""}},
+		{"unknown method, unrouted path", "FOO", "/api/v2/general_assembly_136/no_such_collection/", nil, html404},
+		{"unrouted path", "GET", "/api/v2/general_assembly_136/no_such_collection/", nil, html404},
+		{"unrouted path, HEAD", "HEAD", "/api/v2/general_assembly_136/nowhere", nil, want{404, html404.hdr, ""}},
+		{"SOAP path keeps gin's 405", "FOO", "/arcgis/services/world/MapServer", nil, want{405,
+			http.Header{"Content-Type": {"text/plain"}, "Allow": {"POST, GET"}}, "405 method not allowed"}},
+		{"other paths keep gin's 404", "GET", "/nowhere", nil, want{404, http.Header{"Content-Type": {"text/plain"}}, "404 page not found"}},
+		{"next to the prefix is not under it", "GET", "/api/v2x", nil, want{404, http.Header{"Content-Type": {"text/plain"}}, "404 page not found"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.target, nil)
+			for i := 0; i+1 < len(tc.hdr); i += 2 {
+				req.Header.Add(tc.hdr[i], tc.hdr[i+1])
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			tc.want.check(t, rec.Code, rec.Header(), rec.Body.String())
+		})
+	}
+}
+
+// TestLegislativeUnknownMethodNeedsToken: with tokens on, an unknown method is refused like any
+// other, in DRF's form and without gin's list of methods.
+func TestLegislativeUnknownMethodNeedsToken(t *testing.T) {
+	signer, err := token.NewSigner([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := legislativeServer(t, Security{Tokens: signer}, "")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("FOO", "/api/v2/", nil))
+	body := `{"detail":"Authentication credentials were not provided."}`
+	want{401, http.Header{"Content-Type": {"application/json"}, "Vary": {"Accept"}, "Www-Authenticate": {`Bearer realm="api"`},
+		"Content-Length": {strconv.Itoa(len(body))}}, body}.
+		check(t, rec.Code, rec.Header(), rec.Body.String())
+
+	tok, err := signer.Issue("tester", time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec = httptest.NewRecorder()
+	req := httptest.NewRequest("FOO", "/api/v2/", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	h.ServeHTTP(rec, req)
+	if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD, OPTIONS" {
+		t.Errorf("with a token: %d %v", rec.Code, rec.Header())
+	}
+}
+
+type want struct {
+	status int
+	hdr    http.Header
+	body   string
+}
+
+// check compares a response with w: status, every header (but X-Request-Id), body.
+func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
+	t.Helper()
+	if status != w.status {
+		t.Errorf("status %d, want %d", status, w.status)
+	}
+	got := hdr.Clone()
+	if got.Get("X-Request-Id") == "" {
+		t.Error("no X-Request-Id")
+	}
+	got.Del("X-Request-Id")
+	for k, v := range w.hdr {
+		if !slices.Equal(got[k], v) {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	for k, v := range got {
+		if _, ok := w.hdr[k]; !ok {
+			t.Errorf("extra header %s: %q", k, v)
+		}
+	}
+	if body != w.body {
+		t.Errorf("body %q, want %q", body, w.body)
+	}
+}
