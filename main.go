@@ -92,7 +92,8 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return app.Run(ctx, role, cfg, logger, app.Hooks{Listening: func(url string, cat *catalog.Catalog) { printBanner(url, cfg.Namespace, cat) }})
+	return app.Run(ctx, role, cfg, logger, app.Hooks{SeedAtStart: role == app.RoleServe,
+		Listening: func(url string, cat *catalog.Catalog) { printBanner(url, cfg.Namespace, cat) }})
 }
 
 func newLogger(out io.Writer, level, role string) *slog.Logger {

@@ -210,7 +210,7 @@ func TestSeedInProcess(t *testing.T) {
 	// An uncached map: false for the Has… operations, a client fault for the others.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl := &soap.Client{Codec: soap.NewCodec(namespace, soap.Limits{}), Endpoint: base + "/arcgis/services/world_geographic/MapServer"}
+	cl := &soap.Client{Codec: soap.NewCodec(namespace, soap.Limits{}), Endpoint: base + "/arcgis/services/usa_geographic/MapServer"}
 	var fused gisxml.HasSingleFusedMapCacheResponse
 	if err := cl.Call(ctx, "HasSingleFusedMapCache", &gisxml.HasSingleFusedMapCache{MapName: "Layers"}, &fused); err != nil || fused.Result {
 		t.Errorf("uncached HasSingleFusedMapCache = %v, %v", fused.Result, err)

@@ -46,11 +46,15 @@ const (
 	RoleCoordinator = "coordinator"
 )
 
-// Hooks let the caller observe the running farm.
+// Hooks let the caller observe the running farm and choose what it does when it starts.
 type Hooks struct {
 	// Listening is called with the api's public URL and the loaded catalog once it accepts
 	// connections.
 	Listening func(publicURL string, cat *catalog.Catalog)
+	// SeedAtStart, for the serve role, submits a seeding job for every map whose cache has
+	// seedAtStart once the api accepts connections (seed.StartRequests). mapfarm serve sets
+	// it; cachetool's local farm and the end-to-end tests do not.
+	SeedAtStart bool
 }
 
 // Run wires the components a role needs and runs them until ctx ends.
@@ -162,6 +166,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		m.RegisterCaches(recent.Cache())
 		m.RegisterCaches(tileIndex.Caches()...)
 		m.RegisterCaches(ops.Caches()...)
+		seedAdmin := &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID}
 		sec := api.Security{RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins}
 		if cfg.Security.TokenSecret != "" {
 			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
@@ -185,13 +190,16 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			Ops: ops, Recent: recent, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: leg,
-			SeedJobs:    &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID},
+			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
 			Ready:   ready,
 			Logger:  logger,
 			Metrics: m,
 		})
 		g.Go(func() error { return srv.Run(gctx, ln) })
+		if hooks.SeedAtStart && role == RoleServe {
+			g.Go(func() error { return seedAtStart(gctx, seedAdmin, cat, logger) })
+		}
 		if hooks.Listening != nil {
 			hooks.Listening(publicURL, cat)
 		}
@@ -205,6 +213,22 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		g.Go(func() error { return serveMetrics(gctx, ln, m, ready) })
 	}
 	return g.Wait()
+}
+
+// seedAtStart submits the start-up seeding jobs through the admin path POST /admin/seed takes,
+// so the coordinator and workers seed them as any other job.
+func seedAtStart(ctx context.Context, admin *seed.Admin, cat *catalog.Catalog, logger *slog.Logger) error {
+	for _, req := range seed.StartRequests(cat) {
+		st, err := admin.Submit(ctx, req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("seed %s/%s at start: %w", req.Service, req.Map, err)
+		}
+		logger.Info("seeding at start", "job", st.ID, "map_service", req.Service, "map", req.Map, "tiles", st.Total)
+	}
+	return nil
 }
 
 // serveMetrics serves /metrics, /healthz and /readyz until ctx ends.

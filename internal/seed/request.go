@@ -177,6 +177,21 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 	return s, nil
 }
 
+// StartRequests returns the seeding requests a one-process farm submits when it starts: one
+// per map whose cache has seedAtStart, over the map's full extent at every level of the cache,
+// in mode recreateEmpty so that tiles stored by an earlier start are kept.
+func StartRequests(cat *catalog.Catalog) []Request {
+	var out []Request
+	for _, svc := range cat.Services() {
+		for _, m := range svc.Maps {
+			if c := m.Def.Cache; c != nil && c.SeedAtStart {
+				out = append(out, Request{Service: svc.Name, Map: m.Name, Mode: string(RecreateEmpty)})
+			}
+		}
+	}
+	return out
+}
+
 // Admin is the operator's side of jobs, as the api's admin endpoints serve it: it resolves
 // requests against the catalog and stores the jobs in Redis; the coordinator does the rest.
 type Admin struct {

@@ -64,6 +64,11 @@ type Cache struct {
 	// SkipEmpty (`skipEmpty`, default true): seeding does not store tiles
 	// in which nothing but the background was drawn.
 	SkipEmpty bool
+	// SeedAtStart (`seedAtStart`, default false): `mapfarm serve` submits
+	// a seeding job for the whole cache when it starts (mode
+	// recreateEmpty: tiles stored by an earlier start are kept). For
+	// small sample caches; other roles and cachetool ignore it.
+	SeedAtStart bool
 }
 
 // Cache scheme names.
@@ -169,6 +174,7 @@ func (l *loader) cache(n *yaml.Node, m *Map) *Cache {
 		"onDemand":     func(v *yaml.Node) { c.OnDemand = l.bool(v, "onDemand") },
 		"layerCaches":  func(v *yaml.Node) { c.LayerCaches = l.bool(v, "layerCaches") },
 		"skipEmpty":    func(v *yaml.Node) { c.SkipEmpty = l.bool(v, "skipEmpty") },
+		"seedAtStart":  func(v *yaml.Node) { c.SeedAtStart = l.bool(v, "seedAtStart") },
 	}) {
 		return nil
 	}

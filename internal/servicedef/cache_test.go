@@ -32,8 +32,20 @@ func TestSampleCache(t *testing.T) {
 	if got := s.Levels(); len(got) != 8 || got[7] != 7 || s.TileCols != 256 || s.DPI != 96 || s.SpatialReference.WKID != 3857 {
 		t.Errorf("scheme levels %v, %d px, %d dpi, wkid %d", got, s.TileCols, s.DPI, s.SpatialReference.WKID)
 	}
-	if cfg.Services[1].Maps[0].Cache != nil {
-		t.Error("world_geographic has a cache it does not define")
+	if c.SeedAtStart {
+		t.Error("the world cache is seeded at start; it is seeded on demand (cachetool seed)")
+	}
+	// The sample per-layer cache: world_geographic, geographic, levels 0-3, exploded, seeded
+	// when mapfarm serve starts.
+	g := cfg.Services[1].Maps[0].Cache
+	if g == nil || g.Scheme != servicedef.SchemeGeographic || g.Storage != tilecache.Exploded || g.MinLevel != 0 || g.MaxLevel != 3 ||
+		!g.LayerCaches || !g.SeedAtStart || !g.SkipEmpty {
+		t.Errorf("world_geographic cache = %+v", g)
+	}
+	for _, svc := range cfg.Services[2:] {
+		if svc.Maps[0].Cache != nil {
+			t.Errorf("%s has a cache it does not define", svc.Name)
+		}
 	}
 }
 
@@ -58,8 +70,8 @@ func TestCacheSection(t *testing.T) {
 				t.Errorf("cache = %+v", *c)
 			}
 		}},
-		{name: "geographic exploded", sr: "4326", cache: "          scheme: geographic\n          storage: exploded\n          maxLevel: 3\n          layerCaches: true\n", check: func(t *testing.T, c *servicedef.Cache) {
-			if c.Storage != tilecache.Exploded || c.MaxLevel != 3 || !c.LayerCaches {
+		{name: "geographic exploded", sr: "4326", cache: "          scheme: geographic\n          storage: exploded\n          maxLevel: 3\n          layerCaches: true\n          seedAtStart: true\n", check: func(t *testing.T, c *servicedef.Cache) {
+			if c.Storage != tilecache.Exploded || c.MaxLevel != 3 || !c.LayerCaches || !c.SeedAtStart {
 				t.Errorf("cache = %+v", *c)
 			}
 		}},
