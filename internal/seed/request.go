@@ -192,6 +192,9 @@ func (a *Admin) Submit(ctx context.Context, r Request) (Status, error) {
 	if id == "" {
 		id = a.NewID()
 	}
+	if err := ValidID(id); err != nil {
+		return Status{}, err
+	}
 	s, err := NewSpec(a.Catalog, r, id, time.Now())
 	if err != nil {
 		return Status{}, err
@@ -202,11 +205,19 @@ func (a *Admin) Submit(ctx context.Context, r Request) (Status, error) {
 	return a.Jobs.Status(ctx, id)
 }
 
-// Status returns a job's status.
-func (a *Admin) Status(ctx context.Context, id string) (Status, error) { return a.Jobs.Status(ctx, id) }
+// Status returns a job's status; an id that is not well formed names no job.
+func (a *Admin) Status(ctx context.Context, id string) (Status, error) {
+	if ValidID(id) != nil {
+		return Status{}, ErrNoJob
+	}
+	return a.Jobs.Status(ctx, id)
+}
 
 // Cancel cancels a job and returns its status.
 func (a *Admin) Cancel(ctx context.Context, id string) (Status, error) {
+	if ValidID(id) != nil {
+		return Status{}, ErrNoJob
+	}
 	if err := a.Jobs.Cancel(ctx, id); err != nil {
 		return Status{}, err
 	}
