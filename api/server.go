@@ -112,7 +112,7 @@ func New(p Params) *Server {
 		e.DELETE("/admin/seed/:job", ah.cancel)
 	}
 	if p.Tiles != nil {
-		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, caches: map[string]openCache{}}
+		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, logger: p.Logger, caches: map[string]openCache{}}
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Legislative != nil {
@@ -178,6 +178,16 @@ func (s *Server) requestLog(c *gin.Context) {
 	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "client", c.GetString(clientKey),
 		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "worker", c.GetString("worker"), "ms", float64(time.Since(start).Microseconds())/1000,
 		"remote", c.ClientIP())
+}
+
+// statusClientClosed is logged for a request whose client went away before the answer
+// (nginx's 499): nothing is sent, and it is not a server error.
+const statusClientClosed = 499
+
+// clientGone reports whether err comes from the client closing its request: the request's
+// context is cancelled (the server's own shutdown does not cancel it; see Run) and err says so.
+func clientGone(c *gin.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil
 }
 
 func isToken(s string) bool {

@@ -10,6 +10,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -50,7 +51,7 @@ type Request struct {
 }
 
 func bad(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", ErrBadRequest, quote.Sprintf(format, args...))
 }
 
 // Drawing is how the tiles of a map's cache are drawn, besides the map's own data and style:

@@ -26,6 +26,7 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -147,11 +148,7 @@ func (e *idError) Is(target error) bool { return target == ErrBadID || target ==
 // at most the id's first 40 characters.
 func ValidID(id string) error {
 	bad := func(why string) error {
-		q := id
-		if len(q) > 40 {
-			q = q[:40] + "…"
-		}
-		return &idError{msg: fmt.Sprintf("seed: job id %q %s", q, why)}
+		return &idError{msg: fmt.Sprintf("seed: job id %q %s", quote.Clip(id, 40), why)}
 	}
 	switch {
 	case id == "":
