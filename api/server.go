@@ -65,6 +65,10 @@ type Params struct {
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
+	// StartAttrs are added to the start log line: the Redis and the store this process uses
+	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
+	// processes on different stores show in the logs. internal/app sets them.
+	StartAttrs []any
 }
 
 // Server is the HTTP front end.
@@ -138,6 +142,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	s.p.Logger.Info("api listening", append([]any{"addr", ln.Addr().String(), "public_url", s.p.PublicURL}, s.p.StartAttrs...)...)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("api: %w", err)
