@@ -29,6 +29,10 @@ type SeedJobs interface {
 //	GET    /admin/seed/<job>  a job's status: state, done, failed, total, rate, ETA
 //	DELETE /admin/seed/<job>  cancel a job; 200 with its status
 //
+// Job ids are 1 to 128 letters, digits, '.', '_' and '-', starting with a letter or digit
+// (seed.ValidID): a longer or odd id is refused with 400 at creation and names no job (404)
+// afterwards.
+//
 // The admin API has no authentication of its own: expose it to operators only (bind the api
 // to a private network or put a proxy with authentication in front).
 type adminHandler struct{ jobs SeedJobs }
@@ -53,6 +57,12 @@ func (h *adminHandler) submit(c *gin.Context) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "seed request: " + err.Error()})
 		return
 	}
+	if r.ID != "" {
+		if err := seed.ValidID(r.ID); err != nil {
+			h.fail(c, err)
+			return
+		}
+	}
 	st, err := h.jobs.Submit(c.Request.Context(), r)
 	if err != nil {
 		h.fail(c, err)
@@ -72,7 +82,12 @@ func (h *adminHandler) list(c *gin.Context) {
 }
 
 func (h *adminHandler) status(c *gin.Context) {
-	st, err := h.jobs.Status(c.Request.Context(), c.Param("job"))
+	id := c.Param("job")
+	if seed.ValidID(id) != nil {
+		h.fail(c, seed.ErrNoJob)
+		return
+	}
+	st, err := h.jobs.Status(c.Request.Context(), id)
 	if err != nil {
 		h.fail(c, err)
 		return
@@ -81,7 +96,12 @@ func (h *adminHandler) status(c *gin.Context) {
 }
 
 func (h *adminHandler) cancel(c *gin.Context) {
-	st, err := h.jobs.Cancel(c.Request.Context(), c.Param("job"))
+	id := c.Param("job")
+	if seed.ValidID(id) != nil {
+		h.fail(c, seed.ErrNoJob)
+		return
+	}
+	st, err := h.jobs.Cancel(c.Request.Context(), id)
 	if err != nil {
 		h.fail(c, err)
 		return

@@ -65,13 +65,24 @@ func TestAdminSeed(t *testing.T) {
 		{"missing", "GET", "/admin/seed/zz", "", 404, "no such job"},
 		{"list", "GET", "/admin/seed", "", 200, `"jobs":[`},
 		{"cancel", "DELETE", "/admin/seed/j1", "", 200, `"cancelled":true`},
+		{"id of 100,000 characters", "POST", "/admin/seed", `{"id":"` + strings.Repeat("x", 100_000) + `","service":"world"}`, 400, `is 100000 characters long: the limit is 128"`},
+		{"id of 128 characters", "POST", "/admin/seed", `{"id":"` + strings.Repeat("y", 128) + `","service":"world"}`, 201, `"state":"planning"`},
+		{"id of 129 characters", "POST", "/admin/seed", `{"id":"` + strings.Repeat("y", 129) + `","service":"world"}`, 400, `the limit is 128`},
+		{"id with a slash", "POST", "/admin/seed", `{"id":"a/b","service":"world"}`, 400, `letters, digits`},
+		{"id ..", "POST", "/admin/seed", `{"id":"..","service":"world"}`, 400, `start with a letter or digit`},
+		{"id with a NUL", "POST", "/admin/seed", `{"id":"a\u0000b","service":"world"}`, 400, `letters, digits`},
+		{"status of a malformed id", "GET", "/admin/seed/" + strings.Repeat("z", 129), "", 404, "no such job"},
+		{"cancel of a malformed id", "DELETE", "/admin/seed/a%20b", "", 404, "no such job"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body)))
 			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
-				t.Errorf("%s %s = %d %s, want %d with %q", tc.method, tc.path, rec.Code, rec.Body, tc.code, tc.want)
+				t.Errorf("%s %s = %d %.300s, want %d with %q", tc.method, tc.path, rec.Code, rec.Body, tc.code, tc.want)
+			}
+			if rec.Body.Len() > 400 {
+				t.Errorf("%s %s: body of %d bytes, want the id quoted short", tc.method, tc.path, rec.Body.Len())
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -31,8 +32,9 @@ func CacheURL(publicURL, service, mapName, folder string) string {
 // The cache is opened from its conf.xml (re-read at most every 5 s); compact bundles are read
 // through the shared bundle-index cache, one ranged GET per tile when warm.
 type cacheHandler struct {
-	store tilecache.Store
-	index *tilecache.IndexCache
+	store  tilecache.Store
+	index  *tilecache.IndexCache
+	logger *slog.Logger
 
 	caches *memcache.Cache[string, openCache] // by service/map/folder
 }
@@ -64,19 +66,39 @@ func (h *cacheHandler) open(ctx context.Context, service, mapName, folder string
 	return c, info, nil
 }
 
+// validCacheSegment reports whether a decoded path segment can name a service, a map or a
+// cache folder: 1 to 255 bytes, not "." or "..", without '/', '\\' or control characters.
+// Anything else never reaches the store.
+func validCacheSegment(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 255 {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == '/' || r == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 func (h *cacheHandler) serveTile(c *gin.Context) {
-	t, ext, err := tilecache.ParseTilePath(c.Param("tile"))
-	if err != nil {
-		c.String(http.StatusNotFound, "not a tile path: %v\n", err)
+	service, mapName, folder := c.Param("service"), c.Param("map"), c.Param("folder")
+	if !validCacheSegment(service) || !validCacheSegment(mapName) || !validCacheSegment(folder) {
+		c.String(http.StatusBadRequest, "malformed cache path: service, map and folder must be names, not . or ..\n")
 		return
 	}
-	cache, info, err := h.open(c.Request.Context(), c.Param("service"), c.Param("map"), c.Param("folder"))
+	t, ext, err := tilecache.ParseTilePath(c.Param("tile"))
+	if err != nil {
+		c.String(http.StatusNotFound, "not a tile path: want Lnn/Rxxxxxxxx/Cxxxxxxxx.ext after the cache folder\n")
+		return
+	}
+	cache, info, err := h.open(c.Request.Context(), service, mapName, folder)
 	if errors.Is(err, fs.ErrNotExist) {
 		c.String(http.StatusNotFound, "no such cache\n")
 		return
 	}
 	if err != nil {
-		c.String(http.StatusInternalServerError, "cache: %v\n", err)
+		h.failed(c, "open cache", err)
 		return
 	}
 	if !info.Scheme.Contains(t) {
@@ -89,7 +111,7 @@ func (h *cacheHandler) serveTile(c *gin.Context) {
 		return
 	}
 	if err != nil {
-		c.String(http.StatusInternalServerError, "tile %v: %v\n", t, err)
+		h.failed(c, "read tile", err)
 		return
 	}
 	ct := http.DetectContentType(data)
@@ -99,4 +121,17 @@ func (h *cacheHandler) serveTile(c *gin.Context) {
 	}
 	c.Header("Cache-Control", "public, max-age=3600")
 	c.Data(http.StatusOK, ct, data)
+}
+
+// failed answers a request the store could not serve: the error, which names store keys,
+// goes to the log only (at INFO when the client went away).
+func (h *cacheHandler) failed(c *gin.Context, what string, err error) {
+	id := c.GetString(requestIDKey)
+	if clientGone(c, err) {
+		h.logger.Info("client went away before the tile was read", "request_id", id, "path", c.Request.URL.Path)
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
+	h.logger.Error("cache: "+what, "request_id", id, "err", err)
+	c.String(http.StatusInternalServerError, "the cache could not be read; the cause is in the server's log (request id %s)\n", id)
 }

@@ -28,7 +28,7 @@ func OutputURL(publicURL, key string) string {
 // so a URL cannot be guessed.
 func (s *Server) serveOutput(c *gin.Context) {
 	name := c.Param("name")
-	if strings.ContainsAny(name, "/\\") || strings.HasPrefix(name, ".") || len(name) > 80 {
+	if !validOutputName(name) {
 		c.String(http.StatusNotFound, "no such output\n")
 		return
 	}
@@ -43,8 +43,12 @@ func (s *Server) serveOutput(c *gin.Context) {
 	case errors.Is(err, fs.ErrNotExist):
 		c.String(http.StatusNotFound, "no such output (outputs expire after %s)\n", s.p.OutputTTL)
 		return
+	case err != nil && clientGone(c, err):
+		s.p.Logger.Info("client went away before the output was read", "request_id", c.GetString(requestIDKey), "key", name)
+		c.AbortWithStatus(statusClientClosed)
+		return
 	case err != nil:
-		s.p.Logger.Error("open output", "key", name, "err", err)
+		s.p.Logger.Error("open output", "request_id", c.GetString(requestIDKey), "key", name, "err", err)
 		c.String(http.StatusServiceUnavailable, "output store unavailable\n")
 		return
 	}
@@ -62,8 +66,29 @@ func (s *Server) serveOutput(c *gin.Context) {
 		return
 	}
 	if _, err := io.Copy(c.Writer, rc); err != nil {
-		s.p.Logger.Warn("send output", "key", name, "err", err)
+		s.p.Logger.Warn("send output (the client may have gone away)", "request_id", c.GetString(requestIDKey), "key", name, "err", err)
 	}
+}
+
+// validOutputName reports whether name can name an output: an id of 1 to 64 letters, digits,
+// '_' and '-', a dot and an extension of 1 to 8 letters and digits (what the api writes:
+// "<128-bit hex id>.png"). Anything else is not looked for in the store.
+func validOutputName(name string) bool {
+	id, ext, ok := strings.Cut(name, ".")
+	if !ok || len(id) == 0 || len(id) > 64 || len(ext) == 0 || len(ext) > 8 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		ch := name[i]
+		alnum := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9'
+		switch {
+		case alnum, i == len(id):
+		case i < len(id) && (ch == '_' || ch == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // openOutput opens a stored output. A fresh image rendered for another api replica may still be

@@ -66,6 +66,10 @@ type Params struct {
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
+	// StartAttrs are added to the start log line: the Redis and the store this process uses
+	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
+	// processes on different stores show in the logs. internal/app sets them.
+	StartAttrs []any
 }
 
 // Server is the HTTP front end.
@@ -113,7 +117,7 @@ func New(p Params) *Server {
 		e.DELETE("/admin/seed/:job", ah.cancel)
 	}
 	if p.Tiles != nil {
-		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, caches: memcache.New[string, openCache]("opened caches", openCachesBytes)}
+		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, logger: p.Logger, caches: memcache.New[string, openCache]("opened caches", openCachesBytes)}
 		p.Metrics.RegisterCaches(ch.caches)
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
@@ -157,6 +161,7 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	s.p.Logger.Info("api listening", append([]any{"addr", ln.Addr().String(), "public_url", s.p.PublicURL}, s.p.StartAttrs...)...)
 	select {
 	case err := <-errc:
 		return fmt.Errorf("api: %w", err)
@@ -197,6 +202,16 @@ func (s *Server) requestLog(c *gin.Context) {
 	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "client", c.GetString(clientKey),
 		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "worker", c.GetString("worker"), "ms", float64(time.Since(start).Microseconds())/1000,
 		"remote", c.ClientIP())
+}
+
+// statusClientClosed is logged for a request whose client went away before the answer
+// (nginx's 499): nothing is sent, and it is not a server error.
+const statusClientClosed = 499
+
+// clientGone reports whether err comes from the client closing its request: the request's
+// context is cancelled (the server's own shutdown does not cancel it; see Run) and err says so.
+func clientGone(c *gin.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && c.Request.Context().Err() != nil
 }
 
 func isToken(s string) bool {

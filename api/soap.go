@@ -62,16 +62,23 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	resp, err := h.p.Ops.Do(c.Request.Context(), call, req.Operation, req.Body)
 	h.observe(req.Operation, start, err)
 	if err != nil {
+		if clientGone(c, err) {
+			h.p.Logger.Info("client went away before the answer", "request_id", call.RequestID, "op", req.Operation, "err", err)
+			c.AbortWithStatus(statusClientClosed)
+			return
+		}
 		f := toFault(err)
 		if f.Code == soap.FaultServer {
 			h.p.Logger.Error("operation failed", "request_id", call.RequestID, "op", req.Operation, "err", err)
+			f = withRequestID(f, call.RequestID)
 		}
 		h.fault(c, buf, http.StatusInternalServerError, f)
 		return
 	}
 	if err := h.p.Codec.WriteResponse(buf, req.Operation, resp); err != nil {
+		h.p.Logger.Error("writing the response failed", "request_id", call.RequestID, "op", req.Operation, "err", err)
 		buf.Reset()
-		h.fault(c, buf, http.StatusInternalServerError, toFault(err))
+		h.fault(c, buf, http.StatusInternalServerError, withRequestID(toFault(err), call.RequestID))
 		return
 	}
 	if ri := call.Render; ri != nil {
@@ -104,9 +111,20 @@ func (h *soapHandler) fault(c *gin.Context, buf *bytes.Buffer, status int, f *so
 	c.Data(status, "text/xml; charset=utf-8", buf.Bytes())
 }
 
+// withRequestID adds the request's id to a soap:Server fault, so that an operator can find its
+// cause in the log.
+func withRequestID(f *soap.Fault, id string) *soap.Fault {
+	if f.Code != soap.FaultServer || id == "" {
+		return f
+	}
+	return &soap.Fault{Code: f.Code, String: f.String + " (request id " + id + ")", Err: f.Err}
+}
+
 // toFault is the one place errors become faults: the request's fault (soap:Client) for bad
-// input, unknown names and unimplemented operations; soap:Server for the rest, with a message
-// that says what failed.
+// input, unknown names and unimplemented operations, quoting at most 200 characters of any
+// value of the request (the operations build their errors with quote.Sprintf) and at most
+// soap.MaxFaultString in all; soap:Server for the rest, with a fixed message (the render
+// farm's timeout says so) and the error itself only in the log.
 func toFault(err error) *soap.Fault {
 	var f *soap.Fault
 	switch {

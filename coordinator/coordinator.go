@@ -50,6 +50,10 @@ type Params struct {
 	// seeding jobs (seed.go) every SeedInterval (default 1s).
 	Tiles        tilecache.Store
 	SeedInterval time.Duration
+	// StartAttrs are added to the start log line: the Redis and the store this process uses
+	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
+	// processes on different stores show in the logs. internal/app sets them.
+	StartAttrs []any
 }
 
 // Coordinator runs the periodic loops.
@@ -115,7 +119,7 @@ func (c *Coordinator) Run(ctx context.Context) error {
 			every(ctx, c.p.QueueStatsInterval, c.queues.exec)
 		}()
 	}
-	c.p.Logger.Info("coordinator started", "output_ttl", c.p.OutputTTL.String())
+	c.p.Logger.Info("coordinator started", append([]any{"output_ttl", c.p.OutputTTL.String()}, c.p.StartAttrs...)...)
 	wg.Wait()
 	c.p.Logger.Info("coordinator stopped")
 	return nil

@@ -79,6 +79,15 @@ func (r *seedRunner) exec(ctx context.Context) {
 		return
 	}
 	for _, id := range ids {
+		if err := seed.ValidID(id); err != nil {
+			// A job stored before ids were checked: its id does not fit in store keys or
+			// URLs, so it could never finish. End it without touching the store.
+			r.p.logger.Warn("seed: ending a job whose id is not well formed", "err", err)
+			if err := r.p.jobs.SetState(ctx, id, seed.StateFailed, err.Error()); err != nil {
+				r.p.logger.Warn("seed: end job", "err", err)
+			}
+			continue
+		}
 		ok, err := r.p.jobs.Lock(ctx, id, r.owner, 30*time.Second)
 		if err != nil || !ok {
 			continue // another coordinator works on it (or Redis is away: next pass)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -209,5 +210,54 @@ func TestSeedRunnerRespectsLock(t *testing.T) {
 	f.runner.exec(ctx)
 	if st := f.status(t, sp.ID); st.Checkpoint != 2 {
 		t.Fatalf("after unlock: checkpoint %d, want 2", st.Checkpoint)
+	}
+}
+
+// listCountingStore counts List calls, the first thing ending a job does in the store.
+type listCountingStore struct {
+	tilecache.Store
+	mu    sync.Mutex
+	lists int
+}
+
+func (s *listCountingStore) List(ctx context.Context, prefix string, fn func(blob.Info) error) error {
+	s.mu.Lock()
+	s.lists++
+	s.mu.Unlock()
+	return s.Store.List(ctx, prefix, fn)
+}
+
+// A job stored before ids were checked, with an id of 100,000 characters, is ended as failed on
+// the first pass, without a store call, and is not looked at again.
+func TestSeedRunnerEndsMalformedIDs(t *testing.T) {
+	f := newSeedFixture(t)
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
+	t.Cleanup(func() { rdb.Close() })
+	id := testenv.BucketName("j") + strings.Repeat("x", 100_000)
+	if err := rdb.HSet(ctx, "mapfarm:seed:job:"+id, "state", seed.StateRunning, "spec", "{}").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.SAdd(ctx, "mapfarm:seed:active", id).Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		rdb.Del(context.Background(), "mapfarm:seed:job:"+id)
+		rdb.SRem(context.Background(), "mapfarm:seed:active", id)
+	})
+	store := &listCountingStore{Store: f.store}
+	var logs strings.Builder
+	f.runner = newSeedRunner(seedRunnerParams{jobs: f.jobs, queue: f.queue, store: store, logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	f.runner.exec(ctx)
+	f.runner.exec(ctx)
+	st := f.status(t, id)
+	if st.State != seed.StateFailed || !strings.Contains(st.Error, "the limit is 128") {
+		t.Errorf("state %s (%.200s), want failed: the limit is 128", st.State, st.Error)
+	}
+	if store.lists != 0 {
+		t.Errorf("%d store List calls, want 0", store.lists)
+	}
+	if n := strings.Count(logs.String(), "not well formed"); n != 1 || logs.Len() > 2000 {
+		t.Errorf("%d warnings in %d bytes of logs, want one short warning:\n%.500s", n, logs.Len(), logs.String())
 	}
 }

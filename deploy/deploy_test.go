@@ -267,3 +267,50 @@ func TestDockerfile(t *testing.T) {
 		}
 	}
 }
+
+// The README's recipe without containers builds before it starts anything: run with a stand-in
+// go (slow to build, or failing) and a stand-in binary that records its role, every process
+// starts after a good build and none after a failed one.
+func TestREADMERecipe(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)Without containers, the same binary:\n\n```sh\n(.*?)```").FindSubmatch(b)
+	if m == nil {
+		t.Fatal("no recipe after \"Without containers\" in README.md")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	for _, tc := range []struct {
+		name    string
+		goFails bool
+		want    []string
+	}{
+		{"build succeeds", false, []string{"api", "coordinator", "worker", "worker"}},
+		{"build fails", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			bin := filepath.Join(dir, "bin")
+			os.Mkdir(bin, 0o755)
+			// The stand-in go takes a while, then writes a mapfarm that records its role.
+			goStub := "#!/bin/sh\nsleep 0.3\n[ \"$GO_FAILS\" = 1 ] && exit 1\nprintf '#!/bin/sh\\necho \"$1\" >> started\\n' > mapfarm\nchmod +x mapfarm\n"
+			if err := os.WriteFile(filepath.Join(bin, "go"), []byte(goStub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bash, "-c", string(m[1])+"\nwait\n")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", fmt.Sprintf("GO_FAILS=%v", map[bool]int{true: 1}[tc.goFails]))
+			out, _ := cmd.CombinedOutput()
+			got, _ := os.ReadFile(filepath.Join(dir, "started"))
+			lines := strings.Fields(string(got))
+			slices.Sort(lines)
+			if !slices.Equal(lines, tc.want) {
+				t.Errorf("started %q, want %q; output:\n%s", lines, tc.want, out)
+			}
+		})
+	}
+}

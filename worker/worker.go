@@ -57,6 +57,10 @@ type Params struct {
 	// their usual weights; empty means all of them. A worker for only one queue lets seeding
 	// and interactive renders run on separate workers.
 	Queues []string
+	// StartAttrs are added to the start log line: the Redis and the store this process uses
+	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
+	// processes on different stores show in the logs. internal/app sets them.
+	StartAttrs []any
 }
 
 // Worker runs render tasks.
@@ -144,7 +148,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := w.srv.Start(w.mux); err != nil {
 		return fmt.Errorf("worker: start: %w", err)
 	}
-	w.p.Logger.Info("worker started", "concurrency", w.p.Concurrency, "queues", w.queues)
+	w.p.Logger.Info("worker started", append([]any{"id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues}, w.p.StartAttrs...)...)
 	<-ctx.Done()
 	w.srv.Shutdown()
 	w.p.Logger.Info("worker stopped")

@@ -83,6 +83,10 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		return fmt.Errorf("redis %s: %w", redisAddr, err)
 	}
 
+	// Every start line names the Redis and the store, so that a worker writing to a local disk
+	// while the api reads MinIO shows in the logs.
+	where := StartAttrs(cfg, redisAddr)
+
 	m := metrics.New()
 	raw, err := OpenStore(ctx, cfg)
 	if err != nil {
@@ -127,12 +131,12 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		}
 		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
 			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger, Metrics: m,
-			Tiles: store, Queues: cfg.Worker.Queues})
+			Tiles: store, Queues: cfg.Worker.Queues, StartAttrs: where})
 		g.Go(func() error { return w.Run(gctx) })
 	}
 	if runCoord {
 		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
-			Redis: rdb, Metrics: m, Tiles: store})
+			Redis: rdb, Metrics: m, Tiles: store, StartAttrs: where})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {
@@ -192,9 +196,10 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Legislative: leg,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
-			Ready:   ready,
-			Logger:  logger,
-			Metrics: m,
+			Ready:      ready,
+			Logger:     logger,
+			Metrics:    m,
+			StartAttrs: where,
 		})
 		g.Go(func() error { return srv.Run(gctx, ln) })
 		if hooks.SeedAtStart && role == RoleServe {
@@ -252,6 +257,12 @@ func serveMetrics(ctx context.Context, ln net.Listener, m *metrics.Metrics, read
 		return fmt.Errorf("metrics: %w", err)
 	}
 	return nil
+}
+
+// StartAttrs are the log attributes naming the Redis (at redisAddr: the configured or the
+// embedded server) and the store a process uses; never a password or a key.
+func StartAttrs(cfg *config.Config, redisAddr string) []any {
+	return []any{"redis", cfg.Redis.Describe(redisAddr), "store", cfg.Store.Describe()}
 }
 
 // OpenStore opens the object store the configuration names.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -102,6 +103,16 @@ type Redis struct {
 // Embedded reports whether the in-process server is used.
 func (r Redis) Embedded() bool { return r.Addr == "" }
 
+// Describe names the Redis at addr (the configured one, or the embedded server's) for logs:
+// "host:port db N", "embedded host:port db 0"; never the password.
+func (r Redis) Describe(addr string) string {
+	s := fmt.Sprintf("%s db %d", addr, r.DB)
+	if r.Embedded() {
+		s = "embedded " + s
+	}
+	return s
+}
+
 // Store selects the object store.
 type Store struct {
 	// Kind is "disk" or "minio". YAML `store.kind`, env MAPFARM_STORE. Default "disk".
@@ -111,6 +122,23 @@ type Store struct {
 	Dir string `yaml:"dir"`
 	// MinIO is the S3 server used when Kind is "minio".
 	MinIO MinIO `yaml:"minio"`
+}
+
+// Describe names the store for logs: "disk <dir>" or "minio <http[s]://endpoint> bucket <b>";
+// never its keys.
+func (s Store) Describe() string {
+	if s.Kind == "minio" {
+		scheme := "http://"
+		if s.MinIO.UseSSL {
+			scheme = "https://"
+		}
+		return "minio " + scheme + s.MinIO.Endpoint + " bucket " + s.MinIO.Bucket
+	}
+	dir := s.Dir
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return s.Kind + " " + dir
 }
 
 // MinIO locates a MinIO (or S3-compatible) bucket.

@@ -111,12 +111,15 @@ func (v *validator) nonEmpty(path, s string) {
 	}
 }
 
+// isDate reports whether s is a real date YYYY-MM-DD. Years start at 0001, as Python's
+// datetime.date (and so Django's and DRF's date handling) has them: Go's proleptic calendar
+// would take 0000-02-29.
 func isDate(s string) bool {
 	if len(s) != 10 {
 		return false
 	}
-	_, err := time.Parse(time.DateOnly, s)
-	return err == nil
+	t, err := time.Parse(time.DateOnly, s)
+	return err == nil && t.Year() >= 1
 }
 
 // Validate checks the whole dataset and returns a *ValidationError listing

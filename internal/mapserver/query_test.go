@@ -313,3 +313,28 @@ func TestReprojection(t *testing.T) {
 		t.Errorf("shape field SR %d, want 102100", *sr.WKID)
 	}
 }
+
+// A client fault quotes at most 200 characters of a value of the request, whatever its size.
+func TestFaultsQuoteShortly(t *testing.T) {
+	f := newFixture(t)
+	long := strings.Repeat("Q", 7<<20)
+	field := strings.Repeat("F", 60_000) // under the where clause's length limit
+	tests := []struct {
+		name string
+		op   string
+		req  any
+		want string
+	}{
+		{"7 MB map name", "QueryFeatureCount", &gisxml.QueryFeatureCount{MapName: long, LayerID: 1}, `map "` + strings.Repeat("Q", 200) + `…" is not in service usa`},
+		{"unknown field of 60,000 characters", "QueryFeatureCount", &gisxml.QueryFeatureCount{LayerID: 1, QueryFilter: where(field + " = 1")}, `FFF…`},
+		{"7 MB subfields", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{SubFields: &long}}, `QQQ…`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := f.clientFault("usa", tc.op, tc.req)
+			if !strings.Contains(msg, tc.want) || len(msg) > 600 {
+				t.Errorf("fault of %d bytes %.700q, want at most 600 with %q", len(msg), msg, tc.want)
+			}
+		})
+	}
+}

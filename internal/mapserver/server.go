@@ -44,6 +44,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -69,12 +70,14 @@ func (e *RequestError) Is(target error) bool {
 	return target == ErrInvalidArgument || (e.NotFound && target == ErrNotFound)
 }
 
+// invalid and notFound build every RequestError; a value of the request they quote is cut to
+// quote.MaxLen characters, so a fault never echoes a whole (megabytes long) input.
 func invalid(format string, args ...any) error {
-	return &RequestError{Msg: fmt.Sprintf(format, args...)}
+	return &RequestError{Msg: quote.Sprintf(format, args...)}
 }
 
 func notFound(format string, args ...any) error {
-	return &RequestError{Msg: fmt.Sprintf(format, args...), NotFound: true}
+	return &RequestError{Msg: quote.Sprintf(format, args...), NotFound: true}
 }
 
 // Exporter renders a map image on the farm and reports where it went.

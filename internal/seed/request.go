@@ -10,6 +10,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -50,7 +51,7 @@ type Request struct {
 }
 
 func bad(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s", ErrBadRequest, quote.Sprintf(format, args...))
 }
 
 // Drawing is how the tiles of a map's cache are drawn, besides the map's own data and style:
@@ -207,6 +208,9 @@ func (a *Admin) Submit(ctx context.Context, r Request) (Status, error) {
 	if id == "" {
 		id = a.NewID()
 	}
+	if err := ValidID(id); err != nil {
+		return Status{}, err
+	}
 	s, err := NewSpec(a.Catalog, r, id, time.Now())
 	if err != nil {
 		return Status{}, err
@@ -217,11 +221,19 @@ func (a *Admin) Submit(ctx context.Context, r Request) (Status, error) {
 	return a.Jobs.Status(ctx, id)
 }
 
-// Status returns a job's status.
-func (a *Admin) Status(ctx context.Context, id string) (Status, error) { return a.Jobs.Status(ctx, id) }
+// Status returns a job's status; an id that is not well formed names no job.
+func (a *Admin) Status(ctx context.Context, id string) (Status, error) {
+	if ValidID(id) != nil {
+		return Status{}, ErrNoJob
+	}
+	return a.Jobs.Status(ctx, id)
+}
 
 // Cancel cancels a job and returns its status.
 func (a *Admin) Cancel(ctx context.Context, id string) (Status, error) {
+	if ValidID(id) != nil {
+		return Status{}, ErrNoJob
+	}
 	if err := a.Jobs.Cancel(ctx, id); err != nil {
 		return Status{}, err
 	}

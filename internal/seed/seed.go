@@ -26,6 +26,7 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -129,11 +130,47 @@ func (s *Spec) Info() tilecache.CacheInfo {
 	return tilecache.CacheInfo{Scheme: s.Scheme, Storage: s.Storage}
 }
 
+// MaxIDLen is the longest job id: ids are parts of Redis keys, task ids, store keys and URLs.
+const MaxIDLen = 128
+
+// ErrBadID is matched by the error for a job id that is not well formed (see ValidID).
+var ErrBadID = errors.New("seed: bad job id")
+
+// idError is a job id that is not well formed; it matches ErrBadID and ErrBadRequest.
+type idError struct{ msg string }
+
+func (e *idError) Error() string { return e.msg }
+
+func (e *idError) Is(target error) bool { return target == ErrBadID || target == ErrBadRequest }
+
+// ValidID checks a job id: 1 to MaxIDLen characters of A–Z, a–z, 0–9, '.', '_' and '-',
+// starting with a letter or digit. The error matches ErrBadID and ErrBadRequest, and quotes
+// at most the id's first 40 characters.
+func ValidID(id string) error {
+	bad := func(why string) error {
+		return &idError{msg: fmt.Sprintf("seed: job id %q %s", quote.Clip(id, 40), why)}
+	}
+	switch {
+	case id == "":
+		return bad("is empty")
+	case len(id) > MaxIDLen:
+		return bad(fmt.Sprintf("is %d characters long: the limit is %d", len(id), MaxIDLen))
+	}
+	for i := 0; i < len(id); i++ {
+		ch := id[i]
+		alnum := ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9'
+		if !alnum && (i == 0 || ch != '.' && ch != '_' && ch != '-') {
+			return bad("may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit")
+		}
+	}
+	return nil
+}
+
 // Validate checks a spec before it is stored.
 func (s *Spec) Validate() error {
 	var errs []error
-	if s.ID == "" || strings.ContainsAny(s.ID, "/ ") {
-		errs = append(errs, fmt.Errorf("job id %q must be non-empty without '/' or spaces", s.ID))
+	if err := ValidID(s.ID); err != nil {
+		errs = append(errs, err)
 	}
 	if len(s.Layers) == 0 {
 		errs = append(errs, errors.New("no cache layer"))

@@ -2,8 +2,10 @@ package seed_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -160,5 +162,57 @@ func BenchmarkPlan1e8(b *testing.B) {
 		b.ReportMetric(float64(tiles), "tiles")
 		b.ReportMetric(float64(tasks), "tasks")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	}
+}
+
+func TestValidID(t *testing.T) {
+	tests := []struct {
+		id   string
+		want string // "" for a valid id, else part of the error
+	}{
+		{"j1", ""},
+		{"2026-11-25_world.Layers", ""},
+		{strings.Repeat("a", seed.MaxIDLen), ""},
+		{"", "is empty"},
+		{strings.Repeat("a", seed.MaxIDLen+1), "is 129 characters long: the limit is 128"},
+		{strings.Repeat("a", 100_000), "is 100000 characters long"},
+		{".", "start with a letter or digit"},
+		{"..", "start with a letter or digit"},
+		{"-x", "start with a letter or digit"},
+		{"a/b", "only letters, digits"},
+		{"a b", "only letters, digits"},
+		{"a\x00b", "only letters, digits"},
+		{"é", "only letters, digits"},
+	}
+	for _, tc := range tests {
+		err := seed.ValidID(tc.id)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("ValidID(%.20q) = %v, want nil", tc.id, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("ValidID(%.20q) = %v, want an error with %q", tc.id, err, tc.want)
+		case tc.want != "" && (!errors.Is(err, seed.ErrBadRequest) || !errors.Is(err, seed.ErrBadID) || len(err.Error()) > 200):
+			t.Errorf("ValidID(%.20q) = %v: want ErrBadRequest and ErrBadID, at most 200 bytes", tc.id, err)
+		}
+	}
+}
+
+// The admin side refuses a malformed id before touching Redis (Jobs is nil here).
+func TestAdminRefusesMalformedIDs(t *testing.T) {
+	a := &seed.Admin{}
+	long := strings.Repeat("x", 100_000)
+	if _, err := a.Submit(context.Background(), seed.Request{ID: long, Service: "world"}); !errors.Is(err, seed.ErrBadRequest) {
+		t.Errorf("Submit(long id) = %v, want ErrBadRequest", err)
+	}
+	if _, err := a.Status(context.Background(), long); !errors.Is(err, seed.ErrNoJob) {
+		t.Errorf("Status(long id) = %v, want ErrNoJob", err)
+	}
+	if _, err := a.Cancel(context.Background(), "../x"); !errors.Is(err, seed.ErrNoJob) {
+		t.Errorf("Cancel(../x) = %v, want ErrNoJob", err)
+	}
+	sp := testSpec(orb.Bound{Min: orb.Point{0, 0}, Max: orb.Point{1, 1}}, 0)
+	sp.ID = long
+	if err := sp.Validate(); err == nil || len(err.Error()) > 300 {
+		t.Errorf("Validate(long id) = %.300v, want a short error", err)
 	}
 }

@@ -182,3 +182,42 @@ func TestRequestRoundTrip(t *testing.T) {
 		t.Fatalf("fault read as %v", err)
 	}
 }
+
+// Faults quote at most 200 characters of a request's value, never the whole input, and a
+// server-side error's text (store keys, addresses) stays out of the fault.
+func TestFaultsQuoteShortly(t *testing.T) {
+	long := strings.Repeat("7", 7<<20)
+	clipped := `"` + strings.Repeat("7", 200) + `…"`
+	tests := []struct {
+		name string
+		doc  string
+		want string
+	}{
+		{"7 MB int", envelope(`<g:GetMapName><Index>` + long + `</Index></g:GetMapName>`), `GetMapName/Index: ` + clipped + ` is not an xs:int`},
+		{"7 MB operation name", envelope(`<g:M` + long + `/>`), `unknown operation "M` + strings.Repeat("7", 199) + `…"`},
+		{"7 MB xsi:type", envelope(`<g:ExportMapImage><MapDescription><MapArea xsi:type="g:P` + long + `"/></MapDescription></g:ExportMapImage>`), `…"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := newCodec().ReadRequest(strings.NewReader(tc.doc), nil)
+			var f *soap.Fault
+			if !errors.As(err, &f) {
+				t.Fatalf("err = %.300v, want a fault", err)
+			}
+			if f.Code != soap.FaultClient || !strings.Contains(f.String, tc.want) || len(f.String) > 500 {
+				t.Errorf("fault %s of %d bytes %.600q, want soap:Client containing %.300q", f.Code, len(f.String), f.String, tc.want)
+			}
+		})
+	}
+
+	internal := errors.New("minio: get outputs/0123.png: dial tcp 10.1.2.3:9000: connection refused")
+	if f := soap.AsFault(internal); f.Code != soap.FaultServer || strings.Contains(f.String, "10.1.2.3") || strings.Contains(f.String, "outputs/") || f.Err != internal {
+		t.Errorf("AsFault(store error) = %s %q (Err %v), want soap:Server without the error's text", f.Code, f.String, f.Err)
+	}
+
+	var b bytes.Buffer
+	newCodec().WriteFault(&b, &soap.Fault{Code: soap.FaultClient, String: "bad: " + long})
+	if b.Len() > soap.MaxFaultString+400 || !strings.Contains(b.String(), "7…</faultstring>") {
+		t.Errorf("fault envelope of %d bytes, want the faultstring cut to %d characters", b.Len(), soap.MaxFaultString)
+	}
+}

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
 // decodeError is a problem with one element of a request, reported with its path.
 func decodeError(path, format string, args ...any) *Fault {
-	return &Fault{Code: FaultClient, String: path + ": " + fmt.Sprintf(format, args...)}
+	return &Fault{Code: FaultClient, String: quote.Clip(path, quote.MaxLen) + ": " + quote.Sprintf(format, args...)}
 }
 
 // decodeStruct fills the struct v (addressable) from the children of n. Children are matched to

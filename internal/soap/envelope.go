@@ -5,6 +5,8 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
 // Envelope namespaces.
@@ -76,13 +78,14 @@ func (c *Codec) WriteResponse(buf *bytes.Buffer, op string, resp any) error {
 	return nil
 }
 
-// WriteFault writes a SOAP 1.1 fault envelope.
+// WriteFault writes a SOAP 1.1 fault envelope; the faultstring is cut to MaxFaultString
+// characters.
 func (c *Codec) WriteFault(buf *bytes.Buffer, f *Fault) {
 	buf.WriteString(envelopeOpen)
 	escapeText(buf, c.namespace)
 	buf.WriteString(`"><soap:Body><soap:Fault><faultcode>`)
 	buf.WriteString(string(f.Code))
 	buf.WriteString("</faultcode><faultstring>")
-	escapeText(buf, strings.TrimSpace(f.String))
+	escapeText(buf, quote.Clip(strings.TrimSpace(f.String), MaxFaultString))
 	buf.WriteString("</faultstring><detail/></soap:Fault></soap:Body></soap:Envelope>")
 }

@@ -2,7 +2,8 @@ package soap
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
 // FaultCode is a SOAP 1.1 fault code.
@@ -31,9 +32,19 @@ type Fault struct {
 func (f *Fault) Error() string { return string(f.Code) + ": " + f.String }
 func (f *Fault) Unwrap() error { return f.Err }
 
-// ClientFault returns a soap:Client fault with a formatted message.
+// MaxFaultString is the longest faultstring written: a longer message is cut with an ellipsis
+// (WriteFault). A value of the request quoted in a fault is cut sooner, to quote.MaxLen
+// characters, where the fault is built (ClientFault, decoding errors, the operations' errors).
+const MaxFaultString = 1000
+
+// ServerFaultString is the faultstring of a soap:Server fault made from an error: the error's
+// own text (store keys, addresses, internal causes) goes to the server's log, not to clients.
+const ServerFaultString = "the server could not process the request; the cause is in the server's log"
+
+// ClientFault returns a soap:Client fault with a formatted message; the values it quotes are
+// cut to quote.MaxLen characters.
 func ClientFault(format string, args ...any) *Fault {
-	return &Fault{Code: FaultClient, String: fmt.Sprintf(format, args...)}
+	return &Fault{Code: FaultClient, String: quote.Sprintf(format, args...)}
 }
 
 // BadRequest marks an error as the client's: AsFault turns it into a soap:Client fault.
@@ -44,7 +55,8 @@ func (b *BadRequest) Unwrap() error { return b.Err }
 
 // AsFault translates any error into the fault sent to the client. It is the one place where
 // errors become faults: a *Fault passes through, an error wrapping *BadRequest or a decoding
-// error becomes soap:Client, everything else soap:Server with the error's text.
+// error becomes soap:Client with the error's text, everything else soap:Server with
+// ServerFaultString (the error stays in Err, for the log).
 func AsFault(err error) *Fault {
 	var f *Fault
 	if errors.As(err, &f) {
@@ -54,5 +66,5 @@ func AsFault(err error) *Fault {
 	if errors.As(err, &br) {
 		return &Fault{Code: FaultClient, String: err.Error(), Err: err}
 	}
-	return &Fault{Code: FaultServer, String: err.Error(), Err: err}
+	return &Fault{Code: FaultServer, String: ServerFaultString, Err: err}
 }

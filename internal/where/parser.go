@@ -535,11 +535,15 @@ var dateLayouts = []string{
 	"2006-01-02T15:04:05.999999999Z07:00",
 }
 
-// parseDateText reads a date or timestamp literal's text.
+// parseDateText reads a date or timestamp literal's text. Years run from 0001 as in SQL (and
+// PostgreSQL): year 0000, which Go's proleptic calendar accepts, is not a date.
 func parseDateText(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, layout := range dateLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
+			if t.Year() < 1 {
+				return time.Time{}, false
+			}
 			return t.UTC(), true
 		}
 	}

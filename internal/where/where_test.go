@@ -254,6 +254,8 @@ func TestSyntaxErrors(t *testing.T) {
 		{"FOO(1) = 1", 0, "unknown function 'FOO'"},
 		{"POP = #", 6, "unexpected character '#'"},
 		{"DATE '2020-13-01' = FOUNDED", 5, "invalid DATE literal '2020-13-01'"},
+		{"DATE '0000-02-29' = FOUNDED", 5, "invalid DATE literal '0000-02-29'"},
+		{"FOUNDED > TIMESTAMP '0000-01-01 00:00:00'", 20, "invalid TIMESTAMP literal '0000-01-01 00:00:00'"},
 		{"POP = 1e", 7, "malformed exponent in number"},
 		{`"" = 1`, 0, "empty delimited identifier"},
 		{`"NAME = 1`, 0, "unterminated delimited identifier"},

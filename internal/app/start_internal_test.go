@@ -1,0 +1,122 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/config"
+)
+
+// The start attributes name the Redis and the store, never a password or a key.
+func TestStartAttrs(t *testing.T) {
+	tests := []struct {
+		name  string
+		cfg   config.Config
+		addr  string
+		redis string
+		store string
+	}{
+		{"minio", config.Config{Redis: config.Redis{Addr: "10.0.0.5:6379", DB: 2, Password: "redis-pw"},
+			Store: config.Store{Kind: "minio", MinIO: config.MinIO{Endpoint: "minio:9000", Bucket: "tiles", AccessKey: "access-key", SecretKey: "secret-key"}}},
+			"10.0.0.5:6379", "10.0.0.5:6379 db 2", "minio http://minio:9000 bucket tiles"},
+		{"minio over TLS", config.Config{Redis: config.Redis{Addr: "r:6379"},
+			Store: config.Store{Kind: "minio", MinIO: config.MinIO{Endpoint: "s3.example:443", Bucket: "b", UseSSL: true}}},
+			"r:6379", "r:6379 db 0", "minio https://s3.example:443 bucket b"},
+		{"embedded, disk", config.Config{Store: config.Store{Kind: "disk", Dir: "/var/lib/mapfarm"}},
+			"127.0.0.1:41234", "embedded 127.0.0.1:41234 db 0", "disk /var/lib/mapfarm"},
+	}
+	for _, tc := range tests {
+		attrs := StartAttrs(&tc.cfg, tc.addr)
+		got := fmt.Sprint(attrs...)
+		if len(attrs) != 4 || attrs[1] != tc.redis || attrs[3] != tc.store {
+			t.Errorf("%s: %q, want redis %q and store %q", tc.name, attrs, tc.redis, tc.store)
+		}
+		for _, secret := range []string{"redis-pw", "access-key", "secret-key"} {
+			if strings.Contains(got, secret) {
+				t.Errorf("%s: %q holds a secret", tc.name, got)
+			}
+		}
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) lines() []map[string]any {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(b.b.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Each role's start line (api, worker, coordinator) names the Redis and the store it uses.
+func TestStartLinesNameRedisAndStore(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("MAPFARM_REDIS_ADDR", "")
+	t.Setenv("MAPFARM_STORE", "disk")
+	t.Setenv("MAPFARM_STORE_DIR", dir)
+	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
+	t.Setenv("MAPFARM_SERVICES", "../../services/services.yaml")
+	t.Setenv("MAPFARM_METRICS_LISTEN", "")
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, RoleServe, cfg, logger, Hooks{Listening: func(string, *catalog.Catalog) {}}) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}()
+
+	want := map[string]bool{"api listening": false, "worker started": false, "coordinator started": false}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		found := 0
+		for _, l := range logs.lines() {
+			msg, _ := l["msg"].(string)
+			if _, ok := want[msg]; !ok {
+				continue
+			}
+			found++
+			redis, _ := l["redis"].(string)
+			if !strings.HasPrefix(redis, "embedded 127.0.0.1:") || !strings.HasSuffix(redis, " db 0") || l["store"] != "disk "+dir {
+				t.Fatalf("%q: redis %q store %q, want the embedded Redis and disk %s", msg, l["redis"], l["store"], dir)
+			}
+		}
+		if found == len(want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("start lines missing after 20 s; logs:\n%v", logs.lines())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
