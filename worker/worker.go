@@ -124,6 +124,7 @@ func New(p Params) *Worker {
 	if p.Metrics != nil {
 		mux.Use(instrument(p.Metrics))
 	}
+	mux.Use(skipAbandoned(p.Redis))
 	mux.Handle(task.TypeExportMap, &exportMapHandler{p: p})
 	mux.Handle(task.TypeExportScaleBar, &exportScaleBarHandler{p: p})
 	if p.Metrics != nil && p.Renderer != nil {
@@ -153,6 +154,26 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.srv.Shutdown()
 	w.p.Logger.Info("worker stopped")
 	return nil
+}
+
+// skipAbandoned drops, undrawn and for good, a retry of an interactive task whose client has
+// stopped waiting (internal/farm marks it; asynq retries a task cancelled on its worker). First
+// tries are not looked up: a task nobody waits for any more was deleted from the queue or is
+// past its deadline, which asynq checks itself.
+func skipAbandoned(rdb redis.UniversalClient) asynq.MiddlewareFunc {
+	return func(next asynq.Handler) asynq.Handler {
+		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+			if n, _ := asynq.GetRetryCount(ctx); n > 0 {
+				if q, _ := asynq.GetQueueName(ctx); q == task.QueueInteractive {
+					id, _ := asynq.GetTaskID(ctx)
+					if left, err := rdb.Exists(ctx, task.AbandonedKey(id)).Result(); err == nil && left > 0 {
+						return fmt.Errorf("task %s: its client stopped waiting: %w", id, asynq.SkipRetry)
+					}
+				}
+			}
+			return next.ProcessTask(ctx, t)
+		})
+	}
 }
 
 // instrument records each task's duration and result: ok, client_error (a task that can never

@@ -1,5 +1,12 @@
 // Package farm is the client side of the render farm: it puts a task on the queue and waits,
 // bounded, for the worker's result. The api uses it for interactive renders.
+//
+// Work stops when nobody waits for it: a task's asynq deadline is its client's (the request's
+// deadline, or the render timeout when that comes first), so a task still queued when its client
+// would have given up is never drawn, and a running one is cancelled at that moment; and when the
+// client goes away (its context is cancelled) or stops waiting, the task is deleted from the
+// queue, or, when a worker has it already, cancelled there (asynq's cancellation, which ends
+// the draw's context).
 package farm
 
 import (
@@ -21,6 +28,7 @@ var ErrTimeout = errors.New("farm: no worker finished the render in time")
 // Client enqueues renders and waits for their results.
 type Client struct {
 	queue   *asynq.Client
+	inspect *asynq.Inspector
 	rdb     redis.UniversalClient
 	timeout time.Duration
 }
@@ -28,52 +36,70 @@ type Client struct {
 // NewClient returns a client over a Redis connection. rdb must allow as many connections as
 // there are concurrent waits (each wait holds one for a blocking pop).
 func NewClient(rdb redis.UniversalClient, timeout time.Duration) *Client {
-	return &Client{queue: asynq.NewClientFromRedisClient(rdb), rdb: rdb, timeout: timeout}
+	return &Client{queue: asynq.NewClientFromRedisClient(rdb), inspect: asynq.NewInspectorFromRedisClient(rdb), rdb: rdb, timeout: timeout}
 }
 
 // Export queues an ExportMap task and waits for its result.
 func (c *Client) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
-	t, err := task.NewExportMap(job, c.timeout)
+	deadline := c.deadline(ctx)
+	t, err := task.NewExportMap(job, time.Until(deadline))
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t)
+	return c.run(ctx, job.ID, t, deadline)
 }
 
 // ExportScaleBar queues an ExportScaleBar task and waits for its result.
 func (c *Client) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
-	t, err := task.NewExportScaleBar(job, c.timeout)
+	deadline := c.deadline(ctx)
+	t, err := task.NewExportScaleBar(job, time.Until(deadline))
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t)
+	return c.run(ctx, job.ID, t, deadline)
 }
 
 // RenderMetatile queues a CacheMetatile task (an on-demand cache tile) and waits for its result.
 func (c *Client) RenderMetatile(ctx context.Context, job task.CacheMetatile) (task.Result, error) {
-	t, err := task.NewCacheMetatile(job, c.timeout)
+	deadline := c.deadline(ctx)
+	t, err := task.NewCacheMetatile(job, time.Until(deadline))
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t)
+	return c.run(ctx, job.ID, t, deadline)
 }
 
-func (c *Client) run(ctx context.Context, id string, t *asynq.Task) (task.Result, error) {
+// deadline is when the client stops waiting: the render timeout from now, or ctx's deadline
+// when that comes first.
+func (c *Client) deadline(ctx context.Context) time.Time {
 	deadline := time.Now().Add(c.timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
+	return deadline
+}
+
+func (c *Client) run(ctx context.Context, id string, t *asynq.Task, deadline time.Time) (task.Result, error) {
 	if _, err := c.queue.EnqueueContext(ctx, t); err != nil {
 		return task.Result{}, fmt.Errorf("farm: enqueue %s: %w", t.Type(), err)
 	}
 	wait := time.Until(deadline)
 	if wait < time.Millisecond {
+		c.abandon(id)
 		return task.Result{}, ErrTimeout
 	}
-	vals, err := c.rdb.BLPop(ctx, wait, task.DoneKey(id)).Result()
+	// A blocking pop does not end when ctx is cancelled (go-redis checks ctx only between
+	// commands), so a cancellation wakes it with a marker of its own.
+	stop := context.AfterFunc(ctx, func() { c.wake(id) })
+	defer stop()
+	vals, err := c.rdb.BLPop(context.WithoutCancel(ctx), wait, task.DoneKey(id)).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
+		c.abandon(id)
 		return task.Result{}, fmt.Errorf("%w (waited %s for task %s)", ErrTimeout, wait.Round(time.Millisecond), id)
+	case ctx.Err() != nil:
+		c.abandon(id)
+		return task.Result{}, fmt.Errorf("farm: task %s abandoned: %w", id, context.Cause(ctx))
 	case err != nil:
 		return task.Result{}, fmt.Errorf("farm: wait for task %s: %w", id, err)
 	}
@@ -84,5 +110,29 @@ func (c *Client) run(ctx context.Context, id string, t *asynq.Task) (task.Result
 	return r, nil
 }
 
-// Close releases the queue client (not the Redis client, which the caller owns).
-func (c *Client) Close() error { return nil }
+// wakeMarker is what wake pushes where a worker pushes a Result.
+const wakeMarker = "cancelled"
+
+// wake ends the wait for task id's result.
+func (c *Client) wake(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	pipe := c.rdb.TxPipeline()
+	pipe.LPush(ctx, task.DoneKey(id), wakeMarker)
+	pipe.Expire(ctx, task.DoneKey(id), task.ResultTTL)
+	_, _ = pipe.Exec(ctx) // best effort: the wait ends at its deadline anyway
+}
+
+// abandon stops a task nobody waits for any more: deleted while it is queued, cancelled on
+// its worker once it runs. Best effort: a task that ends meanwhile has nothing left to stop.
+func (c *Client) abandon(id string) {
+	if err := c.inspect.DeleteTask(task.QueueInteractive, id); err == nil {
+		return
+	}
+	// Running (or about to be retried): asynq puts a cancelled task up for retry, so mark it
+	// first; the worker drops a retry of an abandoned task (worker.skipAbandoned).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = c.rdb.Set(ctx, task.AbandonedKey(id), 1, task.ResultTTL).Err()
+	_ = c.inspect.CancelProcessing(id) // only a publish; a finished task ignores it
+}

@@ -46,6 +46,11 @@ const ResultTTL = 2 * time.Minute
 // DoneKey names the Redis list a task's result is pushed to.
 func DoneKey(id string) string { return "mapfarm:done:" + id }
 
+// AbandonedKey names the Redis key that marks an interactive task its client stopped waiting
+// for (internal/farm sets it, for ResultTTL): a worker that meets the task again, on a retry,
+// drops it undrawn.
+func AbandonedKey(id string) string { return "mapfarm:abandoned:" + id }
+
 // LayerOverride is what a request changes of one layer for one render.
 type LayerOverride struct {
 	ID                   int    `json:"id"`
