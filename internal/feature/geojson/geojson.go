@@ -109,6 +109,13 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("geojson: %w", err)
 	}
+	return Parse(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), data)
+}
+
+// Parse parses a GeoJSON FeatureCollection read from the file whose name (without its
+// extension) is name.
+func Parse(name string, data []byte) (*File, error) {
+	path := name
 	var doc struct {
 		Type     string       `json:"type"`
 		Features []rawFeature `json:"features"`
@@ -119,7 +126,7 @@ func Open(path string) (*File, error) {
 	if doc.Type != "FeatureCollection" {
 		return nil, fmt.Errorf("%w: %s: type is %q, want FeatureCollection", ErrFormat, path, doc.Type)
 	}
-	f := &File{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}
+	f := &File{Name: name}
 	f.build(doc.Features)
 	return f, nil
 }

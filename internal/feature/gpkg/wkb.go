@@ -153,7 +153,17 @@ func (r *wkbReader) header() (binary.ByteOrder, uint32, int) {
 	return order, code % 1000, dims
 }
 
+// point reads one point. Its coordinates must be finite: NaN and infinities would reach the
+// index, the queries and the drawing; only a lone point may be NaN, NaN (WKB's POINT EMPTY).
 func (r *wkbReader) point(order binary.ByteOrder, dims int) orb.Point {
+	p := r.anyPoint(order, dims)
+	if r.err == nil && !finite(p) {
+		r.fail("coordinate is not a finite number")
+	}
+	return p
+}
+
+func (r *wkbReader) anyPoint(order binary.ByteOrder, dims int) orb.Point {
 	if !r.need(8 * dims) {
 		return orb.Point{}
 	}
@@ -161,6 +171,10 @@ func (r *wkbReader) point(order binary.ByteOrder, dims int) orb.Point {
 	y := math.Float64frombits(order.Uint64(r.buf[r.off+8:]))
 	r.off += 8 * dims
 	return orb.Point{x, y}
+}
+
+func finite(p orb.Point) bool {
+	return !math.IsNaN(p[0]) && !math.IsInf(p[0], 0) && !math.IsNaN(p[1]) && !math.IsInf(p[1], 0)
 }
 
 func (r *wkbReader) points(order binary.ByteOrder, dims int) []orb.Point {
@@ -192,7 +206,11 @@ func (r *wkbReader) geometry(depth int) orb.Geometry {
 	}
 	switch typ {
 	case 1:
-		return r.point(order, dims)
+		p := r.anyPoint(order, dims)
+		if r.err == nil && !finite(p) && !(math.IsNaN(p[0]) && math.IsNaN(p[1])) {
+			r.fail("coordinate is not a finite number")
+		}
+		return p
 	case 2:
 		return orb.LineString(r.points(order, dims))
 	case 3:
