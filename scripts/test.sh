@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh: install and start what the tests need, then run them.
 #
-#   ./scripts/test.sh                      # everything: gofmt, vet, tests, fuzz smoke
+#   ./scripts/test.sh                      # everything: gofmt, vet, tests (-race but e2e), fuzz smoke
 #   ./scripts/test.sh ./internal/blob/...  # only these packages (no fuzz smoke)
 #
 # On a fresh Debian 12 machine with only Go, it:
@@ -390,7 +390,24 @@ fuzz_smoke() {
 run_step "gofmt" gofmt_check
 run_step "go vet" go vet "${PKGS[@]}"
 # shellcheck disable=SC2086 # word splitting intended
-run_step "go test" go test -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${PKGS[@]}"
+# go test: every package under the race detector, except the end-to-end tests, which drive
+# separate processes and real servers (the race detector would only slow their clients down).
+go_test() {
+	local race=() plain=() p rc=0
+	while read -r p; do
+		if [[ $p == */e2e ]]; then plain+=("$p"); else race+=("$p"); fi
+	done < <(go list "${PKGS[@]}")
+	# shellcheck disable=SC2086 # word splitting intended
+	if ((${#race[@]} > 0)); then
+		go test -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
+	fi
+	# shellcheck disable=SC2086 # word splitting intended
+	if ((${#plain[@]} > 0)); then
+		go test -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${plain[@]}" || rc=1
+	fi
+	return "$rc"
+}
+run_step "go test" go_test
 if ((FULL_RUN == 0)); then
 	section "fuzz smoke"
 	note "skipped: packages were named on the command line"
