@@ -125,6 +125,8 @@ func issueToken(args []string) error {
 	fs := flag.NewFlagSet("mapfarm token", flag.ContinueOnError)
 	client := fs.String("client", "", "client name the token is for (shown in logs and used for rate limits)")
 	ttl := fs.Duration("ttl", 30*24*time.Hour, "how long the token is valid")
+	role := fs.String("role", token.RoleRead, "read (map services and the JSON API) or admin (also the admin routes: seeding jobs)")
+	services := fs.String("services", "", "comma-separated map services the token may use (default: all)")
 	cfgPath := fs.String("config", "", "YAML configuration file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -140,7 +142,13 @@ func issueToken(args []string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := signer.Issue(*client, time.Now().Add(*ttl))
+	g := token.Grant{Client: *client, Role: *role}
+	for _, s := range strings.Split(*services, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			g.Services = append(g.Services, s)
+		}
+	}
+	tok, err := signer.IssueGrant(g, time.Now().Add(*ttl))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // SeedJobs is what the admin endpoints need of seeding jobs (a *seed.Admin).
@@ -33,8 +34,9 @@ type SeedJobs interface {
 // (seed.ValidID): a longer or odd id is refused with 400 at creation and names no job (404)
 // afterwards.
 //
-// The admin API has no authentication of its own: expose it to operators only (bind the api
-// to a private network or put a proxy with authentication in front).
+// The admin routes are never anonymous (Server.authenticateAdmin): they take the admin token,
+// or a token of role admin, whose service scope also bounds the jobs it may submit; with no
+// admin credential configured, only loopback clients.
 type adminHandler struct{ jobs SeedJobs }
 
 func (h *adminHandler) fail(c *gin.Context, err error) {
@@ -62,6 +64,10 @@ func (h *adminHandler) submit(c *gin.Context) {
 			h.fail(c, err)
 			return
 		}
+	}
+	if g, ok := c.Get(grantKey); ok && !g.(token.Grant).Allows(r.Service) {
+		c.JSON(http.StatusForbidden, gin.H{"error": "this token does not cover service " + strconv.Quote(r.Service)})
+		return
 	}
 	st, err := h.jobs.Submit(c.Request.Context(), r)
 	if err != nil {

@@ -6,8 +6,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // fakeJobs is an in-memory SeedJobs.
@@ -50,8 +52,10 @@ func (f *fakeJobs) List(context.Context, int) ([]seed.Status, error) {
 	return out, nil
 }
 
+const adminToken = "admin-token-of-at-least-32-bytes-0123456789"
+
 func TestAdminSeed(t *testing.T) {
-	h := New(Params{SeedJobs: &fakeJobs{jobs: map[string]seed.Status{}}}).Handler()
+	h := New(Params{SeedJobs: &fakeJobs{jobs: map[string]seed.Status{}}, Security: Security{AdminToken: adminToken}}).Handler()
 	tests := []struct {
 		name, method, path, body string
 		code                     int
@@ -77,7 +81,9 @@ func TestAdminSeed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body)))
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Authorization", "Bearer "+adminToken)
+			h.ServeHTTP(rec, req)
 			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
 				t.Errorf("%s %s = %d %.300s, want %d with %q", tc.method, tc.path, rec.Code, rec.Body, tc.code, tc.want)
 			}
@@ -86,4 +92,103 @@ func TestAdminSeed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Admin routes are never anonymous: every admin route refuses a request without an admin
+// credential — none, a read token, a wrong token, a remote client when no credential is
+// configured, an admin token scoped to another service — and the job store sees none of them.
+// The admin token, a token of role admin, and a loopback client of a farm with no credential
+// configured get through.
+func TestAdminNeverAnonymous(t *testing.T) {
+	signer, err := token.NewSigner([]byte(strings.Repeat("s", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := time.Now().Add(time.Hour)
+	read, _ := signer.Issue("viewer", exp)
+	admin, _ := signer.IssueGrant(token.Grant{Client: "ops", Role: token.RoleAdmin}, exp)
+	usaAdmin, _ := signer.IssueGrant(token.Grant{Client: "ops-usa", Role: token.RoleAdmin, Services: []string{"usa"}}, exp)
+	routes := []struct{ method, path, body string }{
+		{"POST", "/admin/seed", `{"id":"j9","service":"world","levels":[0],"mode":"delete"}`},
+		{"GET", "/admin/seed", ""},
+		{"GET", "/admin/seed/j1", ""},
+		{"DELETE", "/admin/seed/j1", ""},
+	}
+	type setup struct {
+		name     string
+		sec      Security
+		remote   string
+		bearer   string
+		code     int
+		reaching bool // the request reaches the job store
+	}
+	setups := []setup{
+		{"nothing configured, remote client", Security{}, "203.0.113.9:5555", "", 403, false},
+		{"nothing configured, remote client with a made-up token", Security{}, "203.0.113.9:5555", adminToken, 403, false},
+		{"admin token configured, none sent", Security{AdminToken: adminToken}, "127.0.0.1:5555", "", 401, false},
+		{"admin token configured, a wrong one sent", Security{AdminToken: adminToken}, "127.0.0.1:5555", adminToken + "x", 401, false},
+		{"tokens on, none sent", Security{Tokens: signer}, "127.0.0.1:5555", "", 401, false},
+		{"tokens on, a read token", Security{Tokens: signer}, "127.0.0.1:5555", read, 403, false},
+		{"tokens on, a forged token", Security{Tokens: signer}, "127.0.0.1:5555", admin[:len(admin)-2] + "xx", 401, false},
+		{"nothing configured, loopback client", Security{}, "127.0.0.1:5555", "", 0, true},
+		{"nothing configured, IPv6 loopback client", Security{}, "[::1]:5555", "", 0, true},
+		{"admin token", Security{AdminToken: adminToken}, "203.0.113.9:5555", adminToken, 0, true},
+		{"tokens on, an admin token", Security{Tokens: signer}, "203.0.113.9:5555", admin, 0, true},
+	}
+	for _, su := range setups {
+		for _, r := range routes {
+			jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}}
+			h := New(Params{SeedJobs: jobs, Security: su.sec}).Handler()
+			req := httptest.NewRequest(r.method, r.path, strings.NewReader(r.body))
+			req.RemoteAddr = su.remote
+			req.Header.Set("X-Forwarded-For", "127.0.0.1") // never trusted for this
+			if su.bearer != "" {
+				req.Header.Set("Authorization", "Bearer "+su.bearer)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			switch {
+			case !su.reaching && (rec.Code != su.code || jobs.calls != 0):
+				t.Errorf("%s: %s %s = %d (%d job store calls), want %d and none", su.name, r.method, r.path, rec.Code, jobs.calls, su.code)
+			case su.reaching && (rec.Code >= 400 || jobs.calls != 1):
+				t.Errorf("%s: %s %s = %d %s (%d job store calls), want it through", su.name, r.method, r.path, rec.Code, rec.Body, jobs.calls)
+			}
+		}
+	}
+	// A token scoped to one service may not seed another.
+	jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{}}}
+	h := New(Params{SeedJobs: jobs, Security: Security{Tokens: signer}}).Handler()
+	req := httptest.NewRequest("POST", "/admin/seed", strings.NewReader(`{"id":"j9","service":"world","mode":"delete"}`))
+	req.Header.Set("Authorization", "Bearer "+usaAdmin)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 403 || jobs.calls != 0 {
+		t.Errorf("an admin token for usa seeding world: %d (%d job store calls), want 403 and none", rec.Code, jobs.calls)
+	}
+}
+
+// countingJobs counts the calls that reach the job store.
+type countingJobs struct {
+	fakeJobs
+	calls int
+}
+
+func (c *countingJobs) Submit(ctx context.Context, r seed.Request) (seed.Status, error) {
+	c.calls++
+	return c.fakeJobs.Submit(ctx, r)
+}
+
+func (c *countingJobs) Status(ctx context.Context, id string) (seed.Status, error) {
+	c.calls++
+	return c.fakeJobs.Status(ctx, id)
+}
+
+func (c *countingJobs) Cancel(ctx context.Context, id string) (seed.Status, error) {
+	c.calls++
+	return c.fakeJobs.Cancel(ctx, id)
+}
+
+func (c *countingJobs) List(ctx context.Context, n int) ([]seed.Status, error) {
+	c.calls++
+	return c.fakeJobs.List(ctx, n)
 }

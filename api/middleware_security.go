@@ -2,7 +2,9 @@ package api
 
 import (
 	"bytes"
+	"crypto/subtle"
 	"math"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -23,6 +25,10 @@ type Security struct {
 	// admin API require a token, given ArcGIS-style as ?token=… or as "Authorization: Bearer
 	// …". Image URLs stay open: their names are unguessable and short-lived.
 	Tokens *token.Signer
+	// AdminToken, when not empty, is a bearer credential for the admin routes (config
+	// Security.AdminToken). Admin routes are never anonymous: they take AdminToken, or a token
+	// of role admin from Tokens; with neither configured they answer only to loopback clients.
+	AdminToken string
 	// RateLimit is the sustained requests per second allowed to one client (its token's
 	// client name, else its address), with bursts of RateBurst. Zero: no limit.
 	RateLimit float64
@@ -44,30 +50,109 @@ func protected(path string) bool {
 
 func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
 
-// authenticate checks the token of protected requests and names the client.
-func (s *Server) authenticate(c *gin.Context) {
-	c.Set(clientKey, c.ClientIP())
-	signer := s.p.Security.Tokens
-	if signer == nil || !protected(c.Request.URL.Path) || c.Request.Method == http.MethodOptions {
-		c.Next()
-		return
-	}
+const grantKey = "grant"
+
+func isAdmin(path string) bool { return path == "/admin" || strings.HasPrefix(path, "/admin/") }
+
+// bearer is the request's token: the token parameter or an Authorization bearer.
+func bearer(c *gin.Context) string {
 	tok := c.Query("token")
 	if h := c.GetHeader("Authorization"); tok == "" && strings.HasPrefix(h, "Bearer ") {
 		tok = strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
 	}
+	return tok
+}
+
+// authenticate checks the credentials of protected requests and names the client. Map
+// services and the JSON API need a token when tokens are on; admin routes always need an admin
+// credential (see Security.AdminToken); a token scoped to some services opens only those.
+func (s *Server) authenticate(c *gin.Context) {
+	c.Set(clientKey, c.ClientIP())
+	path := c.Request.URL.Path
+	if c.Request.Method == http.MethodOptions || !protected(path) {
+		c.Next()
+		return
+	}
+	if isAdmin(path) {
+		s.authenticateAdmin(c)
+		return
+	}
+	signer := s.p.Security.Tokens
+	if signer == nil {
+		c.Next()
+		return
+	}
+	tok := bearer(c)
 	if tok == "" {
 		s.deny(c, http.StatusUnauthorized, "Token Required", "Authentication credentials were not provided.")
 		return
 	}
-	client, err := signer.Check(tok, time.Now())
+	g, err := signer.CheckGrant(tok, time.Now())
 	if err != nil {
 		s.p.Logger.Info("token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
 		s.deny(c, http.StatusUnauthorized, "Invalid Token", "Invalid token.")
 		return
 	}
-	c.Set(clientKey, "token:"+client)
+	if svc := serviceOf(path); svc != "" && !g.Allows(svc) {
+		s.deny(c, http.StatusForbidden, "Token Not Valid For This Service", "You do not have permission to perform this action.")
+		return
+	}
+	c.Set(clientKey, "token:"+g.Client)
+	c.Set(grantKey, g)
 	c.Next()
+}
+
+// authenticateAdmin lets through an admin route's request that carries the admin token or a
+// token of role admin; with no admin credential configured at all, only a loopback client's
+// (the peer address, never a forwarded header).
+func (s *Server) authenticateAdmin(c *gin.Context) {
+	sec := s.p.Security
+	tok := bearer(c)
+	switch {
+	case sec.AdminToken != "" && tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(sec.AdminToken)) == 1:
+		c.Set(clientKey, "admin-token")
+		c.Next()
+		return
+	case sec.Tokens != nil && tok != "":
+		g, err := sec.Tokens.CheckGrant(tok, time.Now())
+		if err != nil {
+			s.p.Logger.Info("admin token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
+			s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
+			return
+		}
+		if !g.Admin() {
+			s.deny(c, http.StatusForbidden, "this token's role is read; the admin routes need role admin", "")
+			return
+		}
+		c.Set(clientKey, "token:"+g.Client)
+		c.Set(grantKey, g)
+		c.Next()
+		return
+	case sec.AdminToken == "" && sec.Tokens == nil:
+		if host, _, err := net.SplitHostPort(c.Request.RemoteAddr); err == nil {
+			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+				c.Next()
+				return
+			}
+		}
+		s.deny(c, http.StatusForbidden, "the admin routes answer only to loopback clients until an admin credential is configured (MAPFARM_ADMIN_TOKEN, or MAPFARM_TOKEN_SECRET and a token of role admin)", "")
+		return
+	}
+	if tok == "" {
+		s.deny(c, http.StatusUnauthorized, "the admin routes need an admin credential: Authorization: Bearer <token>", "")
+		return
+	}
+	s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
+}
+
+// serviceOf is the map service a SOAP path names (/arcgis/services/<service>/MapServer…), or "".
+func serviceOf(path string) string {
+	rest, ok := strings.CutPrefix(path, "/arcgis/services/")
+	if !ok {
+		return ""
+	}
+	svc, _, _ := strings.Cut(rest, "/")
+	return svc
 }
 
 // deny answers in the protocol of the path: a SOAP fault, Django REST Framework's JSON for the

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -18,12 +19,21 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // adminClient talks to the api's admin endpoints (/admin/seed).
 type adminClient struct {
-	base string // the api's base URL, no trailing slash
-	http *http.Client
+	base  string // the api's base URL, no trailing slash
+	http  *http.Client
+	token string // the admin credential, sent as a bearer token when set
+}
+
+// newAdminClient returns a client of the api at base; its admin credential is
+// MAPFARM_ADMIN_TOKEN (the farm's admin token, or a token of role admin from `mapfarm token
+// -role admin`); a farm with neither configured answers its loopback clients only.
+func newAdminClient(base string, timeout time.Duration) *adminClient {
+	return &adminClient{base: strings.TrimSuffix(base, "/"), http: &http.Client{Timeout: timeout}, token: os.Getenv("MAPFARM_ADMIN_TOKEN")}
 }
 
 func (c *adminClient) do(ctx context.Context, method, path string, body any, out any) error {
@@ -40,6 +50,9 @@ func (c *adminClient) do(ctx context.Context, method, path string, body any, out
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
@@ -82,7 +95,7 @@ func (f *farmFlags) register(fs *flag.FlagSet) {
 func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient, func(), error) {
 	hc := &http.Client{Timeout: 60 * time.Second}
 	if f.server != "" {
-		return &adminClient{base: strings.TrimSuffix(f.server, "/"), http: hc}, func() {}, nil
+		return newAdminClient(f.server, hc.Timeout), func() {}, nil
 	}
 	cfg, err := config.Load(f.config)
 	if err != nil {
@@ -107,7 +120,19 @@ func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient
 			case <-time.After(40 * time.Second):
 			}
 		}
-		return &adminClient{base: u, http: hc}, stop, nil
+		cl := &adminClient{base: u, http: hc, token: cfg.Security.AdminToken}
+		if cl.token == "" && cfg.Security.TokenSecret != "" {
+			// The local farm takes tokens: this process holds the secret, so it signs itself one.
+			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
+			if err == nil {
+				cl.token, err = signer.IssueGrant(token.Grant{Client: "cachetool", Role: token.RoleAdmin}, time.Now().Add(24*time.Hour))
+			}
+			if err != nil {
+				stop()
+				return nil, nil, fmt.Errorf("local farm: admin token: %w", err)
+			}
+		}
+		return cl, stop, nil
 	case err := <-errc:
 		cancel()
 		return nil, nil, fmt.Errorf("local farm: %w", err)
@@ -336,7 +361,7 @@ func statusCmd(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cl := &adminClient{base: strings.TrimSuffix(*server, "/"), http: &http.Client{Timeout: 30 * time.Second}}
+	cl := newAdminClient(*server, 30*time.Second)
 	if fs.NArg() > 0 {
 		var st seed.Status
 		if err := cl.do(ctx, http.MethodGet, "/admin/seed/"+fs.Arg(0), nil, &st); err != nil {
@@ -367,7 +392,7 @@ func cancelCmd(ctx context.Context, args []string, out io.Writer) error {
 	if fs.NArg() != 1 {
 		return errors.New("usage: cachetool cancel -server URL <job>")
 	}
-	cl := &adminClient{base: strings.TrimSuffix(*server, "/"), http: &http.Client{Timeout: 30 * time.Second}}
+	cl := newAdminClient(*server, 30*time.Second)
 	var st seed.Status
 	if err := cl.do(ctx, http.MethodDelete, "/admin/seed/"+fs.Arg(0), nil, &st); err != nil {
 		return err

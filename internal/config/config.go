@@ -64,6 +64,12 @@ type Security struct {
 	// `mapfarm token`). From env MAPFARM_TOKEN_SECRET or MAPFARM_TOKEN_SECRET_FILE only; at
 	// least 32 bytes.
 	TokenSecret string `yaml:"-"`
+	// AdminToken, when set, is a credential for the admin routes (seeding jobs, which write and
+	// delete tiles): `Authorization: Bearer <AdminToken>`. Admin routes are never anonymous:
+	// they take this token, or a token of role admin when TokenSecret is set; with neither
+	// configured they answer only to clients on loopback. From env MAPFARM_ADMIN_TOKEN or
+	// MAPFARM_ADMIN_TOKEN_FILE only; at least 32 bytes.
+	AdminToken string `yaml:"-"`
 	// RateLimit is requests per second per client (token client, else address), bursts of
 	// RateBurst (default: RateLimit rounded up). YAML `security.rateLimit`, env
 	// MAPFARM_RATE_LIMIT. Default 0: no limit.
@@ -325,6 +331,7 @@ func (c *Config) applyEnv() error {
 	list("MAPFARM_CORS_ORIGINS", &c.Security.CORSOrigins)
 	for key, dst := range map[string]*string{
 		"MAPFARM_TOKEN_SECRET":     &c.Security.TokenSecret,
+		"MAPFARM_ADMIN_TOKEN":      &c.Security.AdminToken,
 		"MAPFARM_REDIS_PASSWORD":   &c.Redis.Password,
 		"MAPFARM_MINIO_ACCESS_KEY": &c.Store.MinIO.AccessKey,
 		"MAPFARM_MINIO_SECRET_KEY": &c.Store.MinIO.SecretKey,
@@ -456,6 +463,9 @@ func (c *Config) Validate() error {
 	}
 	if s := c.Security.TokenSecret; s != "" && len(s) < 32 {
 		errs = append(errs, errors.New("config: MAPFARM_TOKEN_SECRET must be at least 32 bytes"))
+	}
+	if s := c.Security.AdminToken; s != "" && len(s) < 32 {
+		errs = append(errs, errors.New("config: MAPFARM_ADMIN_TOKEN must be at least 32 bytes"))
 	}
 	if c.Security.RateLimit < 0 {
 		errs = append(errs, errors.New("config: security.rateLimit must not be negative"))
