@@ -53,10 +53,11 @@ const (
 // maxDivisions bounds the divisions (and subdivisions) of a scale bar.
 const maxDivisions = 100
 
-// MaxScaleBarPixels bounds the length of a scale bar, in pixels: 64 times the largest image, so
-// whatever is drawn stays far within the rasterizer's fixed-point range. A longer bar, or a
-// longer division, is an error.
-const MaxScaleBarPixels = 64 * MaxImageSize
+// MaxScaleBarPixels bounds the length of a scale bar, in pixels: 2²², more than 200 divisions
+// (the most a bar has) each as long as the widest image a configuration allows (16384 pixels),
+// and well within the rasterizers' fixed-point range (2²⁵ pixels). A longer bar, or a longer
+// division, is an error.
+const MaxScaleBarPixels = 1 << 22
 
 // Scale bar defaults, in points.
 const (
