@@ -123,7 +123,7 @@ func checkScaleBarPixels(bar render.ScaleBar, dpi float64, maxWidth int) error {
 		return invalid("ExportScaleBar: at the map's scale one unit is %g pixels long at %g DPI; no scale bar can be drawn", ppu, dpi)
 	}
 	if px := bar.Division * bar.PixelsPerUnit; px > float64(maxWidth) {
-		return invalid("ScaleBar/Division %g is %.0f pixels long at the map's scale and %g DPI; the limit is %d pixels (the maximum image width)",
+		return invalid("ScaleBar/Division %g is %.4g pixels long at the map's scale and %g DPI; the limit is %d pixels (the maximum image width)",
 			bar.Division, px, dpi, maxWidth)
 	}
 	for _, t := range []struct {
