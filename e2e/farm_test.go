@@ -372,7 +372,19 @@ func TestBadInput(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
 	env := func(body string) string {
-		return `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body>` + body + `</soap:Body></soap:Envelope>`
+		return `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:gis="` + namespace + `"><soap:Body>` + body + `</soap:Body></soap:Envelope>`
+	}
+	// Hostile numbers (issue 17): a scale bar image 4096 px square with a DPI or a division, and a
+	// selection buffer distance.
+	scaleBar := func(dpi, division string) string {
+		return env(`<gis:ExportScaleBar><ScaleBar xsi:type="gis:AlternatingScaleBar"><Division>` + division + `</Division></ScaleBar>` +
+			`<MapDescription><Name>Layers</Name></MapDescription><MapDisplay><ImageHeight>500</ImageHeight><ImageWidth>1000</ImageWidth><ImageDPI>96</ImageDPI></MapDisplay>` +
+			`<ImageDescription><ImageDisplay><ImageHeight>4096</ImageHeight><ImageWidth>4096</ImageWidth><ImageDPI>` + dpi + `</ImageDPI></ImageDisplay></ImageDescription></gis:ExportScaleBar>`)
+	}
+	buffer := func(distance string) string {
+		return env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions><LayerDescription><LayerID>1</LayerID><Visible>true</Visible>` +
+			`<SelectionFeatures><Int>1</Int></SelectionFeatures><SelectionBufferDistance>` + distance + `</SelectionBufferDistance><ShowSelectionBuffer>true</ShowSelectionBuffer>` +
+			`</LayerDescription></LayerDescriptions></MapDescription><ImageDescription><ImageDisplay><ImageHeight>4096</ImageHeight><ImageWidth>4096</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`)
 	}
 	export := func(w, h int) string {
 		return env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageDisplay><ImageHeight>` +
@@ -394,6 +406,13 @@ func TestBadInput(t *testing.T) {
 		{"bad definition expression", endpoint, env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions><LayerDescription><LayerID>1</LayerID><Visible>true</Visible><DefinitionExpression>NAME = = 'x'</DefinitionExpression></LayerDescription></LayerDescriptions></MapDescription><ImageDescription><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "DefinitionExpression"},
 		{"unsupported format", endpoint, env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageType><ImageFormat>gisImageEMF</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "gisImageEMF is not supported"},
 		{"oversized body", endpoint, env(`<gis:GetMapCount>` + strings.Repeat("<x>padding</x>", 700_000) + `</gis:GetMapCount>`), 413, "soap:Client", "larger than the limit of 8388608 bytes"},
+		{"scale bar DPI 100000", endpoint, scaleBar("100000", "10"), 500, "soap:Client", "ImageDPI 100000 is out of range: the limit is 1 to 2400 DPI"},
+		{"scale bar DPI NaN", endpoint, scaleBar("NaN", "10"), 500, "soap:Client", "ImageDPI NaN is out of range: the limit is 1 to 2400 DPI"},
+		{"scale bar DPI 1e300", endpoint, scaleBar("1e300", "10"), 500, "soap:Client", "ImageDPI 1e+300 is out of range"},
+		{"scale bar division 1e308", endpoint, scaleBar("96", "1e308"), 500, "soap:Client", "ScaleBar/Division 1e+308 is"},
+		{"scale bar division NaN", endpoint, scaleBar("96", "NaN"), 500, "soap:Client", "ScaleBar/Division NaN must be a finite number"},
+		{"selection buffer 1e308", endpoint, buffer("1e308"), 500, "soap:Client", "SelectionBufferDistance 1e+308 is longer than the limit"},
+		{"selection buffer NaN", endpoint, buffer("NaN"), 500, "soap:Client", "SelectionBufferDistance NaN must be a finite number"},
 		{"entity expansion", endpoint, `<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY lol "lol">]>` + env(`<gis:GetMapCount/>`), 500, "soap:Client", "DTDs"},
 	}
 	for _, tc := range cases {
@@ -402,6 +421,7 @@ func TestBadInput(t *testing.T) {
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, tc.url, strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+			start := time.Now()
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -409,6 +429,9 @@ func TestBadInput(t *testing.T) {
 			defer resp.Body.Close()
 			var body bytes.Buffer
 			body.ReadFrom(resp.Body)
+			if took := time.Since(start); took > 5*time.Second {
+				t.Errorf("the fault took %v", took)
+			}
 			code, msg := parseFault(t, body.Bytes())
 			t.Logf("HTTP %d %s: %s", resp.StatusCode, code, msg)
 			if resp.StatusCode != tc.status || code != tc.code || !strings.Contains(msg, tc.want) {

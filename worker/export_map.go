@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -22,6 +21,7 @@ type exportMapHandler struct{ p Params }
 func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	job, err := task.DecodeExportMap(t.Payload())
 	if err != nil {
+		h.reportUndecodable(ctx, err)
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
 	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.ID, "service", job.Service)
@@ -30,7 +30,7 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	renderTime := time.Since(start)
 	var bad *mapdraw.ErrBadRequest
 	switch {
-	case errors.As(err, &bad), errors.Is(err, errUnknown), errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrUnsupportedFormat):
+	case errors.As(err, &bad), errors.Is(err, errUnknown), errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrInvalidView), errors.Is(err, render.ErrUnsupportedFormat):
 		h.report(ctx, job, task.Result{Error: err.Error(), ClientError: true})
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	case err != nil:
@@ -91,17 +91,18 @@ func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]by
 
 // report pushes the result for the waiting api; a result nobody collects expires.
 func (h *exportMapHandler) report(ctx context.Context, job task.ExportMap, r task.Result) {
-	r.Worker = h.p.ID
-	b, err := json.Marshal(r)
-	if err != nil {
-		h.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
-		return
-	}
-	key := task.DoneKey(job.ID)
-	pipe := h.p.Redis.TxPipeline()
-	pipe.RPush(ctx, key, b)
-	pipe.Expire(ctx, key, task.ResultTTL)
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := reportResult(ctx, h.p.Redis, h.p.ID, job.ID, r); err != nil {
 		h.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
+	}
+}
+
+// reportUndecodable tells the waiting api that the task's payload could not be read (another
+// build's payload version, most likely), instead of leaving it to time out; the task's asynq id
+// is the render's id.
+func (h *exportMapHandler) reportUndecodable(ctx context.Context, err error) {
+	if id, ok := asynq.GetTaskID(ctx); ok {
+		if rerr := reportResult(ctx, h.p.Redis, h.p.ID, id, task.Result{Error: err.Error()}); rerr != nil {
+			h.p.Logger.Error("report result", "task_id", id, "err", rerr)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package worker
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -25,6 +24,9 @@ type exportScaleBarHandler struct{ p Params }
 func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	job, err := task.DecodeExportScaleBar(t.Payload())
 	if err != nil {
+		if id, ok := asynq.GetTaskID(ctx); ok {
+			h.report(ctx, id, task.Result{Error: err.Error()})
+		}
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
 	start := time.Now()
@@ -84,17 +86,7 @@ func (h *exportScaleBarHandler) render(ctx context.Context, job task.ExportScale
 
 // report pushes the result for the waiting api; a result nobody collects expires.
 func (h *exportScaleBarHandler) report(ctx context.Context, requestID string, r task.Result) {
-	r.Worker = h.p.ID
-	b, err := json.Marshal(r)
-	if err != nil {
-		h.p.Logger.Error("encode result", "request_id", requestID, "err", err)
-		return
-	}
-	key := task.DoneKey(requestID)
-	pipe := h.p.Redis.TxPipeline()
-	pipe.RPush(ctx, key, b)
-	pipe.Expire(ctx, key, task.ResultTTL)
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := reportResult(ctx, h.p.Redis, h.p.ID, requestID, r); err != nil {
 		h.p.Logger.Error("report result", "request_id", requestID, "err", err)
 	}
 }

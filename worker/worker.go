@@ -10,8 +10,10 @@
 //	cache:metatile  cacheMetatileHandler  draws a cache tile's metatile on demand (seed.go)
 //
 // Retries: a handler returns asynq.SkipRetry for a request that can never succeed (bad
-// definition expression, unknown map), and a plain error for a transient failure (store
-// unreachable), which asynq retries. The object store client does its own HTTP retries; the
+// definition expression, unknown map, numbers the renderer refuses), and a plain error for a
+// transient failure (store unreachable), which asynq retries. A handler that panics is a bug the
+// same payload would hit again: recoverPanics (recover.go) reports a server error to the waiting
+// api and fails the task with asynq.SkipRetry. The object store client does its own HTTP retries; the
 // worker adds none.
 package worker
 
@@ -124,6 +126,7 @@ func New(p Params) *Worker {
 	if p.Metrics != nil {
 		mux.Use(instrument(p.Metrics))
 	}
+	mux.Use(recoverPanics(p.Redis, p.ID, p.Logger))
 	mux.Use(skipAbandoned(p.Redis))
 	mux.Handle(task.TypeExportMap, &exportMapHandler{p: p})
 	mux.Handle(task.TypeExportScaleBar, &exportScaleBarHandler{p: p})
@@ -177,7 +180,7 @@ func skipAbandoned(rdb redis.UniversalClient) asynq.MiddlewareFunc {
 }
 
 // instrument records each task's duration and result: ok, client_error (a task that can never
-// succeed, returned with asynq.SkipRetry) or error.
+// succeed, returned with asynq.SkipRetry) or error (a panic included).
 func instrument(m *metrics.Metrics) asynq.MiddlewareFunc {
 	return func(next asynq.Handler) asynq.Handler {
 		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
@@ -185,6 +188,8 @@ func instrument(m *metrics.Metrics) asynq.MiddlewareFunc {
 			err := next.ProcessTask(ctx, t)
 			result := "ok"
 			switch {
+			case errors.Is(err, errPanic):
+				result = "error"
 			case errors.Is(err, asynq.SkipRetry):
 				result = "client_error"
 			case err != nil:

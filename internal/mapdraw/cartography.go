@@ -3,12 +3,14 @@ package mapdraw
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image/color"
 	"math"
 	"reflect"
 	"strings"
 
 	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/simplify"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
@@ -83,7 +85,11 @@ func selectionLayers(ctx context.Context, l *catalog.Layer, st LayerState, mapCo
 	var out []render.Layer
 	gt := info.GeometryType
 	if st.ShowBuffer && st.BufferDistance > 0 {
-		out = append(out, bufferLayer(fs, gt, st, sel, v))
+		buf, err := bufferLayer(fs, st, sel, v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, buf)
 	}
 	var sym render.Symbol
 	if st.SelectionSymbol != nil {
@@ -106,11 +112,35 @@ func selectionLayers(ctx context.Context, l *catalog.Layer, st LayerState, mapCo
 	return out, nil
 }
 
-// bufferLayer draws buffers of distance d around features: circles around points, and around lines
-// and polygons the feature itself filled and stroked with round joins 2d wide, which covers exactly
-// the buffer's area. The layer is drawn opaque in a group of the symbol's opacity, so overlapping
-// buffers do not darken.
-func bufferLayer(fs []render.Feature, gt feature.GeometryType, st LayerState, sel color.NRGBA, v render.View) render.Layer {
+// MaxBufferDistance is the largest selection buffer distance drawn in a view of extent: the
+// extent's diagonal. A buffer that long around any feature in the view already covers the whole
+// view, so a longer one draws the same image around those features, only at more cost.
+func MaxBufferDistance(extent orb.Bound) float64 {
+	return math.Hypot(extent.Max[0]-extent.Min[0], extent.Max[1]-extent.Min[1])
+}
+
+// bufferTolerance is the fraction of the buffer distance by which a line or polygon is simplified
+// before its buffer is drawn: the buffer's outline moves by at most that much (1% of the
+// distance), and a wide buffer around a detailed coast is drawn from a few dozen pieces instead of
+// thousands, each as wide as the buffer.
+const bufferTolerance = 0.01
+
+// bufferLayer draws buffers of distance d around features as their union of simple pieces: a
+// circle around every point and vertex, a rectangle 2d wide along every segment, and a polygon's
+// own area, all of the same orientation and filled with the non-zero rule, which is exactly the
+// buffer. Lines and polygons are simplified by bufferTolerance of d first. Unlike a stroke 2d wide
+// with round joins, which draws the same area, the pieces cost the rasterizer time in proportion
+// to their outline, not to their width times the row's width, so a buffer as wide as the image
+// draws in about the time of a narrow one. The layer is drawn opaque in a group of the symbol's
+// opacity, so overlapping buffers do not darken.
+//
+// The distance must be finite, not negative and at most MaxBufferDistance of the view's extent;
+// another is an ErrBadRequest.
+func bufferLayer(fs []render.Feature, st LayerState, sel color.NRGBA, v render.View) (render.Layer, error) {
+	d := st.BufferDistance
+	if limit := MaxBufferDistance(v.Extent); !(d >= 0 && d <= limit) {
+		return render.Layer{}, &ErrBadRequest{Err: fmt.Errorf("selection buffer distance %g must be between 0 and %g, the diagonal of the map extent", d, limit)}
+	}
 	fill := sel
 	fill.A = 128
 	if st.BufferSymbol != nil {
@@ -118,9 +148,9 @@ func bufferLayer(fs []render.Feature, gt feature.GeometryType, st LayerState, se
 	}
 	opacity := float64(fill.A) / 255
 	fill.A = 255
-	d := st.BufferDistance
 	res := (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width) // map units per pixel
-	widthPt := 2 * d / res * 72 / dpiOf(v)
+	tol := d * bufferTolerance
+	bp := bufferPiecer{d: d, tol: tol, sides: circleSides(d/res, max(0.5, tol/res)), seen: map[[2]int64]bool{}}
 	var out []render.Feature
 	for _, f := range fs {
 		switch g := f.Geom.(type) {
@@ -131,17 +161,145 @@ func bufferLayer(fs []render.Feature, gt feature.GeometryType, st LayerState, se
 				out = append(out, render.Feature{Geom: circle(p, d)})
 			}
 		default:
-			out = append(out, render.Feature{Geom: f.Geom})
+			if pieces := bp.pieces(simplifyForBuffer(g, tol)); len(pieces) > 0 {
+				out = append(out, render.Feature{Geom: pieces})
+			}
 		}
-	}
-	sym := render.Symbol{Fill: fill}
-	if gt != feature.Point && gt != feature.Multipoint {
-		sym.Stroke, sym.StrokeWidth = fill, widthPt
 	}
 	if opacity <= 0 {
 		opacity = 0.001
 	}
-	return render.Layer{Name: "selection buffer", Features: render.NewIndex(out), Symbol: sym, Opacity: opacity}
+	return render.Layer{Name: "selection buffer", Features: render.NewIndex(out), Symbol: render.Symbol{Fill: fill}, Opacity: opacity}, nil
+}
+
+// circleSides is the number of sides of a circle of radius r whose sides stray at most tol from
+// the circle: from 8 to 256.
+func circleSides(r, tol float64) int {
+	if !(r > tol) {
+		return 8
+	}
+	n := math.Ceil(math.Pi / math.Acos(1-tol/r))
+	return int(max(8, min(256, n)))
+}
+
+// bufferPiecer cuts lines and polygons into the pieces whose union is their buffer of distance d.
+// A vertex in the same cell of a grid of tol as one already given a circle gets none: its circle
+// lies within 1.5 tol of that one's.
+type bufferPiecer struct {
+	d, tol float64
+	sides  int
+	seen   map[[2]int64]bool
+}
+
+// pieces returns the pieces of the buffer around g (a line or a polygon): a polygon's own area
+// (outer rings anticlockwise, holes clockwise), and for every line and ring a circle around each
+// vertex and a rectangle 2d wide along each segment longer than tol, all anticlockwise.
+func (bp *bufferPiecer) pieces(g orb.Geometry) orb.MultiPolygon {
+	var out orb.MultiPolygon
+	d := bp.d
+	line := func(ls []orb.Point) {
+		for i, p := range ls {
+			cell := [2]int64{int64(math.Floor(p[0] / bp.tol)), int64(math.Floor(p[1] / bp.tol))}
+			if bp.tol == 0 || !bp.seen[cell] {
+				bp.seen[cell] = true
+				out = append(out, circleN(p, d, bp.sides))
+			}
+			if i == 0 {
+				continue
+			}
+			a := ls[i-1]
+			l := math.Hypot(p[0]-a[0], p[1]-a[1])
+			if !(l > bp.tol) {
+				continue
+			}
+			nx, ny := -(p[1]-a[1])/l*d, (p[0]-a[0])/l*d // left of a→p, d long
+			out = append(out, orb.Polygon{{
+				{a[0] - nx, a[1] - ny}, {p[0] - nx, p[1] - ny}, {p[0] + nx, p[1] + ny}, {a[0] + nx, a[1] + ny}, {a[0] - nx, a[1] - ny},
+			}})
+		}
+	}
+	polygon := func(p orb.Polygon) {
+		own := make(orb.Polygon, 0, len(p))
+		for i, r := range p {
+			line(r)
+			r = r.Clone()
+			if (i == 0) != (r.Orientation() == orb.CCW) {
+				r.Reverse()
+			}
+			own = append(own, r)
+		}
+		out = append(out, own)
+	}
+	switch g := g.(type) {
+	case orb.LineString:
+		line(g)
+	case orb.MultiLineString:
+		for _, ls := range g {
+			line(ls)
+		}
+	case orb.Ring:
+		polygon(orb.Polygon{g})
+	case orb.Polygon:
+		polygon(g)
+	case orb.MultiPolygon:
+		for _, p := range g {
+			polygon(p)
+		}
+	}
+	return out
+}
+
+// simplifyForBuffer simplifies the lines and rings of g within tol (Douglas-Peucker), keeping every
+// part: a part that would collapse is replaced by its bounding box, which lies within tol of it.
+func simplifyForBuffer(g orb.Geometry, tol float64) orb.Geometry {
+	if !(tol > 0) {
+		return g
+	}
+	dp := simplify.DouglasPeucker(tol)
+	line := func(ls orb.LineString) orb.LineString {
+		out := dp.LineString(ls.Clone())
+		if len(out) < 2 || (len(out) == 2 && out[0] == out[1]) {
+			b := ls.Bound()
+			return orb.LineString{b.Min, {b.Max[0], b.Min[1]}, b.Max, {b.Min[0], b.Max[1]}, b.Min}
+		}
+		return out
+	}
+	ring := func(r orb.Ring) orb.Ring {
+		out := orb.Ring(line(orb.LineString(r)))
+		if len(out) < 4 {
+			b := r.Bound()
+			return orb.Ring{b.Min, {b.Max[0], b.Min[1]}, b.Max, {b.Min[0], b.Max[1]}, b.Min}
+		}
+		return out
+	}
+	polygon := func(p orb.Polygon) orb.Polygon {
+		out := make(orb.Polygon, len(p))
+		for i, r := range p {
+			out[i] = ring(r)
+		}
+		return out
+	}
+	switch g := g.(type) {
+	case orb.LineString:
+		return line(g)
+	case orb.MultiLineString:
+		out := make(orb.MultiLineString, len(g))
+		for i, ls := range g {
+			out[i] = line(ls)
+		}
+		return out
+	case orb.Ring:
+		return ring(g)
+	case orb.Polygon:
+		return polygon(g)
+	case orb.MultiPolygon:
+		out := make(orb.MultiPolygon, len(g))
+		for i, p := range g {
+			out[i] = polygon(p)
+		}
+		return out
+	}
+	return g
 }
 
 func dpiOf(v render.View) float64 {
@@ -152,10 +310,13 @@ func dpiOf(v render.View) float64 {
 }
 
 // circle is a 64-gon of radius r around c.
-func circle(c orb.Point, r float64) orb.Polygon {
-	ring := make(orb.Ring, 0, 65)
-	for i := 0; i <= 64; i++ {
-		a := 2 * math.Pi * float64(i%64) / 64
+func circle(c orb.Point, r float64) orb.Polygon { return circleN(c, r, 64) }
+
+// circleN is an n-gon of radius r around c, anticlockwise.
+func circleN(c orb.Point, r float64, n int) orb.Polygon {
+	ring := make(orb.Ring, 0, n+1)
+	for i := 0; i <= n; i++ {
+		a := 2 * math.Pi * float64(i%n) / float64(n)
 		ring = append(ring, orb.Point{c[0] + r*math.Cos(a), c[1] + r*math.Sin(a)})
 	}
 	return orb.Polygon{ring}

@@ -25,11 +25,13 @@ type localFarm struct {
 	cat     *catalog.Catalog
 	last    task.ExportScaleBar
 	lastMap task.ExportMap
+	jobs    int // tasks handed to the farm
 }
 
 // Export renders a map as worker/export_map.go does.
 func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
 	l.lastMap = job
+	l.jobs++
 	f, err := render.ParseFormat(job.Format)
 	if err != nil {
 		return task.Result{Error: err.Error(), ClientError: true}, nil
@@ -46,6 +48,7 @@ func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result
 
 func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
 	l.last = job
+	l.jobs++
 	f, err := render.ParseFormat(job.Format)
 	if err != nil {
 		return task.Result{Error: err.Error(), ClientError: true}, nil

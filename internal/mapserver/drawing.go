@@ -485,6 +485,9 @@ func drawingOf(ld *gisxml.LayerDescription, l *catalog.Layer, i int) (*mapdraw.D
 			}
 			d.SelectionSymbol = sym
 		}
+		if bd := ld.SelectionBufferDistance; ld.ShowSelectionBuffer && (!(bd >= 0) || math.IsInf(bd, 0)) {
+			return nil, invalid("%s/SelectionBufferDistance %g must be a finite number, not negative", what, bd)
+		}
 		if ld.ShowSelectionBuffer && ld.SelectionBufferDistance > 0 {
 			d.ShowBuffer, d.BufferDistance = true, ld.SelectionBufferDistance
 			if ld.SelectionBufferSymbol != nil {

@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"time"
 
+	"github.com/paulmach/orb"
+
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
@@ -46,6 +48,9 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 	disp := req.ImageDescription.ImageDisplay
 	view, err := s.resolveView(ctx, m, md, disp)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkBuffers(md.LayerDescriptions, view.Extent); err != nil {
 		return nil, err
 	}
 	imgType := req.ImageDescription.ImageType
@@ -106,6 +111,20 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		img.ImageURL = s.p.OutputURL(res.Key)
 	}
 	return &gisxml.ExportMapImageResponse{Result: img}, nil
+}
+
+// checkBuffers refuses a selection buffer longer than mapdraw.MaxBufferDistance, the diagonal of
+// the map extent: a longer one draws the same image around the selected features in view, at a
+// cost that grows with the distance. (drawingOf refuses non-finite and negative distances.)
+func checkBuffers(lds gisxml.ArrayOfLayerDescription, extent orb.Bound) error {
+	limit := mapdraw.MaxBufferDistance(extent)
+	for i, ld := range lds {
+		if ld != nil && ld.ShowSelectionBuffer && ld.SelectionBufferDistance > limit {
+			return invalid("LayerDescriptions[%d]/SelectionBufferDistance %g is longer than the limit, the diagonal of the map extent: %.6g map units",
+				i, ld.SelectionBufferDistance, limit)
+		}
+	}
+	return nil
 }
 
 func formatOf(f gisxml.ImageFormat, transparent bool) (string, error) {

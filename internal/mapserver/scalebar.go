@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -61,9 +63,9 @@ func (s *Server) ExportScaleBar(ctx context.Context, c *Call, req *gisxml.Export
 	if disp.ImageWidth > s.p.Limits.MaxImageWidth || disp.ImageHeight > s.p.Limits.MaxImageHeight {
 		return nil, invalid("ExportScaleBar: ImageDisplay %d×%d is larger than the maximum %d×%d", disp.ImageWidth, disp.ImageHeight, s.p.Limits.MaxImageWidth, s.p.Limits.MaxImageHeight)
 	}
-	dpi := disp.ImageDPI
-	if dpi <= 0 {
-		dpi = 96
+	dpi, err := mapview.DPI(disp.ImageDPI, "ExportScaleBar: ImageDescription/ImageDisplay/ImageDPI")
+	if err != nil {
+		return nil, invalid("%s", err)
 	}
 	units := units(view.SR)
 	bar, err := scaleBarOf(req.ScaleBar, &units)
@@ -75,6 +77,9 @@ func (s *Server) ExportScaleBar(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, invalid("ScaleBar/Units %s is not a length unit", units)
 	}
 	bar.PixelsPerUnit = meters / scale / 0.0254 * dpi
+	if err := checkScaleBarPixels(bar, dpi, s.p.Limits.MaxImageWidth); err != nil {
+		return nil, err
+	}
 	bar.Background = color.NRGBA{255, 255, 255, 255}
 	if req.BackGroundColor != nil {
 		if bar.Background, err = colorOf(req.BackGroundColor); err != nil {
@@ -107,6 +112,29 @@ func (s *Server) ExportScaleBar(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, err
 	}
 	return &gisxml.ExportScaleBarResponse{Result: out}, nil
+}
+
+// checkScaleBarPixels checks what a scale bar's numbers come to in pixels at dpi: the map scale
+// must give a finite, positive length to a unit, one division must be at most maxWidth pixels
+// (the widest image: a longer division cannot show in any image), and text at most
+// render.MaxTextPixels tall.
+func checkScaleBarPixels(bar render.ScaleBar, dpi float64, maxWidth int) error {
+	if ppu := bar.PixelsPerUnit; !(ppu > 0) || math.IsInf(ppu, 0) {
+		return invalid("ExportScaleBar: at the map's scale one unit is %g pixels long at %g DPI; no scale bar can be drawn", ppu, dpi)
+	}
+	if px := bar.Division * bar.PixelsPerUnit; px > float64(maxWidth) {
+		return invalid("ScaleBar/Division %g is %.4g pixels long at the map's scale and %g DPI; the limit is %d pixels (the maximum image width)",
+			bar.Division, px, dpi, maxWidth)
+	}
+	for _, t := range []struct {
+		size float64
+		what string
+	}{{bar.Label.Size, "LabelSymbol/Size"}, {bar.UnitText.Size, "UnitLabelSymbol/Size"}} {
+		if px := t.size * dpi / 72; px > render.MaxTextPixels {
+			return invalid("ScaleBar/%s %g pt is %.0f pixels at %g DPI; the limit is %d pixels", t.what, t.size, px, dpi, render.MaxTextPixels)
+		}
+	}
+	return nil
 }
 
 // imageResult fills the URL or the bytes of an ImageResult from a farm result.
@@ -152,8 +180,8 @@ func scaleBarOf(sb gisxml.ScaleBar, units *gisxml.Units) (render.ScaleBar, error
 		out.BarHeightPt = *f.BarHeight
 	}
 	if f.Division != nil {
-		if *f.Division < 0 {
-			return out, invalid("ScaleBar/Division %g must not be negative", *f.Division)
+		if !(*f.Division >= 0) || math.IsInf(*f.Division, 0) {
+			return out, invalid("ScaleBar/Division %g must be a finite number, not negative", *f.Division)
 		}
 		out.Division = *f.Division
 		out.Resize = render.ResizeFixed

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/render"
 )
 
 // MetersPerDegree converts degrees to metres for scales of geographic maps.
@@ -32,6 +33,19 @@ const metersPerInch = 0.0254
 
 // DefaultDPI is used when a request gives none.
 const DefaultDPI = 96
+
+// DPI checks a request's DPI (what names it in the fault): 0 means DefaultDPI, as ArcGIS reads
+// a missing ImageDPI; any other value must lie within render.MinDPI and render.MaxDPI (1 to 2400),
+// so NaN, infinities and negative values are refused, never drawn at some default.
+func DPI(dpi float64, what string) (float64, error) {
+	if dpi == 0 {
+		return DefaultDPI, nil
+	}
+	if !(dpi >= render.MinDPI && dpi <= render.MaxDPI) {
+		return 0, bad("%s %g is out of range: the limit is %d to %d DPI (0 means %d)", what, dpi, render.MinDPI, render.MaxDPI, DefaultDPI)
+	}
+	return dpi, nil
+}
 
 // View is the resolved geometry of one map image.
 type View struct {
@@ -119,12 +133,11 @@ func Resolve(m Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, lim Li
 	if lim.MaxWidth > 0 && (v.Width > lim.MaxWidth || v.Height > lim.MaxHeight) {
 		return View{}, bad("ImageDisplay: %d×%d pixels is larger than the limit of %d×%d", v.Width, v.Height, lim.MaxWidth, lim.MaxHeight)
 	}
-	if v.DPI <= 0 || math.IsNaN(v.DPI) {
-		v.DPI = DefaultDPI
+	dpi, err := DPI(v.DPI, "ImageDisplay/ImageDPI")
+	if err != nil {
+		return View{}, err
 	}
-	if v.DPI > 2400 {
-		return View{}, bad("ImageDisplay: ImageDPI %g is larger than 2400", v.DPI)
-	}
+	v.DPI = dpi
 	if math.IsNaN(v.Rotation) || math.IsInf(v.Rotation, 0) {
 		return View{}, bad("MapDescription: Rotation must be a finite number")
 	}
@@ -214,8 +227,12 @@ func extentOf(m Map, area gisxml.MapArea, v View) (orb.Bound, error) {
 			c = p
 		}
 		vv := v
-		if a.DPI != nil && *a.DPI > 0 {
-			vv.DPI = *a.DPI
+		if a.DPI != nil && *a.DPI != 0 {
+			dpi, err := DPI(*a.DPI, "MapArea/DPI")
+			if err != nil {
+				return orb.Bound{}, err
+			}
+			vv.DPI = dpi
 		}
 		w, h := sizeAt(vv, a.Scale)
 		return around(c, w, h), nil

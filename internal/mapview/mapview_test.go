@@ -128,6 +128,13 @@ func TestResolveErrors(t *testing.T) {
 		{"inverted extent", &gisxml.MapDescription{MapArea: extent(10, 0, 0, 10)}, display(10, 10, 96), mapview.Limits{}},
 		{"NaN extent", &gisxml.MapDescription{MapArea: extent(math.NaN(), 0, 1, 1)}, display(10, 10, 96), mapview.Limits{}},
 		{"negative scale", &gisxml.MapDescription{MapArea: &gisxml.CenterAndScale{Scale: -5}}, display(10, 10, 96), mapview.Limits{}},
+		{"DPI NaN", &gisxml.MapDescription{}, display(10, 10, math.NaN()), mapview.Limits{}},
+		{"DPI negative", &gisxml.MapDescription{}, display(10, 10, -96), mapview.Limits{}},
+		{"DPI +Inf", &gisxml.MapDescription{}, display(10, 10, math.Inf(1)), mapview.Limits{}},
+		{"DPI 1e300", &gisxml.MapDescription{}, display(10, 10, 1e300), mapview.Limits{}},
+		{"DPI 2401", &gisxml.MapDescription{}, display(10, 10, 2401), mapview.Limits{}},
+		{"DPI 0.5", &gisxml.MapDescription{}, display(10, 10, 0.5), mapview.Limits{}},
+		{"MapArea DPI NaN", &gisxml.MapDescription{MapArea: &gisxml.CenterAndScale{Scale: 1000, DPI: ptr(math.NaN())}}, display(10, 10, 96), mapview.Limits{}},
 		{"unknown units", &gisxml.MapDescription{MapArea: &gisxml.CenterAndSize{Width: 1, Height: 1, Units: "cubits"}}, display(10, 10, 96), mapview.Limits{}},
 		{"other spatial reference", &gisxml.MapDescription{SpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(4326)}}}, display(10, 10, 96), mapview.Limits{}},
 	}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/paulmach/orb"
 )
 
 // ScaleBarKind is the look of a scale bar.
@@ -50,6 +52,12 @@ const (
 
 // maxDivisions bounds the divisions (and subdivisions) of a scale bar.
 const maxDivisions = 100
+
+// MaxScaleBarPixels bounds the length of a scale bar, in pixels: 2²², more than 200 divisions
+// (the most a bar has) each as long as the widest image a configuration allows (16384 pixels),
+// and well within the rasterizers' fixed-point range (2²⁵ pixels). A longer bar, or a longer
+// division, is an error.
+const MaxScaleBarPixels = 1 << 22
 
 // Scale bar defaults, in points.
 const (
@@ -116,6 +124,8 @@ type NumberFormat struct {
 func (nf NumberFormat) Format(v float64) string {
 	var s string
 	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		s = strconv.FormatFloat(v, 'g', -1, 64)
 	case nf.Digits < 0:
 		s = strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
 	case nf.Significant:
@@ -249,13 +259,20 @@ type tick struct {
 }
 
 // DrawScaleBar draws sb centred on a surface of width×height pixels at dpi and reports its layout.
+//
+// Whatever sb holds, the drawing is bounded: sizes in points are taken between 0 and
+// MaxScaledPoints (a non-finite or negative size as its default), text is at most MaxTextPixels,
+// and a size or dpi out of range (View.Validate's rules), a non-finite or negative division, or a
+// bar longer than MaxScaleBarPixels is an error wrapping ErrInvalidView, before anything is drawn.
 func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, width, height int, dpi float64) (ScaleBarLayout, error) {
 	if err := ctx.Err(); err != nil {
 		return ScaleBarLayout{}, err
 	}
-	v := View{DPI: dpi}
+	v := View{Extent: orb.Bound{Max: orb.Point{1, 1}}, Width: width, Height: height, DPI: dpi}
+	if err := v.Validate(); err != nil {
+		return ScaleBarLayout{}, fmt.Errorf("scale bar: %w", err)
+	}
 	pt := v.PointsToPixels
-	s.Clear(sb.Background)
 	W, H := float64(width), float64(height)
 
 	if sb.Divisions <= 0 {
@@ -267,6 +284,17 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 	if !(sb.PixelsPerUnit > 0) || math.IsInf(sb.PixelsPerUnit, 0) {
 		return ScaleBarLayout{}, fmt.Errorf("%w: scale bar pixels per unit %g must be positive", ErrInvalidView, sb.PixelsPerUnit)
 	}
+	if !(sb.Division >= 0) || math.IsInf(sb.Division, 0) {
+		return ScaleBarLayout{}, fmt.Errorf("%w: scale bar division %g must be a finite number, not negative", ErrInvalidView, sb.Division)
+	}
+	if px := sb.Division * sb.PixelsPerUnit; !(px <= MaxScaleBarPixels) {
+		return ScaleBarLayout{}, fmt.Errorf("%w: scale bar division %g is %g pixels long, more than %d", ErrInvalidView, sb.Division, px, MaxScaleBarPixels)
+	}
+	for _, p := range []*float64{&sb.BarHeightPt, &sb.LabelGapPt, &sb.UnitLabelGapPt, &sb.DivisionMarkHeightPt, &sb.SubdivisionMarkHeight,
+		&sb.Outline.Width, &sb.DivisionMark.Width, &sb.SubdivisionMark.Width, &sb.Label.Size, &sb.UnitText.Size} {
+		*p = boundedPoints(*p)
+	}
+	s.Clear(sb.Background)
 	if sb.Kind == "" {
 		sb.Kind = ScaleBarAlternating
 	}
@@ -332,6 +360,9 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 	div, n = fit(div, n) // again, with the labels of the chosen division
 	divPx := div * sb.PixelsPerUnit
 	barW := divPx * float64(n+sb.DivisionsBeforeZero)
+	if !(barW <= MaxScaleBarPixels) {
+		return ScaleBarLayout{}, fmt.Errorf("%w: scale bar of %d divisions of %g is %g pixels long, more than %d", ErrInvalidView, n+sb.DivisionsBeforeZero, div, barW, MaxScaleBarPixels)
+	}
 
 	// Labels: positions in units from zero.
 	ticks := scaleTicks(div, n, sb.DivisionsBeforeZero, sb.Subdivisions)
@@ -530,12 +561,21 @@ func orDefault(v, d float64) float64 {
 	return d
 }
 
+// boundedPoints is a size in points between 0 and MaxScaledPoints; a negative or non-finite
+// size is 0 (the default, or nothing).
+func boundedPoints(v float64) float64 {
+	if !(v > 0) {
+		return 0
+	}
+	return min(v, MaxScaledPoints)
+}
+
 func textStyle(t ScaleText, pt func(float64) float64) TextStyle {
 	size := t.Size
 	if size <= 0 {
 		size = scaleBarTextSizePt
 	}
-	return TextStyle{Font: t.Font, Size: pt(size), Color: t.Color}
+	return TextStyle{Font: t.Font, Size: min(pt(size), MaxTextPixels), Color: t.Color}
 }
 
 // scaleTicks returns every division boundary and subdivision position, in units from zero,

@@ -2,10 +2,13 @@ package render
 
 import (
 	"context"
+	"errors"
 	"image"
 	"image/color"
+	"math"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestNumberFormat(t *testing.T) {
@@ -171,5 +174,84 @@ func TestScaleBarVector(t *testing.T) {
 			}
 			checkGolden(t, name, img)
 		}
+	}
+}
+
+// TestScaleBarHostileNumbers: DrawScaleBar called directly with extreme numbers neither panics nor
+// allocates without bound: it refuses the numbers that cannot be drawn (ErrInvalidView) and draws
+// the others with their sizes clamped, all at once.
+func TestScaleBarHostileNumbers(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, tc := range []struct {
+		name    string
+		edit    func(*ScaleBar)
+		w, h    int
+		dpi     float64
+		invalid error // the error DrawScaleBar wraps, or nil
+	}{
+		{"division 1e308", func(sb *ScaleBar) { sb.Division, sb.Resize = 1e308, ResizeFixed }, 4096, 4096, 96, ErrInvalidView},
+		{"division NaN", func(sb *ScaleBar) { sb.Division, sb.Resize = nan, ResizeFixed }, 400, 40, 96, ErrInvalidView},
+		{"division +Inf", func(sb *ScaleBar) { sb.Division = inf }, 400, 40, 96, ErrInvalidView},
+		{"division negative", func(sb *ScaleBar) { sb.Division = -1 }, 400, 40, 96, ErrInvalidView},
+		{"division too long", func(sb *ScaleBar) { sb.Division, sb.Resize = MaxScaleBarPixels, ResizeFixed }, 400, 40, 96, ErrInvalidView},
+		{"bar too long", func(sb *ScaleBar) {
+			sb.Division, sb.Divisions, sb.DivisionsBeforeZero, sb.Resize = MaxScaleBarPixels/150, 100, 100, ResizeFixed
+		}, 400, 40, 96, ErrInvalidView},
+		{"divisions to fit a huge division", func(sb *ScaleBar) { sb.Division, sb.Resize = MaxScaleBarPixels/4, ResizeAutoDivisions }, 400, 40, 96, nil},
+		{"pixels per unit tiny", func(sb *ScaleBar) { sb.PixelsPerUnit = 1e-300 }, 400, 40, 96, nil},
+		{"dpi 1e300", func(*ScaleBar) {}, 4096, 4096, 1e300, ErrInvalidView},
+		{"dpi 100000", func(*ScaleBar) {}, 4096, 4096, 100000, ErrInvalidView},
+		{"dpi NaN", func(*ScaleBar) {}, 400, 40, nan, ErrInvalidView},
+		{"dpi negative", func(*ScaleBar) {}, 400, 40, -96, ErrInvalidView},
+		{"too wide", func(*ScaleBar) {}, MaxImageSize + 1, 40, 96, ErrImageTooLarge},
+		{"sizes huge at the largest DPI", func(sb *ScaleBar) {
+			sb.BarHeightPt, sb.LabelGapPt, sb.UnitLabelGapPt = 1e300, inf, 1e9
+			sb.DivisionMarkHeightPt, sb.SubdivisionMarkHeight, sb.Subdivisions = 1e300, 1e300, 100
+			sb.Outline.Width, sb.DivisionMark.Width, sb.SubdivisionMark.Width = 1e300, inf, 1e9
+			sb.Label.Size, sb.UnitText.Size = 1e300, inf
+			sb.MarkFrequency = FreqDivisionsAndSubdivisions
+		}, 4096, 4096, MaxDPI, nil},
+		{"sizes NaN", func(sb *ScaleBar) {
+			sb.BarHeightPt, sb.LabelGapPt, sb.Label.Size, sb.Outline.Width, sb.DivisionMarkHeightPt = nan, nan, nan, nan, nan
+		}, 400, 40, 96, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := blackWhiteBar(ScaleBarAlternating)
+			tc.edit(&sb)
+			r := defaultRenderer()
+			img := image.NewRGBA(image.Rect(0, 0, min(tc.w, MaxImageSize), tc.h))
+			start := time.Now()
+			lay, err := r.DrawScaleBar(context.Background(), NewGGSurface(img, r.Fonts()), sb, tc.w, tc.h, tc.dpi)
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v", d)
+			}
+			if tc.invalid != nil {
+				if !errors.Is(err, tc.invalid) {
+					t.Fatalf("err = %v, want %v", err, tc.invalid)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []float64{lay.X0, lay.Zero, lay.X1, lay.Top, lay.Bottom} {
+				if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 2*MaxScaleBarPixels {
+					t.Fatalf("layout %+v is out of bounds", lay)
+				}
+			}
+		})
+	}
+}
+
+func TestFaceSizeBounded(t *testing.T) {
+	fs := defaultRenderer().Fonts()
+	for _, size := range []float64{1e300, math.Inf(1), 100000} {
+		w, a, _ := fs.face(TextStyle{Size: size}).measure("0")
+		if w > MaxTextPixels || a > MaxTextPixels {
+			t.Errorf("a %g px '0' measures %g wide, %g high; want at most %d", size, w, a, MaxTextPixels)
+		}
+	}
+	if w, _, _ := fs.face(TextStyle{Size: math.NaN()}).measure("0"); w > 1 {
+		t.Errorf("a NaN px '0' measures %g wide", w)
 	}
 }

@@ -120,12 +120,14 @@ func variantOf(name string, st FontStyle) int {
 	return v
 }
 
-// face returns the cached face for t's font, style and size (pixels).
+// face returns the cached face for t's font, style and size (pixels, from 1 to MaxTextPixels).
 func (fs *Fonts) face(t TextStyle) *fontFace {
-	k := faceKey{size: int32(math.Round(t.Size * 64)), variant: uint8(variantOf(t.Font, t.FontStyle))}
-	if k.size < 64 {
-		k.size = 64
+	size := t.Size
+	if !(size >= 1) {
+		size = 1
 	}
+	size = min(size, MaxTextPixels)
+	k := faceKey{size: int32(math.Round(size * 64)), variant: uint8(variantOf(t.Font, t.FontStyle))}
 	if f, ok := fs.faces.Get(k); ok {
 		return f
 	}

@@ -12,6 +12,29 @@ import (
 // default maxImageWidth and maxImageHeight); a 4096×4096 image takes 64 MiB.
 const MaxImageSize = 4096
 
+// MinDPI and MaxDPI bound an image's resolution in dots per inch (a View's DPI, 0 meaning 96).
+// 2400 is the finest a printer is commonly driven at, and what ExportMapImage has always
+// accepted; below 1 DPI a point is less than a 72nd of a pixel. What DPI multiplies — text, line
+// and symbol sizes in pixels — is bounded on its own (MaxTextPixels, MaxScaledPoints).
+const (
+	MinDPI = 1
+	MaxDPI = 2400
+)
+
+// MaxTextPixels is the largest text size, in pixels, the renderer rasterizes glyph by glyph:
+// glyph masks are cached per size and character, and a mask is the glyph's full size, so larger
+// text is measured and drawn at this size. At 2400 DPI it is a 30 pt label.
+const MaxTextPixels = 1024
+
+// CheckDPI reports whether dpi is 0 (the default, 96) or within MinDPI and MaxDPI: nil, or an
+// error wrapping ErrInvalidView.
+func CheckDPI(dpi float64) error {
+	if dpi != 0 && !(dpi >= MinDPI && dpi <= MaxDPI) {
+		return fmt.Errorf("%w: DPI %g must be between %d and %d", ErrInvalidView, dpi, MinDPI, MaxDPI)
+	}
+	return nil
+}
+
 // metersPerInch converts DPI to pixels per metre for Scale.
 const metersPerInch = 0.0254
 
@@ -63,6 +86,9 @@ func (v View) Validate() error {
 	case math.IsNaN(v.Rotation) || math.IsInf(v.Rotation, 0):
 		return fmt.Errorf("%w: rotation must be finite", ErrInvalidView)
 	}
+	if err := CheckDPI(v.DPI); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -70,8 +96,8 @@ func (v View) Validate() error {
 var (
 	// ErrImageTooLarge is returned for a View wider or higher than MaxImageSize.
 	ErrImageTooLarge = errors.New("render: image larger than the maximum size")
-	// ErrInvalidView is returned for a View with a non-positive size, an empty extent or a
-	// non-finite rotation.
+	// ErrInvalidView is returned for a View with a non-positive size, an empty extent, a
+	// non-finite rotation or a DPI out of range.
 	ErrInvalidView = errors.New("render: invalid view")
 )
 
