@@ -83,7 +83,7 @@ func New(p Params) *Coordinator {
 	}
 	c := &Coordinator{p: p, reaper: &outputReaper{store: p.Store, prefix: p.OutputPrefix, ttl: p.OutputTTL, logger: p.Logger}}
 	if p.Redis != nil && p.Tiles != nil {
-		c.seeder = newSeedRunner(seedRunnerParams{jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), store: p.Tiles, logger: p.Logger})
+		c.seeder = newSeedRunner(seedRunnerParams{jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger})
 	}
 	if p.Redis != nil && p.Metrics != nil {
 		var names []string

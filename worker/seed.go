@@ -29,7 +29,7 @@ import (
 type seeder struct {
 	p     Params
 	jobs  *seed.Jobs
-	queue *asynq.Client
+	queue *task.Queue
 
 	specs *memcache.Cache[string, *seed.Spec] // by job id
 }
@@ -42,7 +42,7 @@ const (
 )
 
 func newSeeder(p Params) *seeder {
-	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: asynq.NewClientFromRedisClient(p.Redis), specs: memcache.New[string, *seed.Spec]("seed job specs", specsBytes)}
+	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), specs: memcache.New[string, *seed.Spec]("seed job specs", specsBytes)}
 }
 
 // spec returns a job's spec, from memory when it was read before.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -49,8 +50,14 @@ type Params struct {
 	Tiles        tilecache.Store
 	Renderer     *render.Renderer
 	Concurrency  int           // tasks rendered at once; default 1
-	PollInterval time.Duration // how often an idle worker checks the queues; default 1ms
-	Logger       *slog.Logger
+	PollInterval time.Duration // how often an awake worker with nothing to do checks the queues; default 1ms
+	// IdleAfter is how long a worker stays awake with its queues empty before it stops polling
+	// them and sleeps until an enqueue wakes it (task.WakeChannel); default 2s, negative never
+	// sleeps. A sleeping worker also looks at its queues every SleepCheck (default 5s), for
+	// tasks enqueued without an announcement and for scheduled and retried tasks coming due.
+	IdleAfter  time.Duration
+	SleepCheck time.Duration
+	Logger     *slog.Logger
 	// ID names this worker in results and logs; default host:pid.
 	ID string
 	// Metrics, when set, records every task's duration and result.
@@ -67,12 +74,19 @@ type Params struct {
 
 // Worker runs render tasks.
 type Worker struct {
-	p      Params
-	srv    *asynq.Server
-	mux    *asynq.ServeMux
-	queues map[string]int
-	err    error // a bad Params.Queues, returned by Run
+	p       Params
+	mux     *asynq.ServeMux
+	queues  map[string]int
+	err     error // a bad Params.Queues, returned by Run
+	inspect *asynq.Inspector
+
+	active atomic.Int64 // tasks being processed
+	last   atomic.Int64 // when a task last started or ended (unix nanoseconds)
+	asleep atomic.Bool
 }
+
+// Asleep reports whether the worker has stopped polling its empty queues (see Run).
+func (w *Worker) Asleep() bool { return w.asleep.Load() }
 
 // queueWeights returns the asynq weights of the named queues; no names: every queue.
 func queueWeights(names []string) (map[string]int, error) {
@@ -110,19 +124,15 @@ func New(p Params) *Worker {
 	if qerr != nil {
 		queues = map[string]int{} // Run refuses to start
 	}
-	srv := asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
-		Concurrency:       p.Concurrency,
-		Queues:            queues,
-		TaskCheckInterval: p.PollInterval,
-		ShutdownTimeout:   30 * time.Second,
-		Logger:            asynqLogger{p.Logger},
-		LogLevel:          asynq.WarnLevel,
-		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
-			id, _ := asynq.GetTaskID(ctx)
-			p.Logger.Warn("task failed", "type", t.Type(), "task_id", id, "err", err)
-		}),
-	})
+	if p.IdleAfter == 0 {
+		p.IdleAfter = 2 * time.Second
+	}
+	if p.SleepCheck <= 0 {
+		p.SleepCheck = 5 * time.Second
+	}
+	w := &Worker{p: p, queues: queues, err: qerr, inspect: asynq.NewInspectorFromRedisClient(p.Redis)}
 	mux := asynq.NewServeMux()
+	mux.Use(w.track)
 	if p.Metrics != nil {
 		mux.Use(instrument(p.Metrics))
 	}
@@ -140,23 +150,154 @@ func New(p Params) *Worker {
 		mux.Handle(task.TypeSeedMerge, &seedMergeHandler{s: sd})
 		mux.Handle(task.TypeCacheMetatile, &cacheMetatileHandler{s: sd})
 	}
-	return &Worker{p: p, srv: srv, mux: mux, queues: queues, err: qerr}
+	w.mux = mux
+	return w
 }
+
+// newServer returns the asynq server that takes tasks while the worker is awake.
+func (w *Worker) newServer() *asynq.Server {
+	p := w.p
+	return asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
+		Concurrency:       p.Concurrency,
+		Queues:            w.queues,
+		TaskCheckInterval: p.PollInterval,
+		ShutdownTimeout:   30 * time.Second,
+		Logger:            asynqLogger{p.Logger},
+		LogLevel:          asynq.WarnLevel,
+		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
+			id, _ := asynq.GetTaskID(ctx)
+			p.Logger.Warn("task failed", "type", t.Type(), "task_id", id, "err", err)
+		}),
+	})
+}
+
+// track counts the tasks in progress and notes when the last one started or ended.
+func (w *Worker) track(next asynq.Handler) asynq.Handler {
+	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+		w.active.Add(1)
+		w.touch()
+		defer func() {
+			w.active.Add(-1)
+			w.touch()
+		}()
+		return next.ProcessTask(ctx, t)
+	})
+}
+
+func (w *Worker) touch() { w.last.Store(time.Now().UnixNano()) }
+
+func (w *Worker) idleFor() time.Duration { return time.Duration(time.Now().UnixNano() - w.last.Load()) }
 
 // Run processes tasks until ctx is done, then stops taking new tasks and waits (up to 30s) for
 // the ones in flight; unfinished tasks go back to the queue.
+//
+// While tasks come, the worker polls its queues every PollInterval (1 ms: a task waits for a
+// worker at most that long). Once its queues have been empty for IdleAfter it stops polling and
+// sleeps on task.WakeChannel, where every enqueue is announced (task.Queue), so an idle worker
+// costs next to no CPU, in itself or in Redis; the next task wakes it in about a millisecond.
 func (w *Worker) Run(ctx context.Context) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.srv.Start(w.mux); err != nil {
-		return fmt.Errorf("worker: start: %w", err)
+	var wake <-chan *redis.Message
+	if w.p.IdleAfter > 0 {
+		sub := w.p.Redis.Subscribe(ctx, task.WakeChannel)
+		defer sub.Close()
+		if _, err := sub.Receive(ctx); err != nil {
+			return fmt.Errorf("worker: subscribe to %s: %w", task.WakeChannel, err)
+		}
+		wake = sub.Channel()
 	}
-	w.p.Logger.Info("worker started", append([]any{"id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues}, w.p.StartAttrs...)...)
-	<-ctx.Done()
-	w.srv.Shutdown()
-	w.p.Logger.Info("worker stopped")
-	return nil
+	for started := false; ; started = true {
+		srv := w.newServer()
+		if err := srv.Start(w.mux); err != nil {
+			return fmt.Errorf("worker: start: %w", err)
+		}
+		if !started {
+			w.p.Logger.Info("worker started", append([]any{"id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues,
+				"idle_after", w.p.IdleAfter.String()}, w.p.StartAttrs...)...)
+		} else {
+			w.p.Logger.Debug("worker awake")
+		}
+		w.touch()
+		w.awake(ctx, wake)
+		srv.Shutdown()
+		if ctx.Err() == nil {
+			w.p.Logger.Debug("worker asleep: its queues are empty", "idle_for", w.idleFor().String())
+			w.asleep.Store(true)
+			w.sleep(ctx, wake)
+			w.asleep.Store(false)
+		}
+		if ctx.Err() != nil {
+			w.p.Logger.Info("worker stopped")
+			return nil
+		}
+	}
+}
+
+// awake returns when ctx is done or, when the worker may sleep, once it has had nothing to do
+// for IdleAfter and its queues hold nothing for it.
+func (w *Worker) awake(ctx context.Context, wake <-chan *redis.Message) {
+	if w.p.IdleAfter <= 0 {
+		<-ctx.Done()
+		return
+	}
+	tick := time.NewTicker(max(w.p.IdleAfter/4, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+			w.touch() // more is coming
+		case <-tick.C:
+			if w.active.Load() == 0 && w.idleFor() >= w.p.IdleAfter && !w.workWaiting() {
+				return
+			}
+		}
+	}
+}
+
+// sleep returns when an enqueue is announced, when a look at the queues (every SleepCheck)
+// finds work, or when ctx is done.
+func (w *Worker) sleep(ctx context.Context, wake <-chan *redis.Message) {
+	tick := time.NewTicker(w.p.SleepCheck)
+	defer tick.Stop()
+	for !w.workWaiting() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// workWaiting reports whether one of the worker's queues holds a pending task, or a scheduled or
+// retried one that is due. In doubt (Redis does not answer), it says yes: the worker stays
+// awake, as it always did.
+func (w *Worker) workWaiting() bool {
+	now := time.Now()
+	for q := range w.queues {
+		pending, err := w.inspect.ListPendingTasks(q, asynq.PageSize(1))
+		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
+			return true
+		}
+		if len(pending) > 0 {
+			return true
+		}
+		for _, list := range []func(string, ...asynq.ListOption) ([]*asynq.TaskInfo, error){w.inspect.ListScheduledTasks, w.inspect.ListRetryTasks} {
+			ts, err := list(q, asynq.PageSize(1))
+			if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
+				return true
+			}
+			if len(ts) > 0 && !ts[0].NextProcessAt.After(now) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // skipAbandoned drops, undrawn and for good, a retry of an interactive task whose client has

@@ -130,7 +130,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			return err
 		}
 		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
-			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, Logger: logger, Metrics: m,
+			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, IdleAfter: cfg.Worker.IdleAfter, Logger: logger, Metrics: m,
 			Tiles: store, Queues: cfg.Worker.Queues, StartAttrs: where})
 		g.Go(func() error { return w.Run(gctx) })
 	}

@@ -182,11 +182,17 @@ type Worker struct {
 	// Concurrency is how many tasks one worker process renders at once. Default: the number of
 	// CPUs. Env MAPFARM_WORKER_CONCURRENCY.
 	Concurrency int `yaml:"concurrency"`
-	// PollInterval is how often an idle worker looks for new tasks (asynq's TaskCheckInterval);
-	// it bounds the queue latency of interactive renders. Default 1ms: the farm overhead is about
-	// 3 ms median, and an idle worker costs about 14% of a core in Redis round trips; at 10ms,
-	// about 8 ms and 4% (BenchmarkFarmOverhead). Env MAPFARM_WORKER_POLL_INTERVAL (e.g. "10ms").
+	// PollInterval is how often an awake worker with nothing to do looks for new tasks (asynq's
+	// TaskCheckInterval); it bounds the queue latency of interactive renders. Default 1ms: the
+	// farm overhead is about 3 ms median (BenchmarkFarmOverhead). Polling costs about 14% of a
+	// core in Redis round trips, but only while the worker is awake (IdleAfter). Env
+	// MAPFARM_WORKER_POLL_INTERVAL (e.g. "10ms").
 	PollInterval time.Duration `yaml:"pollInterval"`
+	// IdleAfter is how long a worker polls empty queues before it sleeps until an enqueue wakes
+	// it (a Redis Pub/Sub announcement; it also looks every 5 s). Default 2s; negative: never
+	// sleep. An idle farm then costs under 1% of a core (BenchmarkIdleCPU). Env
+	// MAPFARM_WORKER_IDLE_AFTER.
+	IdleAfter time.Duration `yaml:"idleAfter"`
 	// Queues are the queues this worker takes tasks from: "interactive" (ExportMapImage,
 	// ExportScaleBar, on-demand tiles) and "seed" (seeding jobs). YAML `worker.queues`, env
 	// MAPFARM_WORKER_QUEUES (comma-separated). Default both, weighted 6:1. Dedicated seed
@@ -308,6 +314,7 @@ func (c *Config) applyEnv() error {
 	}
 	duration("MAPFARM_LEGISLATIVE_RELOAD", &c.LegislativeReload)
 	duration("MAPFARM_WORKER_POLL_INTERVAL", &c.Worker.PollInterval)
+	duration("MAPFARM_WORKER_IDLE_AFTER", &c.Worker.IdleAfter)
 	if v, ok := os.LookupEnv("MAPFARM_RATE_LIMIT"); ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -410,6 +417,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Worker.Concurrency <= 0 {
 		c.Worker.Concurrency = runtime.NumCPU()
+	}
+	if c.Worker.IdleAfter == 0 {
+		c.Worker.IdleAfter = 2 * time.Second
 	}
 	if c.Worker.PollInterval <= 0 {
 		c.Worker.PollInterval = time.Millisecond

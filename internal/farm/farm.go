@@ -27,7 +27,7 @@ var ErrTimeout = errors.New("farm: no worker finished the render in time")
 
 // Client enqueues renders and waits for their results.
 type Client struct {
-	queue   *asynq.Client
+	queue   *task.Queue
 	inspect *asynq.Inspector
 	rdb     redis.UniversalClient
 	timeout time.Duration
@@ -36,7 +36,7 @@ type Client struct {
 // NewClient returns a client over a Redis connection. rdb must allow as many connections as
 // there are concurrent waits (each wait holds one for a blocking pop).
 func NewClient(rdb redis.UniversalClient, timeout time.Duration) *Client {
-	return &Client{queue: asynq.NewClientFromRedisClient(rdb), inspect: asynq.NewInspectorFromRedisClient(rdb), rdb: rdb, timeout: timeout}
+	return &Client{queue: task.NewQueue(rdb), inspect: asynq.NewInspectorFromRedisClient(rdb), rdb: rdb, timeout: timeout}
 }
 
 // Export queues an ExportMap task and waits for its result.
