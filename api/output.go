@@ -32,6 +32,10 @@ func (s *Server) serveOutput(c *gin.Context) {
 		c.String(http.StatusNotFound, "no such output\n")
 		return
 	}
+	if id, _, _ := strings.Cut(name, "."); s.p.OutputIDs != nil && !s.p.OutputIDs.Valid(id) {
+		c.String(http.StatusNotFound, "no such output\n") // never issued: the store is not asked
+		return
+	}
 	if o, ok := s.recent.get(OutputPrefix + name); ok {
 		h := c.Writer.Header()
 		h.Set("Cache-Control", "private, max-age="+strconv.Itoa(int(s.p.OutputTTL.Seconds())))

@@ -53,6 +53,9 @@ type Params struct {
 	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
 	// fill it, the output route reads it. Nil: a private, empty one.
 	Recent *RecentOutputs
+	// OutputIDs, when set, checks output ids before the store is asked for them: an id this farm
+	// did not issue gets 404 at once (mapserver must make its output ids with OutputIDs.NewID).
+	OutputIDs *OutputIDs
 	// Security holds the access controls (tokens, rate limits, CORS); zero: none.
 	Security Security
 	// Metrics, when set, is served at /metrics and records every SOAP request.

@@ -50,7 +50,7 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 		return err
 	}
 	h.report(ctx, job, res)
-	if res.Data != nil {
+	if res.Data != nil && !job.Inline { // an image asked as MIME data is in the answer only
 		if err := h.put(ctx, job, data, format); err != nil {
 			return err
 		}

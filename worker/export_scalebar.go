@@ -46,6 +46,9 @@ func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) 
 	if len(data) <= task.MaxInlineBytes {
 		res.Data = data
 		h.report(ctx, job.ID, res)
+		if job.Inline { // asked as MIME data: in the answer only
+			return nil
+		}
 	}
 	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
 		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {

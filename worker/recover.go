@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -52,9 +51,9 @@ type logger interface {
 // nobody collects expires.
 func reportResult(ctx context.Context, rdb redis.UniversalClient, workerID, id string, r task.Result) error {
 	r.Worker = workerID
-	b, err := json.Marshal(r)
+	b, err := task.EncodeResult(r)
 	if err != nil {
-		return fmt.Errorf("encode result: %w", err)
+		return err
 	}
 	key := task.DoneKey(id)
 	pipe := rdb.TxPipeline()

@@ -3,7 +3,6 @@ package worker
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -550,17 +549,7 @@ func (h *cacheMetatileHandler) render(ctx context.Context, job task.CacheMetatil
 
 // report pushes the result for the waiting api; a result nobody collects expires.
 func (h *cacheMetatileHandler) report(ctx context.Context, job task.CacheMetatile, r task.Result) {
-	r.Worker = h.s.p.ID
-	b, err := json.Marshal(r)
-	if err != nil {
-		h.s.p.Logger.Error("encode result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
-		return
-	}
-	key := task.DoneKey(job.ID)
-	pipe := h.s.p.Redis.TxPipeline()
-	pipe.RPush(ctx, key, b)
-	pipe.Expire(ctx, key, task.ResultTTL)
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := reportResult(ctx, h.s.p.Redis, h.s.p.ID, job.ID, r); err != nil {
 		h.s.p.Logger.Error("report result", "request_id", job.TraceID, "task_id", job.ID, "err", err)
 	}
 }

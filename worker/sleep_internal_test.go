@@ -89,3 +89,40 @@ func TestSleepingWorkerLooksAtItsQueues(t *testing.T) {
 		t.Fatalf("no result within 5 s from the sleeping worker: %v", err)
 	}
 }
+
+// An image asked as MIME data comes back in the result and is not written to the store; one
+// asked by URL is written.
+func TestInlineImagesSkipTheStore(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
+	t.Cleanup(func() { rdb.Close() })
+	r, err := render.NewRenderer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &memStore{objs: map[string][]byte{}}
+	w := New(Params{Redis: rdb, Queues: []string{task.QueueInteractive}, Renderer: r, Store: store, Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	c := farm.NewClient(rdb, 10*time.Second)
+	inline := bar("inline-" + t.Name())
+	inline.Inline = true
+	res, err := c.ExportScaleBar(context.Background(), inline)
+	if err != nil || len(res.Data) == 0 {
+		t.Fatalf("inline scale bar: %+v, %v", res, err)
+	}
+	byURL := bar("url-" + t.Name())
+	if res, err := c.ExportScaleBar(context.Background(), byURL); err != nil || res.Error != "" {
+		t.Fatalf("scale bar by URL: %+v, %v", res, err)
+	}
+	time.Sleep(200 * time.Millisecond) // the store write follows the report
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if _, ok := store.objs[inline.Key]; ok {
+		t.Error("an image asked as MIME data was written to the store")
+	}
+	if _, ok := store.objs[byURL.Key]; !ok {
+		t.Error("an image asked by URL was not written to the store")
+	}
+}

@@ -149,6 +149,14 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			publicURL = "http://" + ln.Addr().String()
 		}
 		recent := api.NewRecentOutputs(cfg.Tiles.RecentBytes)
+		idKey, err := api.OutputIDKey(ctx, rdb)
+		if err != nil {
+			return err
+		}
+		outputIDs, err := api.NewOutputIDs(idKey)
+		if err != nil {
+			return err
+		}
 		tileIndex := tilecache.NewIndexCache(tilecache.IndexCacheOptions{MaxBytes: cfg.Tiles.IndexBytes, PageBytes: cfg.Tiles.PageBytes})
 		ops := mapserver.New(mapserver.Params{
 			Tiles: store, TileIndex: tileIndex, TileMemoryBytes: cfg.Tiles.MemoryBytes,
@@ -162,7 +170,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes},
 			OutputURL: func(key string) string { return api.OutputURL(publicURL, key) },
-			NewID:     api.NewID,
+			NewID:     outputIDs.NewID,
 			Logger:    logger,
 			Pictures: mapserver.PictureOptions{AllowedHosts: cfg.Pictures.AllowedHosts,
 				MaxBytes: cfg.Pictures.MaxBytes, Timeout: cfg.Pictures.Timeout},
@@ -192,7 +200,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		srv := api.New(api.Params{
 			Security: sec,
 			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
-			Ops: ops, Recent: recent, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
+			Ops: ops, Recent: recent, OutputIDs: outputIDs, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: leg,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,

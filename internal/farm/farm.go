@@ -11,7 +11,6 @@ package farm
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -103,9 +102,9 @@ func (c *Client) run(ctx context.Context, id string, t *asynq.Task, deadline tim
 	case err != nil:
 		return task.Result{}, fmt.Errorf("farm: wait for task %s: %w", id, err)
 	}
-	var r task.Result
-	if err := json.Unmarshal([]byte(vals[1]), &r); err != nil {
-		return task.Result{}, fmt.Errorf("farm: decode result of task %s: %w", id, err)
+	r, err := task.DecodeResult([]byte(vals[1]))
+	if err != nil {
+		return task.Result{}, fmt.Errorf("farm: result of task %s: %w", id, err)
 	}
 	return r, nil
 }

@@ -72,6 +72,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		Layers: layerPayloads(layers),
 	}
 	inline := imgType.ImageReturnType == gisxml.ImageReturnMimeData
+	job.Inline = inline
 	if transparent != nil {
 		job.Transparent = &[3]uint8{transparent.R, transparent.G, transparent.B}
 	}

@@ -94,7 +94,8 @@ func (s *Server) ExportScaleBar(ctx context.Context, c *Call, req *gisxml.Export
 	if err != nil {
 		return nil, err
 	}
-	job := task.ExportScaleBar{ID: s.p.NewID(), Width: disp.ImageWidth, Height: disp.ImageHeight, DPI: dpi, Bar: mapdraw.ScaleBarPayload(bar), Format: format}
+	job := task.ExportScaleBar{ID: s.p.NewID(), Width: disp.ImageWidth, Height: disp.ImageHeight, DPI: dpi, Bar: mapdraw.ScaleBarPayload(bar), Format: format,
+		Inline: imgType.ImageReturnType == gisxml.ImageReturnMimeData}
 	job.Key = "outputs/" + job.ID + "." + extensions[format]
 	res, err := exp.ExportScaleBar(ctx, job)
 	if err != nil {

@@ -1,6 +1,8 @@
 package task_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os/exec"
@@ -38,7 +40,7 @@ func TestExportScaleBarPayload(t *testing.T) {
 // TestExportMapOptional: a payload without the optional drawing options decodes, and the
 // options survive a round trip through the task constructor.
 func TestExportMapOptional(t *testing.T) {
-	bare := `{"v":3,"p":{"id":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
+	bare := `{"v":4,"p":{"id":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
 		"layers":[{"id":1,"visible":true,"showLabels":false}],"format":"png","key":"k"}}`
 	job, err := task.DecodeExportMap([]byte(bare))
 	if err != nil || job.Layers[0].Drawing != nil || job.Graphics != nil {
@@ -96,7 +98,7 @@ func TestPayloadVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(tk.Payload()), `{"v":3,"p":{`) {
+	if !strings.HasPrefix(string(tk.Payload()), `{"v":4,"p":{`) {
 		t.Errorf("payload %s does not start with its version", tk.Payload())
 	}
 	if m, err := task.DecodeSeedMerge(tk.Payload()); err != nil || m.Job != "j" || m.Parts != 2 {
@@ -118,5 +120,33 @@ func TestPayloadsArePlain(t *testing.T) {
 				t.Errorf("internal/task depends on %s", dep)
 			}
 		}
+	}
+}
+
+// A result travels as its JSON and then the image's raw bytes (no base64), and a plain JSON
+// result from an earlier build still reads.
+func TestResultFrame(t *testing.T) {
+	img := []byte("\x89PNG\r\n\x1a\n\x00\x01binary\nwith newlines")
+	r := task.Result{Key: "outputs/x.png", ContentType: "image/png", Size: len(img), Data: img, Worker: "w:1"}
+	b, err := task.EncodeResult(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(b, img) || bytes.Contains(b, []byte(base64.StdEncoding.EncodeToString(img))) {
+		t.Errorf("the image is not carried raw: %q", b)
+	}
+	back, err := task.DecodeResult(b)
+	if err != nil || !reflect.DeepEqual(back, r) {
+		t.Errorf("round trip: %+v, %v", back, err)
+	}
+	noData := task.Result{Error: "boom", ClientError: true}
+	if b, _ := task.EncodeResult(noData); true {
+		if back, err := task.DecodeResult(b); err != nil || !reflect.DeepEqual(back, noData) {
+			t.Errorf("a result without an image: %+v, %v", back, err)
+		}
+	}
+	old, _ := json.Marshal(r)
+	if back, err := task.DecodeResult(old); err != nil || !reflect.DeepEqual(back, r) {
+		t.Errorf("a JSON result: %+v, %v", back, err)
 	}
 }

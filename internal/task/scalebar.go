@@ -21,6 +21,8 @@ type ExportScaleBar struct {
 	Format string `json:"format"`
 	// Key is the object key the image is written to.
 	Key string `json:"key"`
+	// Inline: the image goes back in the answer only, as for ExportMap.
+	Inline bool `json:"inline,omitempty"`
 }
 
 // NewExportScaleBar builds the asynq task for an ExportScaleBar on the interactive queue; its asynq

@@ -16,6 +16,7 @@
 package task
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,6 +89,9 @@ type ExportMap struct {
 	Format string `json:"format"`
 	// Key is the object key the image is written to.
 	Key string `json:"key"`
+	// Inline says the client takes the image in the answer (MIME data): the worker sends the
+	// bytes back and writes nothing to the store, unless they are over MaxInlineBytes.
+	Inline bool `json:"inline,omitempty"`
 	// SelectionColor is the MapDescription's selection colour (RGBA), when set.
 	SelectionColor *[4]uint8 `json:"selectionColor,omitempty"`
 	// Graphics are the MapDescription's custom graphics, drawn over the map.
@@ -110,6 +114,34 @@ type Result struct {
 	// Error is set when the task failed; ClientError tells a bad request from a server fault.
 	Error       string `json:"error,omitempty"`
 	ClientError bool   `json:"clientError,omitempty"`
+}
+
+// EncodeResult writes a Result as it travels through Redis: its JSON without the image, a
+// newline, then the image's bytes as they are (no base64: a Redis string holds bytes).
+func EncodeResult(r Result) ([]byte, error) {
+	data := r.Data
+	r.Data = nil
+	head, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("task: encode result: %w", err)
+	}
+	out := make([]byte, 0, len(head)+1+len(data))
+	out = append(append(append(out, head...), '\n'), data...)
+	return out, nil
+}
+
+// DecodeResult reads what EncodeResult wrote (and a plain JSON Result, as earlier builds wrote
+// it: JSON never holds a raw newline).
+func DecodeResult(b []byte) (Result, error) {
+	var r Result
+	head, data, framed := bytes.Cut(b, []byte{'\n'})
+	if err := json.Unmarshal(head, &r); err != nil {
+		return Result{}, fmt.Errorf("task: decode result: %w", err)
+	}
+	if framed && len(data) > 0 {
+		r.Data = data
+	}
+	return r, nil
 }
 
 // NewExportMap builds the asynq task for an ExportMap; its asynq id is the request id, so a
@@ -141,7 +173,10 @@ func interactive(typ, id string, payload any, timeout time.Duration) (*asynq.Tas
 // that alters what a payload means bumps it, so a worker of another build refuses the task
 // (ErrVersion, never retried) instead of mis-reading it: during a rolling upgrade, run workers
 // of the new version before the api and coordinator that enqueue for them, or drain the queues.
-const PayloadVersion = 3
+//
+// Version 4 (this build) added ExportMap.Inline and the results' raw image frame
+// (EncodeResult); version 3 made the drawing types the payload's own (drawing.go).
+const PayloadVersion = 4
 
 // ErrVersion is wrapped by the error of a payload of another version than PayloadVersion.
 var ErrVersion = errors.New("task payload of another version")
