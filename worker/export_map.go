@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -72,11 +73,18 @@ func (h *exportMapHandler) put(ctx context.Context, job task.ExportMap, data []b
 var errUnknown = errors.New("unknown service or map")
 
 func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]byte, render.Format, error) {
+	return DrawExportMap(ctx, h.p.Catalog, h.p.Renderer, job)
+}
+
+// DrawExportMap draws and encodes the image an ExportMap task asks for, resolving its service
+// and map in cat: what a worker does with the task before it reports and stores the bytes. The
+// api's tests draw with it too, so their stand-in for the farm cannot drift from the worker.
+func DrawExportMap(ctx context.Context, cat *catalog.Catalog, r *render.Renderer, job task.ExportMap) ([]byte, render.Format, error) {
 	format, err := render.ParseFormat(job.Format)
 	if err != nil {
 		return nil, 0, err
 	}
-	svc, ok := h.p.Catalog.Service(job.Service)
+	svc, ok := cat.Service(job.Service)
 	if !ok {
 		return nil, 0, fmt.Errorf("%w: service %q", errUnknown, job.Service)
 	}
@@ -85,7 +93,7 @@ func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]by
 		return nil, 0, fmt.Errorf("%w: map %q of service %q", errUnknown, job.Map, job.Service)
 	}
 	req := mapdraw.RequestFromPayload(m, job, format)
-	data, err := mapdraw.Draw(ctx, h.p.Renderer, req)
+	data, err := mapdraw.Draw(ctx, r, req)
 	return data, format, err
 }
 

@@ -63,11 +63,16 @@ func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) 
 }
 
 func (h *exportScaleBarHandler) render(ctx context.Context, job task.ExportScaleBar) ([]byte, render.Format, error) {
+	return DrawScaleBar(ctx, h.p.Renderer, job)
+}
+
+// DrawScaleBar draws and encodes the image an ExportScaleBar task asks for, as a worker does;
+// the api's tests draw with it too.
+func DrawScaleBar(ctx context.Context, r *render.Renderer, job task.ExportScaleBar) ([]byte, render.Format, error) {
 	format, err := render.ParseFormat(job.Format)
 	if err != nil {
 		return nil, 0, err
 	}
-	r := h.p.Renderer
 	bar := mapdraw.ScaleBarFromPayload(job.Bar)
 	v := render.View{Extent: orb.Bound{Max: orb.Point{1, 1}}, Width: job.Width, Height: job.Height, DPI: job.DPI}
 	var buf bytes.Buffer

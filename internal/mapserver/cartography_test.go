@@ -3,16 +3,15 @@ package mapserver_test
 import (
 	"bytes"
 	"context"
-	"image"
 	"image/png"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/worker"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
-	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
@@ -28,40 +27,27 @@ type localFarm struct {
 	jobs    int // tasks handed to the farm
 }
 
-// Export renders a map as worker/export_map.go does.
+// Export renders a map with the worker's own drawing (worker.DrawExportMap), so this stand-in
+// for the farm cannot drift from it; errors are the client's, as the worker reports bad requests.
 func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
 	l.lastMap = job
 	l.jobs++
-	f, err := render.ParseFormat(job.Format)
-	if err != nil {
-		return task.Result{Error: err.Error(), ClientError: true}, nil
-	}
-	svc, _ := l.cat.Service(job.Service)
-	m, _ := svc.Map(job.Map)
-	req := mapdraw.RequestFromPayload(m, job, f)
-	data, err := mapdraw.Draw(ctx, l.r, req)
+	data, f, err := worker.DrawExportMap(ctx, l.cat, l.r, job)
 	if err != nil {
 		return task.Result{Error: err.Error(), ClientError: true}, nil
 	}
 	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
 }
 
+// ExportScaleBar draws with the worker's own worker.DrawScaleBar.
 func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
 	l.last = job
 	l.jobs++
-	f, err := render.ParseFormat(job.Format)
+	data, f, err := worker.DrawScaleBar(ctx, l.r, job)
 	if err != nil {
 		return task.Result{Error: err.Error(), ClientError: true}, nil
 	}
-	img := image.NewRGBA(image.Rect(0, 0, job.Width, job.Height))
-	if _, err := l.r.DrawScaleBar(ctx, render.NewGGSurface(img, l.r.Fonts()), mapdraw.ScaleBarFromPayload(job.Bar), job.Width, job.Height, job.DPI); err != nil {
-		return task.Result{}, err
-	}
-	var buf bytes.Buffer
-	if err := render.Encode(&buf, img, f, render.EncodeOptions{}); err != nil {
-		return task.Result{}, err
-	}
-	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: buf.Bytes(), Size: buf.Len()}, nil
+	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
 }
 
 func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
