@@ -36,6 +36,10 @@ type Security struct {
 	// CORSOrigins lists the browser origins allowed to call the api ("*" for any). Empty: no
 	// CORS headers.
 	CORSOrigins []string
+	// TrustedProxies are the addresses or CIDR ranges of the proxies (load balancers) whose
+	// X-Forwarded-For and X-Real-IP name the client. Empty (the default): none, the client is the
+	// peer address, so no client picks the address rate limits count and logs record.
+	TrustedProxies []string
 }
 
 const clientKey = "client"

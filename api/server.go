@@ -90,6 +90,12 @@ func New(p Params) *Server {
 	}
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
+	// Forwarded headers name the client only when a trusted proxy sent them (Security.
+	// TrustedProxies, checked at config load); gin trusts every proxy unless told otherwise.
+	if err := e.SetTrustedProxies(p.Security.TrustedProxies); err != nil {
+		p.Logger.Error("trusted proxies refused; trusting none", "err", err)
+		_ = e.SetTrustedProxies(nil)
+	}
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true

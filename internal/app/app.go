@@ -179,7 +179,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		m.RegisterCaches(tileIndex.Caches()...)
 		m.RegisterCaches(ops.Caches()...)
 		seedAdmin := &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID}
-		sec := api.Security{AdminToken: cfg.Security.AdminToken, RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins}
+		sec := api.Security{AdminToken: cfg.Security.AdminToken, RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins,
+			TrustedProxies: cfg.Security.TrustedProxies}
 		if cfg.Security.TokenSecret != "" {
 			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
 			if err != nil {

@@ -9,6 +9,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,6 +79,11 @@ type Security struct {
 	// CORSOrigins are the browser origins allowed to call the api ("*" for any). YAML
 	// `security.corsOrigins`, env MAPFARM_CORS_ORIGINS (comma-separated). Default none.
 	CORSOrigins []string `yaml:"corsOrigins"`
+	// TrustedProxies are the addresses or CIDR ranges of the load balancers in front of the api,
+	// whose X-Forwarded-For / X-Real-IP then name the client (for rate limits and logs). YAML
+	// `security.trustedProxies`, env MAPFARM_TRUSTED_PROXIES (comma-separated, e.g.
+	// "10.0.0.0/8,192.168.1.10"). Default none: the client is the peer address.
+	TrustedProxies []string `yaml:"trustedProxies"`
 }
 
 // Pictures bounds the fetching of the pictures that PictureMarkerSymbols and PictureFillSymbols
@@ -336,6 +342,7 @@ func (c *Config) applyEnv() error {
 	list("MAPFARM_PICTURE_HOSTS", &c.Pictures.AllowedHosts)
 	list("MAPFARM_WORKER_QUEUES", &c.Worker.Queues)
 	list("MAPFARM_CORS_ORIGINS", &c.Security.CORSOrigins)
+	list("MAPFARM_TRUSTED_PROXIES", &c.Security.TrustedProxies)
 	for key, dst := range map[string]*string{
 		"MAPFARM_TOKEN_SECRET":     &c.Security.TokenSecret,
 		"MAPFARM_ADMIN_TOKEN":      &c.Security.AdminToken,
@@ -476,6 +483,11 @@ func (c *Config) Validate() error {
 	}
 	if s := c.Security.AdminToken; s != "" && len(s) < 32 {
 		errs = append(errs, errors.New("config: MAPFARM_ADMIN_TOKEN must be at least 32 bytes"))
+	}
+	for _, p := range c.Security.TrustedProxies {
+		if _, _, err := net.ParseCIDR(p); err != nil && net.ParseIP(p) == nil {
+			errs = append(errs, fmt.Errorf("config: trusted proxy %q is neither an IP address nor a CIDR range", p))
+		}
 	}
 	if c.Security.RateLimit < 0 {
 		errs = append(errs, errors.New("config: security.rateLimit must not be negative"))
