@@ -100,7 +100,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func newFaultFixture(t *testing.T, export exporterFunc) *faultFixture {
+func newFaultFixture(t *testing.T, export exporterFunc, timeout ...time.Duration) *faultFixture {
 	t.Helper()
 	def, err := servicedef.Load(filepath.Join("..", "services", "services.yaml"))
 	if err != nil {
@@ -116,7 +116,7 @@ func newFaultFixture(t *testing.T, export exporterFunc) *faultFixture {
 	ops := mapserver.New(mapserver.Params{Catalog: cat, Exporter: export, Logger: logger, NewID: NewID,
 		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
 	f.h = New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 16 << 20, OutputTTL: time.Minute,
-		Outputs: f.store, Tiles: f.store, Logger: logger}).Handler()
+		Outputs: f.store, Tiles: f.store, Logger: logger, OperationTimeout: append(timeout, 0)[0]}).Handler()
 	return f
 }
 
@@ -215,5 +215,27 @@ func TestMalformedPathsNeverReachTheStore(t *testing.T) {
 	f.h.ServeHTTP(rec, httptest.NewRequest("GET", CachePath+"/world/Layers/_alllayers/L00/R00000000/C00000000.png", nil))
 	if rec.Code != 500 || strings.Contains(rec.Body.String(), "secret-key") || strings.Contains(rec.Body.String(), "arcgiscache/") {
 		t.Errorf("cache read failing in the store: %d %q, want 500 without the store key", rec.Code, rec.Body)
+	}
+}
+
+// Every operation runs under the api's OperationTimeout: a render that would go on is given up
+// at it, and its context (the farm's wait, the worker's draw) ends with it.
+func TestOperationTimeout(t *testing.T) {
+	ended := make(chan error, 1)
+	f := newFaultFixture(t, func(ctx context.Context, _ task.ExportMap) (task.Result, error) {
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return task.Result{}, ctx.Err()
+	}, 200*time.Millisecond)
+	start := time.Now()
+	rec := f.export(context.Background())
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the operation took %v, past its 200 ms deadline", took)
+	}
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "soap:Server") {
+		t.Errorf("got %d %s, want a server fault", rec.Code, rec.Body)
+	}
+	if err := <-ended; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the render's context ended with %v, want its deadline", err)
 	}
 }

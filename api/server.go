@@ -45,6 +45,9 @@ type Params struct {
 	PublicURL    string        // base URL clients use, no trailing slash
 	MaxBodyBytes int64         // largest SOAP request body
 	OutputTTL    time.Duration // how long rendered images stay reachable
+	// OperationTimeout bounds every SOAP operation: queries, identify and find stop at it (their
+	// scans and geometry tests check their context), renders wait no longer. 0: none.
+	OperationTimeout time.Duration
 	Ops          *mapserver.Server
 	Codec        *soap.Codec
 	Outputs      Outputs

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +60,13 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	c.Set("soap_op", req.Operation)
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
-	resp, err := h.p.Ops.Do(c.Request.Context(), call, req.Operation, req.Body)
+	ctx := c.Request.Context()
+	if h.p.OperationTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.p.OperationTimeout)
+		defer cancel()
+	}
+	resp, err := h.p.Ops.Do(ctx, call, req.Operation, req.Body)
 	h.observe(req.Operation, start, err)
 	if err != nil {
 		if clientGone(c, err) {

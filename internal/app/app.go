@@ -201,7 +201,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		srv := api.New(api.Params{
 			Security: sec,
 			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
-			Ops: ops, Recent: recent, OutputIDs: outputIDs, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
+			OperationTimeout: cfg.Limits.OperationTimeout,
+			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: leg,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,

@@ -177,6 +177,10 @@ type Limits struct {
 	MaxImageHeight int `yaml:"maxImageHeight"`
 	// RenderTimeout bounds how long the api waits for a render (queue wait included). Default 30s.
 	RenderTimeout time.Duration `yaml:"renderTimeout"`
+	// OperationTimeout bounds every SOAP operation in the api (a query's scan and geometry tests
+	// stop at it; a render waits at most RenderTimeout within it). YAML
+	// `limits.operationTimeout`, env MAPFARM_OPERATION_TIMEOUT. Default 60s.
+	OperationTimeout time.Duration `yaml:"operationTimeout"`
 	// OutputTTL is how long a rendered image stays reachable by its URL. Default 10m.
 	OutputTTL time.Duration `yaml:"outputTTL"`
 	// MaxRecordCount caps the records one query, find or identify returns. Default 1000.
@@ -321,6 +325,7 @@ func (c *Config) applyEnv() error {
 	duration("MAPFARM_LEGISLATIVE_RELOAD", &c.LegislativeReload)
 	duration("MAPFARM_WORKER_POLL_INTERVAL", &c.Worker.PollInterval)
 	duration("MAPFARM_WORKER_IDLE_AFTER", &c.Worker.IdleAfter)
+	duration("MAPFARM_OPERATION_TIMEOUT", &c.Limits.OperationTimeout)
 	if v, ok := os.LookupEnv("MAPFARM_RATE_LIMIT"); ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
@@ -424,6 +429,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Worker.Concurrency <= 0 {
 		c.Worker.Concurrency = runtime.NumCPU()
+	}
+	if c.Limits.OperationTimeout <= 0 {
+		c.Limits.OperationTimeout = time.Minute
 	}
 	if c.Worker.IdleAfter == 0 {
 		c.Worker.IdleAfter = 2 * time.Second

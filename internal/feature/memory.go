@@ -99,13 +99,12 @@ func (l *Layer) candidates(ctx context.Context, q *Query, fn func(*Feature) erro
 	if m.MatchesNone() {
 		return nil
 	}
-	n := 0
 	var failed error
 	visit := func(f *Feature) bool {
-		if n++; n%1024 == 0 {
-			if failed = ctx.Err(); failed != nil {
-				return false
-			}
+		// Every row: one geometry test against a large filter geometry can take seconds, and a
+		// request that is over stops here (an atomic load beside that is free).
+		if failed = ctx.Err(); failed != nil {
+			return false
 		}
 		ok, err := m.Match(f)
 		if err != nil {

@@ -381,10 +381,10 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 	for i := range raw {
 		ptrs[i] = &raw[i]
 	}
-	count := 0
 	for rows.Next() {
-		if count++; count%256 == 0 && ctx.Err() != nil {
-			return s.fail(ctx.Err())
+		// Every row: a row's geometry test in Go can take seconds against a large filter.
+		if err := ctx.Err(); err != nil {
+			return s.fail(err)
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return s.fail(err)
