@@ -48,9 +48,9 @@ type Params struct {
 	// OperationTimeout bounds every SOAP operation: queries, identify and find stop at it (their
 	// scans and geometry tests check their context), renders wait no longer. 0: none.
 	OperationTimeout time.Duration
-	Ops          *mapserver.Server
-	Codec        *soap.Codec
-	Outputs      Outputs
+	Ops              *mapserver.Server
+	Codec            *soap.Codec
+	Outputs          Outputs
 	// Legislative serves /api/v2/…; nil leaves it out.
 	Legislative http.Handler
 	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
