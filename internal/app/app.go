@@ -93,6 +93,14 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		return err
 	}
 	store := m.InstrumentStore(raw)
+	// The api publishes its store's identity; the other processes refuse to run on another store.
+	if runAPI {
+		if _, err := publishStoreID(ctx, rdb, raw); err != nil {
+			return err
+		}
+	} else if err := checkStoreID(ctx, rdb, raw, cfg.Store.Describe()); err != nil {
+		return err
+	}
 	var cat *catalog.Catalog
 	// ready says whether this process's dependencies answer: Redis, the object store and, for
 	// the processes that read features, every data source.

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
+)
+
+// A worker on another store than the api's refuses to start, saying which; one on the api's
+// store, or one started before any api, runs.
+func TestStoreIdentity(t *testing.T) {
+	mr := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	apiStore, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherStore, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkStoreID(ctx, rdb, otherStore, "disk /elsewhere"); err != nil {
+		t.Errorf("before any api published an identity: %v", err)
+	}
+	id, err := publishStoreID(ctx, rdb, apiStore)
+	if err != nil || len(id) != 32 {
+		t.Fatalf("publish: %q, %v", id, err)
+	}
+	if again, _ := publishStoreID(ctx, rdb, apiStore); again != id {
+		t.Errorf("a second api on the same store published %q, the first %q", again, id)
+	}
+	if err := checkStoreID(ctx, rdb, apiStore, "disk /same"); err != nil {
+		t.Errorf("a worker on the api's store: %v", err)
+	}
+	err = checkStoreID(ctx, rdb, otherStore, "disk /elsewhere")
+	if err == nil || !strings.Contains(err.Error(), "disk /elsewhere") || !strings.Contains(err.Error(), "MAPFARM_STORE") {
+		t.Errorf("a worker on another store: %v, want a refusal naming its store and the fix", err)
+	}
+}
