@@ -274,8 +274,8 @@ func (w *Worker) sleep(ctx context.Context, wake <-chan *redis.Message) {
 	}
 }
 
-// workWaiting reports whether one of the worker's queues holds a pending task, or a scheduled or
-// retried one that is due. In doubt (Redis does not answer), it says yes: the worker stays
+// workWaiting reports whether one of the worker's queues holds a pending or an active task, or a
+// scheduled or retried one that is due. In doubt (Redis does not answer), it says yes: the worker stays
 // awake, as it always did.
 func (w *Worker) workWaiting() bool {
 	now := time.Now()
@@ -285,6 +285,15 @@ func (w *Worker) workWaiting() bool {
 			return true
 		}
 		if len(pending) > 0 {
+			return true
+		}
+		// Tasks under way (on other workers, or orphaned by a worker that died, which only a
+		// running server's recoverer puts back in the queue once their lease runs out): stay awake.
+		active, err := w.inspect.ListActiveTasks(q, asynq.PageSize(1))
+		if err != nil && !errors.Is(err, asynq.ErrQueueNotFound) {
+			return true
+		}
+		if len(active) > 0 {
 			return true
 		}
 		for _, list := range []func(string, ...asynq.ListOption) ([]*asynq.TaskInfo, error){w.inspect.ListScheduledTasks, w.inspect.ListRetryTasks} {

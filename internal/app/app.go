@@ -98,7 +98,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if _, err := publishStoreID(ctx, rdb, raw); err != nil {
 			return err
 		}
-	} else if err := checkStoreID(ctx, rdb, raw, cfg.Store.Describe()); err != nil {
+	} else if err := waitStoreID(ctx, rdb, raw, cfg.Store.Describe(), time.Minute, logger); err != nil {
 		return err
 	}
 	var cat *catalog.Catalog

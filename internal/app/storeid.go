@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -42,10 +44,36 @@ func publishStoreID(ctx context.Context, rdb redis.UniversalClient, store idStor
 	} else if err != nil {
 		return "", fmt.Errorf("store identity: %w", err)
 	}
+	// Publish what the store holds now: of two apis starting on an empty store together, the
+	// later write wins in the store, and each publishes what it reads back.
+	if id, err = store.Get(ctx, storeIDObject); err != nil {
+		return "", fmt.Errorf("store identity: %w", err)
+	}
 	if err := rdb.Set(ctx, storeIDKey, id, 0).Err(); err != nil {
 		return "", fmt.Errorf("store identity: %w", err)
 	}
 	return string(id), nil
+}
+
+// waitStoreID checks the store identity until it matches or wait has passed: the processes of a
+// farm start in any order, and an identity left in Redis by an earlier farm is replaced when this
+// farm's api starts. A mismatch that lasts is the error checkStoreID gives.
+func waitStoreID(ctx context.Context, rdb redis.UniversalClient, store idStore, where string, wait time.Duration, logger *slog.Logger) error {
+	deadline := time.Now().Add(wait)
+	for logged := false; ; logged = true {
+		err := checkStoreID(ctx, rdb, store, where)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		if !logged {
+			logger.Warn("waiting for the api to publish this store's identity", "store", where, "wait", wait.String(), "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // checkStoreID refuses a store that is not the one the farm's api published (a worker or
