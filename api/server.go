@@ -41,7 +41,6 @@ type Outputs interface {
 
 // Params configure a Server.
 type Params struct {
-	Listen       string
 	PublicURL    string        // base URL clients use, no trailing slash
 	MaxBodyBytes int64         // largest SOAP request body
 	OutputTTL    time.Duration // how long rendered images stay reachable

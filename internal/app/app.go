@@ -207,8 +207,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			return nil
 		})
 		srv := api.New(api.Params{
-			Security: sec,
-			Listen:   cfg.Listen, PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
+			Security:  sec,
+			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			OperationTimeout: cfg.Limits.OperationTimeout,
 			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
 			Legislative: leg,

@@ -245,9 +245,6 @@ func New(p Params) *Server {
 	return s
 }
 
-// Supports reports whether the operation is implemented.
-func (s *Server) Supports(op string) bool { _, ok := s.ops[op]; return ok }
-
 // ErrNotImplemented is returned for operations of the interface this build does not serve yet.
 var ErrNotImplemented = errors.New("operation not implemented")
 

@@ -152,9 +152,6 @@ func Identity() Matrix { return Matrix{XX: 1, YY: 1} }
 // Translate returns a translation by (x, y).
 func Translate(x, y float64) Matrix { return Matrix{XX: 1, YY: 1, X0: x, Y0: y} }
 
-// ScaleMatrix returns a scaling by (sx, sy) about the origin.
-func ScaleMatrix(sx, sy float64) Matrix { return Matrix{XX: sx, YY: sy} }
-
 // Rotate returns a rotation by angle degrees, clockwise on screen (y down), about the origin.
 func Rotate(angle float64) Matrix {
 	s, c := math.Sincos(angle * math.Pi / 180)

@@ -29,12 +29,6 @@ func NewCodec(namespace string, lim Limits) *Codec {
 	}
 }
 
-// Namespace returns the target namespace the codec writes.
-func (c *Codec) Namespace() string { return c.namespace }
-
-// Schema returns the schema the codec works from.
-func (c *Codec) Schema() *gisxml.Schema { return c.schema }
-
 // defaultKinds names the concrete type read for an untyped element in a slot of an abstract
 // type. Esri's own hand-written requests omit xsi:type; these are the only sensible readings.
 func defaultKinds() map[string]string {

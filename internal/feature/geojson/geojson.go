@@ -55,16 +55,6 @@ type row struct {
 	vals []any
 }
 
-// Field returns the named field (case-insensitive).
-func (f *File) Field(name string) (feature.Field, bool) {
-	for _, fl := range f.Fields {
-		if strings.EqualFold(fl.Name, name) {
-			return fl, true
-		}
-	}
-	return feature.Field{}, false
-}
-
 // SR returns EPSG:4326, the only SR RFC 7946 allows.
 func (f *File) SR() proj.SR { return proj.SR{WKID: proj.WGS84} }
 

@@ -62,17 +62,6 @@ func DecodeGeometry(blob []byte) (orb.Geometry, error) {
 	return g, nil
 }
 
-// DecodeWKB decodes ISO (and EWKB-flagged) well-known binary, dropping Z
-// and M ordinates.
-func DecodeWKB(b []byte) (orb.Geometry, error) {
-	d := wkbReader{buf: b}
-	g := d.geometry(0)
-	if d.err != nil {
-		return nil, d.err
-	}
-	return g, nil
-}
-
 // wkbReader is a cursor over a WKB buffer. The first error sticks; later
 // reads return zero values.
 type wkbReader struct {
