@@ -2,6 +2,7 @@ package feature
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -239,6 +240,28 @@ func SortFeatures(fs []*Feature, order []Order) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+}
+
+// ErrPageDone is what a Paged function returns once it has handed on the page's last feature: a
+// scan that gets it stops, and it is no failure.
+var ErrPageDone = errors.New("page done")
+
+// Paged wraps fn to skip offset features and hand on at most limit (0: all) of the rest, then
+// return ErrPageDone: Page for a stream.
+func Paged(offset, limit int, fn func(*Feature) error) func(*Feature) error {
+	return func(f *Feature) error {
+		if offset > 0 {
+			offset--
+			return nil
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+		if limit--; limit == 0 {
+			return ErrPageDone
+		}
+		return nil
+	}
 }
 
 // Page returns the part of an ordered result that Offset and Limit select.

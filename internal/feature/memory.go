@@ -40,20 +40,7 @@ func (l *Layer) Scan(ctx context.Context, q *Query, fn func(*Feature) error) err
 		}
 	}
 	if inIDOrder {
-		skip, left := q.Offset, q.Limit
-		return l.candidates(ctx, q, func(f *Feature) error {
-			if skip > 0 {
-				skip--
-				return nil
-			}
-			if err := fn(f); err != nil {
-				return err
-			}
-			if left--; left == 0 {
-				return errStop
-			}
-			return nil
-		})
+		return l.candidates(ctx, q, Paged(q.Offset, q.Limit, fn))
 	}
 	var all []*Feature
 	if err := l.candidates(ctx, q, func(f *Feature) error { all = append(all, f); return nil }); err != nil {
@@ -67,9 +54,6 @@ func (l *Layer) Scan(ctx context.Context, q *Query, fn func(*Feature) error) err
 	}
 	return nil
 }
-
-// errStop ends a scan early without an error.
-var errStop = fmt.Errorf("stop")
 
 // candidatesOf returns the bound that narrows q to the R-tree, if any.
 func candidatesOf(q *Query) (orb.Bound, bool) {
@@ -90,7 +74,7 @@ func candidatesOf(q *Query) (orb.Bound, bool) {
 }
 
 // candidates calls fn for every feature that passes q's filters, in ID
-// order unless the R-tree supplied them. errStop from fn ends it quietly.
+// order unless the R-tree supplied them. ErrPageDone from fn ends it quietly.
 func (l *Layer) candidates(ctx context.Context, q *Query, fn func(*Feature) error) error {
 	m, err := q.Matcher(l.fields)
 	if err != nil {
@@ -138,7 +122,7 @@ func (l *Layer) candidates(ctx context.Context, q *Query, fn func(*Feature) erro
 			}
 		}
 	}
-	if failed == errStop {
+	if failed == ErrPageDone {
 		return nil
 	}
 	return failed

@@ -73,9 +73,9 @@ func (r *reprojected) Scan(ctx context.Context, q *Query, fn func(*Feature) erro
 			return fmt.Errorf("%w: %w", ErrQuery, err)
 		}
 	}
-	skip, left := 0, 0
-	if m != nil {
-		skip, left = q.Offset, q.Limit
+	emit := fn
+	if m != nil { // the page is cut after the spatial test here, not by the inner source
+		emit = Paged(q.Offset, q.Limit, fn)
 	}
 	err := r.src.Scan(ctx, r.inner(q), func(f *Feature) error {
 		out := *f
@@ -84,24 +84,13 @@ func (r *reprojected) Scan(ctx context.Context, q *Query, fn func(*Feature) erro
 			out.Bound = BoundOf(out.Geom)
 		}
 		if m != nil {
-			ok, err := m.Match(&out)
-			if err != nil || !ok {
+			if ok, err := m.Match(&out); err != nil || !ok {
 				return err
 			}
-			if skip > 0 {
-				skip--
-				return nil
-			}
 		}
-		if err := fn(&out); err != nil {
-			return err
-		}
-		if left--; left == 0 {
-			return errStop
-		}
-		return nil
+		return emit(&out)
 	})
-	if errors.Is(err, errStop) {
+	if errors.Is(err, ErrPageDone) {
 		return nil
 	}
 	return err

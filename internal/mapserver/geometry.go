@@ -5,7 +5,6 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/planar"
-	"github.com/peterstace/simplefeatures/geom"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/proj"
@@ -221,56 +220,6 @@ func ringsOut(p orb.Polygon, out gisxml.ArrayOfRing) gisxml.ArrayOfRing {
 		out = append(out, &gisxml.Ring{Path: gisxml.Path{PointArray: pts}})
 	}
 	return out
-}
-
-// exact converts an orb geometry to simplefeatures for the exact predicates. Bounds become
-// polygons (or a point or line when degenerate).
-func exact(g orb.Geometry) geom.Geometry {
-	switch g := g.(type) {
-	case orb.Point:
-		return geom.NewPoint(geom.Coordinates{XY: geom.XY{X: g[0], Y: g[1]}, Type: geom.DimXY}).AsGeometry()
-	case orb.MultiPoint:
-		ps := make([]geom.Point, len(g))
-		for i, p := range g {
-			ps[i] = geom.NewPoint(geom.Coordinates{XY: geom.XY{X: p[0], Y: p[1]}, Type: geom.DimXY})
-		}
-		return geom.NewMultiPoint(ps).AsGeometry()
-	case orb.LineString:
-		return geom.NewLineString(seq(g)).AsGeometry()
-	case orb.MultiLineString:
-		ls := make([]geom.LineString, len(g))
-		for i, l := range g {
-			ls[i] = geom.NewLineString(seq(l))
-		}
-		return geom.NewMultiLineString(ls).AsGeometry()
-	case orb.Polygon:
-		return polygonSF(g).AsGeometry()
-	case orb.MultiPolygon:
-		ps := make([]geom.Polygon, len(g))
-		for i, p := range g {
-			ps[i] = polygonSF(p)
-		}
-		return geom.NewMultiPolygon(ps).AsGeometry()
-	case orb.Bound:
-		return geom.NewEnvelope(geom.XY{X: g.Min[0], Y: g.Min[1]}, geom.XY{X: g.Max[0], Y: g.Max[1]}).AsGeometry()
-	}
-	return geom.Geometry{}
-}
-
-func polygonSF(p orb.Polygon) geom.Polygon {
-	rs := make([]geom.LineString, len(p))
-	for i, r := range p {
-		rs[i] = geom.NewLineString(seq(r))
-	}
-	return geom.NewPolygon(rs)
-}
-
-func seq[S ~[]orb.Point](ps S) geom.Sequence {
-	fs := make([]float64, 0, 2*len(ps))
-	for _, p := range ps {
-		fs = append(fs, p[0], p[1])
-	}
-	return geom.NewSequence(fs, geom.DimXY)
 }
 
 // reproject returns a copy of g transformed by fn (g itself when fn is nil).

@@ -108,7 +108,7 @@ func containsOpt(o gisxml.IdentifyOption) bool {
 
 // near reports whether a feature lies within tol map units of the search geometry.
 func near(sg geom.Geometry, f *feature.Feature, tol float64) bool {
-	fg := exact(f.Geom)
+	fg := feature.Exact(f.Geom)
 	if tol == 0 {
 		return geom.Intersects(sg, fg)
 	}

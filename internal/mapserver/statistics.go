@@ -2,8 +2,6 @@ package mapserver
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -82,47 +80,22 @@ func (s *Server) QueryDataStatistics(ctx context.Context, c *Call, req *gisxml.Q
 		outFields = append(outFields, out)
 	}
 
-	type group struct {
-		key  []any
-		accs []statAcc
+	// The provider computes the statistics where the data lives (SQL aggregates in PostGIS).
+	fstats := make([]feature.Stat, len(stats))
+	for i, st := range stats {
+		fstats[i] = feature.Stat{Kind: statKinds[st.typ], Column: st.col}
 	}
-	byKey := map[string]*group{}
-	var order []*group
-	var key strings.Builder
-	err = p.scan(func(f *feature.Feature) bool {
-		key.Reset()
-		for _, g := range groups {
-			v := f.Values[src.fieldIndex[g]]
-			fmt.Fprintf(&key, "%T:%v\x00", v, v)
-		}
-		gr, ok := byKey[key.String()]
-		if !ok {
-			gr = &group{accs: make([]statAcc, len(stats))}
-			for _, g := range groups {
-				gr.key = append(gr.key, f.Values[src.fieldIndex[g]])
-			}
-			byKey[key.String()] = gr
-			order = append(order, gr)
-		}
-		for i, st := range stats {
-			gr.accs[i].add(f.Values[st.col])
-		}
-		return true
-	})
+	groupCols := make([]int, len(groups))
+	for i, g := range groups {
+		groupCols[i] = src.fieldIndex[g]
+	}
+	statRows, err := src.data.Stats(ctx, p.query(), fstats, groupCols)
 	if err != nil {
-		return nil, err
+		return nil, src.fault(err)
 	}
-	if len(groups) == 0 && len(order) == 0 {
-		order = append(order, &group{accs: make([]statAcc, len(stats))})
-	}
-
-	rows := make([][]any, 0, len(order))
-	for _, gr := range order {
-		row := slices.Clone(gr.key)
-		for i, st := range stats {
-			row = append(row, gr.accs[i].result(st.typ))
-		}
-		rows = append(rows, row)
+	rows := make([][]any, 0, len(statRows))
+	for _, r := range statRows {
+		rows = append(rows, append(slices.Clone(r.Group), r.Values...))
 	}
 	// Order: OrderByFields (group or result fields), else the group values ascending.
 	var keys []orderKey
@@ -173,64 +146,13 @@ type statSpec struct {
 	out feature.Field
 }
 
-// statAcc accumulates one statistic of one group (Welford's method for the variance).
-type statAcc struct {
-	n          int
-	sum        float64
-	mean, m2   float64
-	minV, maxV any
-}
-
-func (a *statAcc) add(v any) {
-	if v == nil {
-		return
-	}
-	a.n++
-	if a.minV == nil || compareValues(v, a.minV) < 0 {
-		a.minV = v
-	}
-	if a.maxV == nil || compareValues(v, a.maxV) > 0 {
-		a.maxV = v
-	}
-	var x float64
-	switch t := v.(type) {
-	case int64:
-		x = float64(t)
-	case float64:
-		x = t
-	default:
-		return
-	}
-	a.sum += x
-	d := x - a.mean
-	a.mean += d / float64(a.n)
-	a.m2 += d * (x - a.mean)
-}
-
-func (a *statAcc) result(t gisxml.DataStatType) any {
-	switch t {
-	case gisxml.DataStatTypeCount:
-		return int64(a.n)
-	case gisxml.DataStatTypeMin:
-		return a.minV
-	case gisxml.DataStatTypeMax:
-		return a.maxV
-	}
-	if a.n == 0 {
-		return nil
-	}
-	switch t {
-	case gisxml.DataStatTypeSum:
-		return a.sum
-	case gisxml.DataStatTypeAverage:
-		return a.sum / float64(a.n)
-	}
-	if a.n < 2 {
-		return nil
-	}
-	v := a.m2 / float64(a.n-1)
-	if t == gisxml.DataStatTypeStdDev {
-		return math.Sqrt(v)
-	}
-	return v
+// statKinds maps the interface's statistic types to the providers' aggregates.
+var statKinds = map[gisxml.DataStatType]feature.StatKind{
+	gisxml.DataStatTypeCount:    feature.StatCount,
+	gisxml.DataStatTypeSum:      feature.StatSum,
+	gisxml.DataStatTypeMin:      feature.StatMin,
+	gisxml.DataStatTypeMax:      feature.StatMax,
+	gisxml.DataStatTypeAverage:  feature.StatAvg,
+	gisxml.DataStatTypeStdDev:   feature.StatStdDev,
+	gisxml.DataStatTypeVariance: feature.StatVariance,
 }

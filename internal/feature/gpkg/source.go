@@ -343,26 +343,12 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	if p.restNone {
 		skip, left = 0, 0 // done by SQL
 	}
-	err = s.rows(ctx, p, func(f *feature.Feature) error {
-		if skip > 0 {
-			skip--
-			return nil
-		}
-		if err := fn(f); err != nil {
-			return err
-		}
-		if left--; left == 0 {
-			return errStop
-		}
-		return nil
-	})
-	if errors.Is(err, errStop) {
+	err = s.rows(ctx, p, feature.Paged(skip, left, fn))
+	if errors.Is(err, feature.ErrPageDone) {
 		return nil
 	}
 	return err
 }
-
-var errStop = errors.New("stop")
 
 // rows runs a plan's query and calls fn for each row that passes what Go
 // finishes.
