@@ -26,6 +26,7 @@ var ErrEmptyAOI = errors.New("tilecache: empty area of interest")
 type Cover struct {
 	scheme Scheme
 	levels []int
+	lods   map[int]LOD // the levels' LODs, looked up once
 	aoi    orb.Geometry
 }
 
@@ -44,19 +45,35 @@ func (s Scheme) Cover(aoi orb.Geometry, levels ...int) (*Cover, error) {
 		slices.Sort(levels)
 		levels = slices.Compact(levels)
 	}
-	for _, l := range levels {
-		if _, err := s.lod(l); err != nil {
+	lods := make(map[int]LOD, len(levels))
+	for _, level := range levels {
+		l, err := s.lod(level)
+		if err != nil {
 			return nil, err
 		}
+		lods[level] = l
 	}
 	if aoi == nil || isEmptyGeometry(aoi) {
 		return nil, ErrEmptyAOI
 	}
-	// Build one level now so that geometry errors show up here.
-	if _, err := s.newCoverer(aoi, levels[0]); err != nil {
+	// Every check is made here, once, so that the cover's iterators cannot fail.
+	if err := checkAOI(aoi); err != nil {
 		return nil, err
 	}
-	return &Cover{scheme: s, levels: levels, aoi: aoi}, nil
+	b := aoi.Bound()
+	for _, l := range lods {
+		x0, y0 := s.toCells(l, b.Min)
+		x1, y1 := s.toCells(l, b.Max)
+		if !finite(x0) || !finite(y0) || !finite(x1) || !finite(y1) {
+			return nil, fmt.Errorf("tilecache: area of interest %v is too large for level %d", b, l.LevelID)
+		}
+	}
+	return &Cover{scheme: s, levels: levels, lods: lods, aoi: aoi}, nil
+}
+
+// coverer returns the cover's coverer for one of its levels.
+func (c *Cover) coverer(level int) *coverer {
+	return c.scheme.newCoverer(c.aoi, c.lods[level])
 }
 
 // Levels returns the cover's levels, ascending.
@@ -67,7 +84,7 @@ func (c *Cover) Levels() []int { return slices.Clone(c.levels) }
 func (c *Cover) Tiles() iter.Seq[Tile] {
 	return func(yield func(Tile) bool) {
 		for _, level := range c.levels {
-			cv, _ := c.scheme.newCoverer(c.aoi, level)
+			cv := c.coverer(level)
 			var spans []span
 			for row := cv.r0; row <= cv.r1; row++ {
 				spans = cv.row(row, spans[:0])
@@ -88,7 +105,7 @@ func (c *Cover) Tiles() iter.Seq[Tile] {
 func (c *Cover) Count() (total int64, perLevel map[int]int64) {
 	perLevel = make(map[int]int64, len(c.levels))
 	for _, level := range c.levels {
-		cv, _ := c.scheme.newCoverer(c.aoi, level)
+		cv := c.coverer(level)
 		var spans []span
 		var n int64
 		for row := cv.r0; row <= cv.r1; row++ {
@@ -113,7 +130,7 @@ func (c *Cover) TilesIn(b Bundle) iter.Seq[Tile] {
 		if !b.Valid() || !slices.Contains(c.levels, level) {
 			return
 		}
-		cv, _ := c.scheme.newCoverer(c.aoi, level)
+		cv := c.coverer(level)
 		lo, hi := b.TopLeft.Col, b.TopLeft.Col+BundleSize-1
 		var spans []span
 		for row := max(cv.r0, b.TopLeft.Row); row <= min(cv.r1, b.TopLeft.Row+BundleSize-1); row++ {
@@ -153,7 +170,7 @@ func (c *Cover) Bundles(n int) (iter.Seq2[Bundle, []Metatile], error) {
 
 // bundlesOfLevel yields the bundles of one level; false means stop.
 func (c *Cover) bundlesOfLevel(level, n int, yield func(Bundle, []Metatile) bool) bool {
-	cv, _ := c.scheme.newCoverer(c.aoi, level)
+	cv := c.coverer(level)
 	const bandsPerBundle = BundleSize // upper bound of metatile bands per bundle row
 	bands := make([][]span, 0, bandsPerBundle)
 	var rowSpans []span
@@ -259,52 +276,90 @@ type coverer struct {
 	xs []float64
 }
 
-// newCoverer converts aoi to tile units of the level.
-func (s Scheme) newCoverer(aoi orb.Geometry, level int) (*coverer, error) {
-	l, err := s.lod(level)
-	if err != nil {
-		return nil, err
-	}
-	rows, cols, _ := s.MatrixSize(level)
+// newCoverer converts aoi, checked by [checkAOI] and small enough for the
+// level's cells to be finite, to tile units of level l.
+func (s Scheme) newCoverer(aoi orb.Geometry, l LOD) *coverer {
+	rows, cols := s.matrixSize(l)
 	cv := &coverer{rows: rows, cols: cols}
-	conv := func(p orb.Point) orb.Point {
-		x, y := s.toCells(l, p)
-		return orb.Point{x, y}
-	}
 	if b, ok := aoi.(orb.Bound); ok {
-		r, err := s.TilesCovering(level, b)
-		if err != nil {
-			return nil, err
-		}
+		r := s.tilesCovering(l, b)
 		cv.box = true
 		cv.r0, cv.r1 = r.MinRow, r.MaxRow
 		cv.boxSpan = span{r.MinCol, r.MaxCol}
-		return cv, nil
+		return cv
 	}
-	if err := cv.add(aoi, conv); err != nil {
-		return nil, err
-	}
-	b := aoi.Bound()
-	r, _ := s.TilesCovering(level, b)
+	cv.add(aoi, func(p orb.Point) orb.Point {
+		x, y := s.toCells(l, p)
+		return orb.Point{x, y}
+	})
+	r := s.tilesCovering(l, aoi.Bound())
 	cv.r0, cv.r1 = r.MinRow, r.MaxRow
-	return cv, nil
+	return cv
 }
 
-// add collects the edges, rings and points of g, converted by conv.
-func (cv *coverer) add(g orb.Geometry, conv func(orb.Point) orb.Point) error {
-	addPath := func(pts []orb.Point, closed bool) error {
-		if len(pts) == 0 {
-			return nil
-		}
+// checkAOI refuses an area of interest of a type the cover does not know
+// or with a coordinate that is not finite.
+func checkAOI(g orb.Geometry) error {
+	checkPoints := func(pts []orb.Point) error {
 		for _, p := range pts {
 			if !finite(p[0]) || !finite(p[1]) {
 				return fmt.Errorf("tilecache: area of interest has a non-finite coordinate %v", p)
 			}
 		}
+		return nil
+	}
+	switch g := g.(type) {
+	case orb.Point:
+		return checkPoints([]orb.Point{g})
+	case orb.MultiPoint:
+		return checkPoints(g)
+	case orb.LineString:
+		return checkPoints(g)
+	case orb.Ring:
+		return checkPoints(g)
+	case orb.Bound:
+		return checkPoints([]orb.Point{g.Min, g.Max})
+	case orb.MultiLineString:
+		for _, ls := range g {
+			if err := checkPoints(ls); err != nil {
+				return err
+			}
+		}
+	case orb.Polygon:
+		for _, r := range g {
+			if err := checkPoints(r); err != nil {
+				return err
+			}
+		}
+	case orb.MultiPolygon:
+		for _, p := range g {
+			if err := checkAOI(p); err != nil {
+				return err
+			}
+		}
+	case orb.Collection:
+		for _, sub := range g {
+			if err := checkAOI(sub); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("tilecache: unsupported area of interest %T", g)
+	}
+	return nil
+}
+
+// add collects the edges, rings and points of g (checked by [checkAOI]),
+// converted by conv.
+func (cv *coverer) add(g orb.Geometry, conv func(orb.Point) orb.Point) {
+	addPath := func(pts []orb.Point, closed bool) {
+		if len(pts) == 0 {
+			return
+		}
 		if len(pts) == 1 {
 			q := conv(pts[0])
 			cv.points = append(cv.points, [2]float64{q[0], q[1]})
-			return nil
+			return
 		}
 		prev := conv(pts[0])
 		for _, p := range pts[1:] {
@@ -318,14 +373,11 @@ func (cv *coverer) add(g orb.Geometry, conv func(orb.Point) orb.Point) error {
 				cv.edges = append(cv.edges, segment{prev[0], prev[1], first[0], first[1]})
 			}
 		}
-		return nil
 	}
-	addPoly := func(p orb.Polygon) error {
+	addPoly := func(p orb.Polygon) {
 		rings := make([][]orb.Point, 0, len(p))
 		for _, r := range p {
-			if err := addPath(r, true); err != nil {
-				return err
-			}
+			addPath(r, true)
 			if len(r) >= 3 {
 				cr := make([]orb.Point, len(r))
 				for i, pt := range r {
@@ -337,47 +389,35 @@ func (cv *coverer) add(g orb.Geometry, conv func(orb.Point) orb.Point) error {
 		if len(rings) > 0 {
 			cv.polys = append(cv.polys, rings)
 		}
-		return nil
 	}
 	switch g := g.(type) {
 	case orb.Point:
-		return addPath([]orb.Point{g}, false)
+		addPath([]orb.Point{g}, false)
 	case orb.MultiPoint:
 		for _, p := range g {
-			if err := addPath([]orb.Point{p}, false); err != nil {
-				return err
-			}
+			addPath([]orb.Point{p}, false)
 		}
 	case orb.LineString:
-		return addPath(g, false)
+		addPath(g, false)
 	case orb.MultiLineString:
 		for _, ls := range g {
-			if err := addPath(ls, false); err != nil {
-				return err
-			}
+			addPath(ls, false)
 		}
 	case orb.Ring:
-		return addPoly(orb.Polygon{g})
+		addPoly(orb.Polygon{g})
 	case orb.Polygon:
-		return addPoly(g)
+		addPoly(g)
 	case orb.MultiPolygon:
 		for _, p := range g {
-			if err := addPoly(p); err != nil {
-				return err
-			}
+			addPoly(p)
 		}
 	case orb.Bound:
-		return addPoly(g.ToPolygon())
+		addPoly(g.ToPolygon())
 	case orb.Collection:
 		for _, sub := range g {
-			if err := cv.add(sub, conv); err != nil {
-				return err
-			}
+			cv.add(sub, conv)
 		}
-	default:
-		return fmt.Errorf("tilecache: unsupported area of interest %T", g)
 	}
-	return nil
 }
 
 // isEmptyGeometry reports whether g has no coordinates.

@@ -3,6 +3,7 @@ package tilecache_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -149,7 +150,19 @@ func TestCoverErrors(t *testing.T) {
 	if _, err := s.Cover(orb.LineString{{0, 0}, {math.NaN(), 1}}, 3); err == nil {
 		t.Error("NaN coordinate accepted")
 	}
-	c, _ := s.Cover(orb.Point{0, 0}, 3)
+	// Finite, but too far out for a fine level's cells to be finite numbers.
+	fine := tilecache.WebMercator()
+	fine.LODs = []tilecache.LOD{{LevelID: 0, Scale: 1, Resolution: 1e-6}}
+	if _, err := fine.Cover(orb.MultiPoint{{0, 0}, {-1e308, 1e308}}); err == nil || !strings.Contains(err.Error(), "too large for level 0") {
+		t.Errorf("AOI of ±1e308 at 1e-6 map units per pixel: %v", err)
+	}
+	if _, err := s.Cover(orb.Collection{orb.Point{0, 0}, orb.Polygon{{{0, 0}, {1, math.Inf(1)}, {1, 0}}}}, 3); err == nil {
+		t.Error("Inf coordinate inside a collection accepted")
+	}
+	c, err := s.Cover(orb.Point{0, 0}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := c.Bundles(3); !errors.Is(err, tilecache.ErrMetatileSize) {
 		t.Errorf("Bundles(3): %v", err)
 	}

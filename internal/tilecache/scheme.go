@@ -260,8 +260,14 @@ func (s Scheme) MatrixSize(level int) (rows, cols int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	rows, cols = s.matrixSize(l)
+	return rows, cols, nil
+}
+
+// matrixSize is [Scheme.MatrixSize] for a level already looked up.
+func (s Scheme) matrixSize(l LOD) (rows, cols int) {
 	w, h := s.tileSpan(l)
-	return countCells((s.Origin[1] - s.Extent.Min[1]) / h), countCells((s.Extent.Max[0] - s.Origin[0]) / w), nil
+	return countCells((s.Origin[1] - s.Extent.Min[1]) / h), countCells((s.Extent.Max[0] - s.Origin[0]) / w)
 }
 
 // countCells turns a length in tiles into a whole number of tiles.
@@ -385,19 +391,25 @@ func (s Scheme) TilesCovering(level int, b orb.Bound) (TileRange, error) {
 	if err != nil {
 		return TileRange{}, err
 	}
-	rows, cols, _ := s.MatrixSize(level)
+	return s.tilesCovering(l, b), nil
+}
+
+// tilesCovering is [Scheme.TilesCovering] for a level already looked up.
+func (s Scheme) tilesCovering(l LOD, b orb.Bound) TileRange {
+	level := l.LevelID
+	rows, cols := s.matrixSize(l)
 	x0, y0 := s.toCells(l, orb.Point{b.Min[0], b.Max[1]})
 	x1, y1 := s.toCells(l, orb.Point{b.Max[0], b.Min[1]})
 	if !(x0 <= x1) || !(y0 <= y1) {
-		return emptyRange(level), nil
+		return emptyRange(level)
 	}
 	c0, c1 := cellSpan(x0, x1)
 	r0, r1 := cellSpan(y0, y1)
 	r := TileRange{Level: level, MinRow: max(r0, 0), MaxRow: min(r1, rows-1), MinCol: max(c0, 0), MaxCol: min(c1, cols-1)}
 	if r.Empty() {
-		return emptyRange(level), nil
+		return emptyRange(level)
 	}
-	return r, nil
+	return r
 }
 
 // Metatile returns the n×n metatile holding t (see [MetatileOf]), clipped
