@@ -25,7 +25,7 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 		h.reportUndecodable(ctx, err)
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
-	log := h.p.Logger.With("task", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.ID, "service", job.Service)
+	log := h.p.Logger.With("task_type", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.ID, "service", job.Service)
 	start := time.Now()
 	data, format, err := h.render(ctx, job)
 	renderTime := time.Since(start)

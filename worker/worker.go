@@ -214,7 +214,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			return fmt.Errorf("worker: start: %w", err)
 		}
 		if !started {
-			w.p.Logger.Info("worker started", append([]any{"id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues,
+			w.p.Logger.Info("worker started", append([]any{"worker_id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues,
 				"idle_after", w.p.IdleAfter.String()}, w.p.StartAttrs...)...)
 		} else {
 			w.p.Logger.Debug("worker awake")
