@@ -57,6 +57,7 @@ FUZZ_TARGETS+=(${MAPFARM_FUZZ_TARGETS:-})
 GO_TEST_TIMEOUT=${MAPFARM_GO_TEST_TIMEOUT:-20m}
 FUZZ_TIME=${MAPFARM_FUZZ_TIME:-12s}
 REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
+CACHE_DIR=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}
 
 PKGS=("$@")
 FULL_RUN=0
@@ -66,7 +67,7 @@ if ((${#PKGS[@]} == 0)); then
 fi
 
 SCRIPT_START=$SECONDS
-section() { printf '\n==== %s ====\n' "$*"; }
+section() { printf '\n==== %s (at %ds) ====\n' "$*" "$((SECONDS - SCRIPT_START))"; }
 note() { printf '  %s\n' "$*"; }
 die() { printf 'test.sh: %s\n' "$*" >&2; exit 1; }
 
@@ -168,6 +169,50 @@ wait_for() {
 section "Go"
 command -v go >/dev/null || die "go is not on PATH"
 go version
+
+# ---------------------------------------------------------------- installs
+
+# What a fresh machine lacks is fetched at once, overlapped: the MinIO build and a warm-up
+# build of this module (CPU) run in the background while apt (network and disk) installs
+# every missing Debian package in one call. The sections below then find everything in place
+# (their own apt steps remain for the odd case, e.g. a package removed meanwhile).
+section "installs"
+MINIO_BUILD_LOG=$WORK/minio-build.log
+./scripts/minio.sh path >"$MINIO_BUILD_LOG" 2>&1 &
+MINIO_BUILD_PID=$!
+# Warm the build cache for go vet (plain) and go test (-race) while apt works; errors are
+# reported by the steps themselves, so this one's output is only kept in the temp dir.
+(go build ./... && go build -race ./...) >"$WORK/warm-build.log" 2>&1 &
+WARM_BUILD_PID=$!
+PIDS+=("$WARM_BUILD_PID")
+want_apt=()
+if [[ -z ${MAPFARM_TEST_REDIS:-} ]] && ! command -v redis-server >/dev/null && ! redis_ping "$REDIS_PROBE"; then
+	want_apt+=(redis-server)
+fi
+if ! command -v psql >/dev/null || ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null ||
+	! compgen -G "/usr/share/postgresql/*/extension/postgis.control" >/dev/null; then
+	want_apt+=(postgresql-15-postgis-3 postgresql-client-15)
+fi
+/usr/bin/python3 -c 'import zeep' 2>/dev/null || want_apt+=(python3-zeep)
+command -v geod >/dev/null || want_apt+=(proj-bin)
+command -v ogrinfo >/dev/null || want_apt+=(gdal-bin)
+/usr/bin/python3 -c 'import mapproxy' 2>/dev/null || want_apt+=(python3-mapproxy)
+command -v docker-compose >/dev/null || want_apt+=(docker-compose)
+command -v rsvg-convert >/dev/null || want_apt+=(librsvg2-bin)
+command -v pdftoppm >/dev/null || want_apt+=(poppler-utils)
+if ((${#want_apt[@]})); then
+	t0=$SECONDS
+	apt_install "${want_apt[@]}"
+	note "apt: $((SECONDS - t0))s"
+else
+	note "every Debian package the tests use is installed"
+fi
+t0=$SECONDS
+if ! wait "$MINIO_BUILD_PID"; then
+	sed 's/^/    /' "$MINIO_BUILD_LOG" | tail -n 20
+	die "could not build MinIO (scripts/minio.sh path)"
+fi
+note "MinIO binary ready (waited $((SECONDS - t0))s after apt)"
 
 # ---------------------------------------------------------------- Redis
 
@@ -387,8 +432,33 @@ fuzz_smoke() {
 	return "$rc"
 }
 
+t0=$SECONDS
+wait "$WARM_BUILD_PID" || true # its failures show again, with context, in go vet and go test
+note "warm-up build done (waited $((SECONDS - t0))s)"
 run_step "gofmt" gofmt_check
 run_step "go vet" go vet "${PKGS[@]}"
+
+# deadcode_check fails when a function or method is reachable neither from main nor from a
+# test (golang.org/x/tools/cmd/deadcode, pinned, built once into the cache): what nothing calls
+# goes, rather than waiting as a stub. Whole-program, so only in full runs.
+DEADCODE_VERSION=v0.52.0
+deadcode_check() {
+	local bin=$CACHE_DIR/bin/deadcode-$DEADCODE_VERSION out
+	if [[ ! -x $bin ]]; then
+		mkdir -p "$CACHE_DIR/bin"
+		env -u GOFLAGS GOBIN="$WORK/gobin" go install "golang.org/x/tools/cmd/deadcode@$DEADCODE_VERSION" || return 1
+		mv -f "$WORK/gobin/deadcode" "$bin"
+	fi
+	out=$("$bin" -test ./...) || return 1
+	if [[ -n $out ]]; then
+		echo "unreachable functions (remove them, or call them):"
+		printf '%s\n' "$out" | sed 's/^/    /'
+		return 1
+	fi
+}
+if ((FULL_RUN)); then
+	run_step "deadcode" deadcode_check
+fi
 # shellcheck disable=SC2086 # word splitting intended
 # go test: every package under the race detector, except the end-to-end tests, which drive
 # separate processes and real servers (the race detector would only slow their clients down),

@@ -23,6 +23,7 @@
 package feature
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -69,7 +70,7 @@ func EmptyBound() orb.Bound {
 // Bound recomputed from Geom, and the spatial index built.
 func NewLayer(name string, sr proj.SR, gt GeometryType, fields []Field, features []Feature) *Layer {
 	l := &Layer{name: name, sr: sr, geomType: gt, fields: fields, features: features, extent: EmptyBound()}
-	slices.SortFunc(l.features, func(a, b Feature) int { return cmpInt(a.ID, b.ID) })
+	slices.SortFunc(l.features, func(a, b Feature) int { return cmp.Compare(a.ID, b.ID) })
 	for i := range l.features {
 		f := &l.features[i]
 		f.Bound = EmptyBound()
@@ -157,16 +158,6 @@ func countVertices(g orb.Geometry) int {
 	return 0
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // Name returns the source table name.
 func (l *Layer) Name() string { return l.name }
 
@@ -205,7 +196,7 @@ func (l *Layer) Features() []Feature { return l.features }
 
 // ByID returns the feature with the given object ID.
 func (l *Layer) ByID(id int64) (*Feature, bool) {
-	i, ok := slices.BinarySearchFunc(l.features, id, func(f Feature, id int64) int { return cmpInt(f.ID, id) })
+	i, ok := slices.BinarySearchFunc(l.features, id, func(f Feature, id int64) int { return cmp.Compare(f.ID, id) })
 	if !ok {
 		return nil, false
 	}

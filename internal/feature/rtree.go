@@ -1,6 +1,7 @@
 package feature
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -83,24 +84,14 @@ func buildRTree(features []Feature) rtree {
 func strSort(es []entry) []entry {
 	cx := func(e entry) float64 { return e.minX + e.maxX }
 	cy := func(e entry) float64 { return e.minY + e.maxY }
-	slices.SortFunc(es, func(a, b entry) int { return cmpFloat(cx(a), cx(b)) })
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(cx(a), cx(b)) })
 	nodes := (len(es) + nodeSize - 1) / nodeSize
 	perSlice := int(math.Ceil(math.Sqrt(float64(nodes)))) * nodeSize
 	for i := 0; i < len(es); i += perSlice {
 		s := es[i:min(i+perSlice, len(es))]
-		slices.SortFunc(s, func(a, b entry) int { return cmpFloat(cy(a), cy(b)) })
+		slices.SortFunc(s, func(a, b entry) int { return cmp.Compare(cy(a), cy(b)) })
 	}
 	return es
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // search calls fn with every feature whose bound intersects b, until fn

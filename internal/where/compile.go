@@ -1,6 +1,7 @@
 package where
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"time"
@@ -271,14 +272,14 @@ func (c *cmpFieldNum) test(row []any) tri {
 	switch x := cell(row, c.idx).(type) {
 	case int64:
 		if c.isInt {
-			return cmpResult(c.op, cmpInt(x, c.i))
+			return cmpResult(c.op, cmp.Compare(x, c.i))
 		}
-		return cmpResult(c.op, cmpFloat(float64(x), c.f))
+		return cmpResult(c.op, cmp.Compare(float64(x), c.f))
 	case float64:
 		if x != x {
 			return triUnknown
 		}
-		return cmpResult(c.op, cmpFloat(x, c.f))
+		return cmpResult(c.op, cmp.Compare(x, c.f))
 	case nil:
 		return triUnknown
 	}

@@ -1,6 +1,7 @@
 package where
 
 import (
+	"cmp"
 	"math"
 	"strings"
 	"time"
@@ -143,46 +144,23 @@ func (t tri) not() tri {
 	return triUnknown
 }
 
-// cmpInt orders two integers.
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// cmpFloat orders two floats; NaN never reaches here (fromAny maps it to
-// NULL and arithmetic that would produce it yields NULL).
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // compareValues orders two non-NULL values. ok is false when they are of
 // incomparable kinds.
 func compareValues(a, b value) (c int, ok bool) {
 	switch {
 	case a.k == kindInt && b.k == kindInt:
-		return cmpInt(a.i, b.i), true
+		return cmp.Compare(a.i, b.i), true
 	case a.isNum() && b.isNum():
-		return cmpFloat(a.num(), b.num()), true
+		return cmp.Compare(a.num(), b.num()), true
 	case a.k == kindString && b.k == kindString:
 		return strings.Compare(a.s, b.s), true
 	case a.k == kindDate && b.k == kindDate:
-		if c := cmpInt(a.i, b.i); c != 0 {
+		if c := cmp.Compare(a.i, b.i); c != 0 {
 			return c, true
 		}
-		return cmpInt(int64(a.ns), int64(b.ns)), true
+		return cmp.Compare(int64(a.ns), int64(b.ns)), true
 	case a.k == kindBool && b.k == kindBool:
-		return cmpInt(a.i, b.i), true
+		return cmp.Compare(a.i, b.i), true
 	}
 	return 0, false
 }
