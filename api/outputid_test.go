@@ -57,7 +57,7 @@ func TestOutputIDs(t *testing.T) {
 		stored[:32] + ".png",                   // no tag
 	} {
 		before := store.calls.Load()
-		if code, took := get(name); code != 404 || took > 100*time.Millisecond {
+		if code, took := get(name); code != 404 || took > time.Second { // a real wait polls for 2 s
 			t.Errorf("%s: %d after %v, want 404 at once", name, code, took)
 		}
 		if n := store.calls.Load() - before; n != 0 {

@@ -72,7 +72,7 @@ func TestHostileNumbers(t *testing.T) {
 			jobs := lf.jobs
 			start := time.Now()
 			msg := sub.clientFault("world", tc.op, tc.req)
-			if took := time.Since(start); took > time.Second {
+			if took := time.Since(start); took > 2*time.Second { // the bound; it is microseconds
 				t.Errorf("the fault took %v", took)
 			}
 			for _, w := range tc.want {
