@@ -33,7 +33,7 @@
 #                            use this MinIO instead of starting one
 #   MAPFARM_GO_TEST_TIMEOUT  go test -timeout (default 20m)
 #   MAPFARM_GO_TEST_FLAGS    extra go test flags, e.g. "-v -run TestX"
-#   MAPFARM_FUZZ_TIME        time per fuzz target (default 12s; 0 skips them)
+#   MAPFARM_FUZZ_TIME        time per fuzz target (default 8s; 0 skips them)
 #   MAPFARM_FUZZ_TARGETS     extra fuzz targets, space-separated "pkg:FuzzName"
 set -euo pipefail
 
@@ -55,7 +55,7 @@ FUZZ_TARGETS=(
 FUZZ_TARGETS+=(${MAPFARM_FUZZ_TARGETS:-})
 
 GO_TEST_TIMEOUT=${MAPFARM_GO_TEST_TIMEOUT:-20m}
-FUZZ_TIME=${MAPFARM_FUZZ_TIME:-12s}
+FUZZ_TIME=${MAPFARM_FUZZ_TIME:-8s}
 REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
 CACHE_DIR=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}
 
