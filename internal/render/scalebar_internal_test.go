@@ -222,7 +222,10 @@ func TestScaleBarHostileNumbers(t *testing.T) {
 			img := image.NewRGBA(image.Rect(0, 0, min(tc.w, MaxImageSize), tc.h))
 			start := time.Now()
 			lay, err := r.DrawScaleBar(context.Background(), NewGGSurface(img, r.Fonts()), sb, tc.w, tc.h, tc.dpi)
-			if d := time.Since(start); d > 3*time.Second {
+			// A guard against runaway work (the unbounded DPI took minutes and gigabytes), not
+			// a timing: these draw in well under a second on an idle machine, 5 s under -race on a
+			// loaded one. The 2 s answer the issue asks for is the api-level hostile suite's.
+			if d := time.Since(start); d > 30*time.Second {
 				t.Errorf("took %v", d)
 			}
 			if tc.invalid != nil {
