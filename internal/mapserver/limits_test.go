@@ -86,7 +86,13 @@ func TestHostileNumbers(t *testing.T) {
 		})
 	}
 
-	// At the limits, the requests draw.
-	must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", scaleBar(2400, alt(gisxml.ScaleBarFields{LabelSymbol: &gisxml.TextSymbol{Size: 30}})))
-	must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", exportMap(city, 96, 14142))
+	// At the limits, the requests draw (in 1024×1024 images: the limits do not depend on the
+	// image's size, and 4096×4096 cost 25 s under -race).
+	small := func(d *gisxml.ImageDescription) { d.ImageDisplay.ImageWidth, d.ImageDisplay.ImageHeight = 1024, 1024 }
+	sb := scaleBar(2400, alt(gisxml.ScaleBarFields{LabelSymbol: &gisxml.TextSymbol{Size: 30}}))
+	small(sb.ImageDescription)
+	must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", sb)
+	em := exportMap(city, 96, 14142)
+	small(em.ImageDescription)
+	must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", em)
 }
