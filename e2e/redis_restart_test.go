@@ -75,6 +75,8 @@ func TestSeedSurvivesRedisRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: tasks interrupted by the outage are retried after asynq's backoff")
 	}
+	// Its own Redis and bucket: it runs beside TestSeedSurvivesWorkerKill, mostly waiting.
+	t.Parallel()
 	r := newRedis(t)
 	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")

@@ -244,6 +244,9 @@ func TestSeedSurvivesWorkerKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 3 minutes: asynq gives a killed worker's task back after its lease expires")
 	}
+	// Beside the other long waits (TestSeedSurvivesRedisRestart, its own Redis): the only
+	// parallel test on the package's Redis database.
+	t.Parallel()
 	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
 	addr := freePort(t)
