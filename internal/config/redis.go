@@ -97,6 +97,9 @@ func (r Redis) ParseURL() (RedisURL, error) {
 	fail := func(format string, a ...any) (RedisURL, error) {
 		return RedisURL{}, fmt.Errorf("config: "+settingURL+": "+format, a...)
 	}
+	if !strings.Contains(r.URL, "://") {
+		return fail("no scheme; the form is redis://[user[:password]@]host[:port][/db] or rediss://… (a bare host:port goes in redis.addr)")
+	}
 	u, err := url.Parse(r.URL)
 	if err != nil {
 		// url.Error quotes the whole URL, password included: say what is wrong without it.
