@@ -288,8 +288,11 @@ func TestSentinelFailoverMidSeed(t *testing.T) {
 		return true
 	})
 	t.Logf("the job ended %.1f s after it was submitted, %.1f s after the kill", time.Since(submitted).Seconds(), time.Since(killed).Seconds())
-	// A few more requests after the job, then stop the loop and collect every request.
-	time.Sleep(2 * time.Second)
+	// More requests after the job (at least 8 s after the kill, so that the window is followed by
+	// enough of them), then stop the loop and collect every request.
+	if !killed.IsZero() {
+		time.Sleep(max(2*time.Second, time.Until(killed.Add(8*time.Second))))
+	}
 	stopOnce()
 	probes := results()
 
