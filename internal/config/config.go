@@ -331,7 +331,7 @@ func (c *Config) applyEnv() error {
 			*dst = n
 		}
 	}
-	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok {
+	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("config: MAPFARM_MINIO_USE_SSL=%q is neither true nor false", v))

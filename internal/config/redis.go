@@ -47,7 +47,7 @@ func (r *Redis) applyEnv() []error {
 	if v, ok := os.LookupEnv("MAPFARM_REDIS_USERNAME"); ok {
 		r.Username = v
 	}
-	if v, ok := os.LookupEnv("MAPFARM_REDIS_TLS"); ok {
+	if v, ok := os.LookupEnv("MAPFARM_REDIS_TLS"); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("config: MAPFARM_REDIS_TLS=%q is neither true nor false", v))

@@ -88,6 +88,15 @@ func TestRedisFromEnv(t *testing.T) {
 	if !c.Redis.Sentinel() || c.Redis.Embedded() {
 		t.Errorf("Sentinel %v, Embedded %v", c.Redis.Sentinel(), c.Redis.Embedded())
 	}
+	// Set but empty is unset, as for the other settings.
+	t.Setenv("MAPFARM_REDIS_TLS", "")
+	t.Setenv("MAPFARM_MINIO_USE_SSL", "")
+	if c, err = Load(""); err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.TLS || c.Store.MinIO.UseSSL {
+		t.Errorf("empty MAPFARM_REDIS_TLS, MAPFARM_MINIO_USE_SSL: TLS %v, useSSL %v", c.Redis.TLS, c.Store.MinIO.UseSSL)
+	}
 
 	clearRedisEnv(t)
 	urlFile := filepath.Join(dir, "url")
@@ -135,8 +144,11 @@ func TestRedisYAML(t *testing.T) {
 		t.Errorf("got %+v, want %+v", c.Redis, want)
 	}
 	write("redis:\n  url: rediss://r.example:6380/1\n")
-	if c, err = Load(path); err != nil || c.Redis.URL != "rediss://r.example:6380/1" {
-		t.Errorf("url from YAML: %q, %v", c.Redis.URL, err)
+	if c, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.URL != "rediss://r.example:6380/1" {
+		t.Errorf("url from YAML: %q", c.Redis.URL)
 	}
 	write("redis:\n  url: redis://farm:in-the-file@r.example:6379\n")
 	_, err = Load(path)
@@ -146,8 +158,11 @@ func TestRedisYAML(t *testing.T) {
 	// The same URL from the environment is fine.
 	t.Setenv("MAPFARM_REDIS_URL", "redis://farm:from-env@r.example:6379")
 	write("logLevel: info\n")
-	if c, err = Load(path); err != nil || c.Redis.URL != "redis://farm:from-env@r.example:6379" {
-		t.Errorf("URL with a password from the environment: %q, %v", c.Redis.URL, err)
+	if c, err = Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.URL != "redis://farm:from-env@r.example:6379" {
+		t.Errorf("URL with a password from the environment: %q", c.Redis.URL)
 	}
 }
 
