@@ -3,13 +3,6 @@ package blob_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -28,9 +21,22 @@ import (
 func TestMinIOTLS(t *testing.T) {
 	bin := testenv.MinIOBinary(t)
 	dir := t.TempDir()
+	// MinIO reads its certificate and key from a directory, as public.crt and private.key.
+	files := testenv.TLS(t)
 	certs := filepath.Join(dir, "certs")
-	caFile := filepath.Join(dir, "ca.pem")
-	writeTLSFiles(t, certs, caFile)
+	if err := os.Mkdir(certs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range map[string]string{files.Cert: "public.crt", files.Key: "private.key"} {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(certs, to), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caFile := files.CA
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -95,53 +101,4 @@ func TestMinIOTLS(t *testing.T) {
 	if _, err := blob.NewMinIO(ctx, bad); err == nil || !strings.Contains(err.Error(), "missing.pem") {
 		t.Errorf("missing CA file: %v", err)
 	}
-}
-
-// writeTLSFiles makes a CA and a server certificate for 127.0.0.1 signed by it, writes the
-// server's pair into dir as MinIO expects (public.crt, private.key) and the CA to caFile.
-func writeTLSFiles(t *testing.T, dir, caFile string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	newKey := func() *ecdsa.PrivateKey {
-		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
-	now := time.Now()
-	caKey := newKey()
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mapfarm test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srvKey := newKey()
-	srvTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, ca, &srvKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(srvKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(path, typ string, der []byte) {
-		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(dir, "public.crt"), "CERTIFICATE", srvDER)
-	write(filepath.Join(dir, "private.key"), "PRIVATE KEY", keyDER)
-	write(caFile, "CERTIFICATE", caDER)
 }

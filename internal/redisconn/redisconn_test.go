@@ -1,16 +1,12 @@
 package redisconn
 
 import (
+	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -94,10 +90,7 @@ func TestOptions(t *testing.T) {
 // setting.
 func TestCAFile(t *testing.T) {
 	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(ca, selfSigned(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ca := testenv.TLS(t).CA
 	opt, err := Options(config.Redis{URL: "rediss://r:6380", CAFile: ca}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -142,19 +135,65 @@ func TestNewConnects(t *testing.T) {
 	}
 }
 
-// selfSigned returns a PEM certificate of a throw-away CA.
-func selfSigned(t *testing.T) []byte {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+// TestTLS runs a redis-server of the test's own that speaks TLS only, with a certificate from a
+// CA made for the test: a rediss:// URL or an address with TLS reaches it given the CA file, and
+// without the CA file the connection is refused for the unknown authority.
+func TestTLS(t *testing.T) {
+	bin := testenv.RedisServerBinary(t)
+	files := testenv.TLS(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", "0", "--tls-port", port, "--tls-cert-file", files.Cert,
+		"--tls-key-file", files.Key, "--tls-ca-cert-file", files.CA, "--tls-auth-clients", "no", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir())
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("redis-server:\n%s", logs.String())
+		}
+	})
+	ping := func(cfg config.Redis) error {
+		c, err := New(cfg, "")
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return c.Ping(ctx).Err()
+	}
+	url := config.Redis{URL: "rediss://" + addr + "/0", CAFile: files.CA}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		err := ping(url)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rediss:// with the CA file: %v", err)
+		}
+	}
+	if err := ping(config.Redis{Addr: addr, TLS: true, CAFile: files.CA}); err != nil {
+		t.Errorf("address with TLS and the CA file: %v", err)
+	}
+	if err := ping(config.Redis{URL: "rediss://localhost:" + port, CAFile: files.CA}); err != nil {
+		t.Errorf("rediss://localhost with the CA file: %v", err)
+	}
+	err = ping(config.Redis{URL: "rediss://" + addr})
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("rediss:// without the CA file: %v, want a certificate error", err)
+	}
+	if err := ping(config.Redis{Addr: addr}); err == nil {
+		t.Error("plain connection to a TLS-only server answered")
+	}
 }
