@@ -15,6 +15,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -55,7 +56,12 @@ func Options(cfg config.Redis, embeddedAddr string) (asynq.RedisConnOpt, error) 
 		}
 		parsed, err := asynq.ParseRedisURI(cfg.URL)
 		if err != nil {
-			return nil, fmt.Errorf("redis: %s: %w", cfg.Describe(""), err)
+			// Its errors may quote the URL: never with the password.
+			msg := err.Error()
+			if u.Password != "" {
+				msg = strings.ReplaceAll(msg, u.Password, "xxxxx")
+			}
+			return nil, fmt.Errorf("redis: %s: %s", cfg.Describe(""), msg)
 		}
 		opt, ok := parsed.(asynq.RedisClientOpt)
 		if !ok {
