@@ -61,14 +61,23 @@ func readDocs(t *testing.T, path string) []object {
 
 // envNames are the MAPFARM_* variables the configuration reads.
 func envNames(t *testing.T) map[string]bool {
-	b, err := os.ReadFile("../internal/config/config.go")
+	files, err := filepath.Glob("../internal/config/*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`"(MAPFARM_[A-Z_]+)"`).FindAllStringSubmatch(string(b), -1) {
-		names[m[1]] = true
-		names[m[1]+"_FILE"] = true // secret() reads KEY_FILE too
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`"(MAPFARM_[A-Z_]+)"`).FindAllStringSubmatch(string(b), -1) {
+			names[m[1]] = true
+			names[m[1]+"_FILE"] = true // secret() reads KEY_FILE too
+		}
 	}
 	return names
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // redisServer is a Redis of the test's own, with an append-only file so that a restart keeps
@@ -23,11 +24,7 @@ type redisServer struct {
 }
 
 func newRedis(t *testing.T) *redisServer {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatal("redis-server is not installed (scripts/test.sh installs it)")
-	}
-	r := &redisServer{t: t, bin: bin, addr: freePort(t), dir: t.TempDir()}
+	r := &redisServer{t: t, bin: testenv.RedisServerBinary(t), addr: freePort(t), dir: t.TempDir()}
 	r.start()
 	t.Cleanup(r.kill)
 	return r

@@ -133,6 +133,9 @@ func New(p Params) *Worker {
 	w := &Worker{p: p, queues: queues, err: qerr, inspect: asynq.NewInspectorFromRedisClient(p.Redis)}
 	mux := asynq.NewServeMux()
 	mux.Use(w.track)
+	watch := &redisWatch{}
+	p.Redis.AddHook(watch)
+	mux.Use(awaitRedis(watch, p.Redis, redisAwayWait, redisAwayPoll))
 	if p.Metrics != nil {
 		mux.Use(instrument(p.Metrics))
 	}
@@ -164,6 +167,7 @@ func (w *Worker) newServer() *asynq.Server {
 		ShutdownTimeout:   30 * time.Second,
 		Logger:            asynqLogger{p.Logger},
 		LogLevel:          asynq.WarnLevel,
+		RetryDelayFunc:    retryDelay,
 		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
 			id, _ := asynq.GetTaskID(ctx)
 			p.Logger.Warn("task failed", "type", t.Type(), "task_id", id, "err", err)

@@ -17,8 +17,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/mapfarm/mapfarm/api"
 	"github.com/mapfarm/mapfarm/coordinator"
 	"github.com/mapfarm/mapfarm/internal/blob"
@@ -29,6 +27,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/legislative"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
@@ -67,7 +66,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	redisAddr := cfg.Redis.Addr
 	if cfg.Redis.Embedded() {
 		if role != "serve" {
-			return errors.New("a separate " + role + " needs a shared Redis: set MAPFARM_REDIS_ADDR (or redis.addr)")
+			return errors.New("a separate " + role + " needs a shared Redis: set MAPFARM_REDIS_ADDR, MAPFARM_REDIS_URL or Sentinel (MAPFARM_REDIS_SENTINEL_MASTER and MAPFARM_REDIS_SENTINELS)")
 		}
 		srv, err := embedredis.Start()
 		if err != nil {
@@ -77,10 +76,15 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		redisAddr = srv.Addr()
 		logger.Info("embedded redis started", "addr", redisAddr)
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: redisAddr, DB: cfg.Redis.DB, Password: cfg.Redis.Password, PoolSize: 256})
+	// The one client of this process: asynq's server, client and inspectors and the farm's own
+	// keys all use it (internal/redisconn).
+	rdb, err := redisconn.New(cfg.Redis, redisAddr)
+	if err != nil {
+		return err
+	}
 	defer rdb.Close()
 	if err := rdb.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("redis %s: %w", redisAddr, err)
+		return fmt.Errorf("redis %s: %w", cfg.Redis.Describe(redisAddr), err)
 	}
 
 	// Every start line names the Redis and the store, so that a worker writing to a local disk
@@ -288,7 +292,7 @@ func OpenStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 	if cfg.Store.Kind == "minio" {
 		m := cfg.Store.MinIO
 		return blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: m.Endpoint, AccessKey: m.AccessKey, SecretKey: m.SecretKey,
-			Bucket: m.Bucket, UseSSL: m.UseSSL, CreateBucket: true, MaxRetries: 2})
+			Bucket: m.Bucket, UseSSL: m.UseSSL, CAFile: m.CAFile, CreateBucket: true, MaxRetries: 2})
 	}
 	return blob.NewDisk(cfg.Store.Dir)
 }

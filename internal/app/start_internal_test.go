@@ -30,6 +30,12 @@ func TestStartAttrs(t *testing.T) {
 		{"minio over TLS", config.Config{Redis: config.Redis{Addr: "r:6379"},
 			Store: config.Store{Kind: "minio", MinIO: config.MinIO{Endpoint: "s3.example:443", Bucket: "b", UseSSL: true}}},
 			"r:6379", "r:6379 db 0", "minio https://s3.example:443 bucket b"},
+		{"sentinel", config.Config{Redis: config.Redis{SentinelMaster: "mymaster", Sentinels: []string{"s1:26379", "s2:26379"}, Password: "redis-pw", SentinelPassword: "sentinel-pw"},
+			Store: config.Store{Kind: "disk", Dir: "/var/lib/mapfarm"}},
+			"", "sentinel master mymaster via s1:26379,s2:26379 db 0", "disk /var/lib/mapfarm"},
+		{"url", config.Config{Redis: config.Redis{URL: "rediss://farm:redis-pw@r.example:6380/3"},
+			Store: config.Store{Kind: "disk", Dir: "/var/lib/mapfarm"}},
+			"", "r.example:6380 db 3 tls", "disk /var/lib/mapfarm"},
 		{"embedded, disk", config.Config{Store: config.Store{Kind: "disk", Dir: "/var/lib/mapfarm"}},
 			"127.0.0.1:41234", "embedded 127.0.0.1:41234 db 0", "disk /var/lib/mapfarm"},
 	}
@@ -39,7 +45,7 @@ func TestStartAttrs(t *testing.T) {
 		if len(attrs) != 4 || attrs[1] != tc.redis || attrs[3] != tc.store {
 			t.Errorf("%s: %q, want redis %q and store %q", tc.name, attrs, tc.redis, tc.store)
 		}
-		for _, secret := range []string{"redis-pw", "access-key", "secret-key"} {
+		for _, secret := range []string{"redis-pw", "sentinel-pw", "access-key", "secret-key"} {
 			if strings.Contains(got, secret) {
 				t.Errorf("%s: %q holds a secret", tc.name, got)
 			}

@@ -3,12 +3,14 @@ package blob
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/minio/minio-go/v7"
@@ -30,6 +32,10 @@ type MinIOConfig struct {
 	// CreateBucket creates the bucket when it does not exist. Without it,
 	// NewMinIO fails if the bucket is missing.
 	CreateBucket bool
+	// CAFile is a PEM file of the certificate authorities the server's
+	// certificate is checked against over https (a private CA), instead of
+	// the system's roots. Only with the default transport.
+	CAFile string
 	// Transport, if set, carries the HTTP requests (for tracing or tests).
 	// Nil uses minio-go's default transport with a larger pool of idle
 	// connections (MaxIdleConnsPerHost 256 instead of 16), so that an api
@@ -41,6 +47,19 @@ type MinIOConfig struct {
 	// for seconds while the server is down; the farm uses 2, because its
 	// tasks are retried by the queue and its api should fail fast.
 	MaxRetries int
+}
+
+// certPool reads a PEM file of certificate authorities.
+func certPool(file string) (*x509.CertPool, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", file)
+	}
+	return pool, nil
 }
 
 // idleConns is how many idle connections to the server the default
@@ -79,7 +98,19 @@ func NewMinIO(ctx context.Context, cfg MinIOConfig) (*MinIO, error) {
 		}
 		tr.MaxIdleConns = max(tr.MaxIdleConns, idleConns)
 		tr.MaxIdleConnsPerHost = idleConns
+		if cfg.CAFile != "" {
+			if !secure {
+				return nil, fmt.Errorf("blob: minio %s: a CA file is set but the endpoint is plain http (set UseSSL)", endpoint)
+			}
+			pool, err := certPool(cfg.CAFile)
+			if err != nil {
+				return nil, fmt.Errorf("blob: minio %s: CA file: %w", endpoint, err)
+			}
+			tr.TLSClientConfig.RootCAs = pool
+		}
 		transport = tr
+	} else if cfg.CAFile != "" {
+		return nil, fmt.Errorf("blob: minio %s: a CA file and a transport of the caller's are both set", endpoint)
 	}
 	core, err := minio.NewCore(endpoint, &minio.Options{
 		Creds:      credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),

@@ -101,28 +101,41 @@ type Pictures struct {
 	Timeout time.Duration `yaml:"timeout"`
 }
 
-// Redis locates the queue's Redis server.
+// Redis locates the queue's Redis server: one server by address (Addr) or by URL (URL), or a
+// Sentinel group (SentinelMaster and Sentinels). They are alternatives; redis.go parses and checks
+// them, and internal/redisconn turns them into the one client a process uses.
 type Redis struct {
-	// Addr is host:port. YAML `redis.addr`, env MAPFARM_REDIS_ADDR. Empty: embedded server.
+	// Addr is host:port. YAML `redis.addr`, env MAPFARM_REDIS_ADDR. Empty (and no URL or
+	// Sentinel): embedded server.
 	Addr string `yaml:"addr"`
 	// DB is the database number. YAML `redis.db`, env MAPFARM_REDIS_DB. Default 0.
 	DB int `yaml:"db"`
 	// Password comes from env MAPFARM_REDIS_PASSWORD or the file named by
 	// MAPFARM_REDIS_PASSWORD_FILE only.
 	Password string `yaml:"-"`
-}
-
-// Embedded reports whether the in-process server is used.
-func (r Redis) Embedded() bool { return r.Addr == "" }
-
-// Describe names the Redis at addr (the configured one, or the embedded server's) for logs:
-// "host:port db N", "embedded host:port db 0"; never the password.
-func (r Redis) Describe(addr string) string {
-	s := fmt.Sprintf("%s db %d", addr, r.DB)
-	if r.Embedded() {
-		s = "embedded " + s
-	}
-	return s
+	// URL, instead of Addr: redis://[user[:password]@]host[:port][/db], or rediss:// for TLS.
+	// YAML `redis.url` (without a password there), env MAPFARM_REDIS_URL or the file named by
+	// MAPFARM_REDIS_URL_FILE. A password in the URL wins over Password, a db over DB.
+	URL string `yaml:"url"`
+	// SentinelMaster is the master name a Sentinel group monitors, and Sentinels the
+	// sentinels' host:port addresses; together, instead of Addr or URL, they make the farm
+	// follow the group's failovers. YAML `redis.sentinelMaster`, `redis.sentinels`; env
+	// MAPFARM_REDIS_SENTINEL_MASTER, MAPFARM_REDIS_SENTINELS (comma-separated).
+	SentinelMaster string   `yaml:"sentinelMaster"`
+	Sentinels      []string `yaml:"sentinels"`
+	// SentinelPassword, when the sentinels require one (their requirepass), comes from env
+	// MAPFARM_REDIS_SENTINEL_PASSWORD or MAPFARM_REDIS_SENTINEL_PASSWORD_FILE only.
+	SentinelPassword string `yaml:"-"`
+	// Username is the ACL user (Redis 6+) with Addr or Sentinel (a URL names its own). YAML
+	// `redis.username`, env MAPFARM_REDIS_USERNAME. Default none (the default user).
+	Username string `yaml:"username"`
+	// TLS connects with TLS (a rediss:// URL implies it); with Sentinel it applies to the
+	// sentinels and the servers. YAML `redis.tls`, env MAPFARM_REDIS_TLS.
+	TLS bool `yaml:"tls"`
+	// CAFile is a PEM file of the certificate authorities that sign the Redis servers'
+	// certificates, for TLS. YAML `redis.caFile`, env MAPFARM_REDIS_CA_FILE. Default: the
+	// system's roots.
+	CAFile string `yaml:"caFile"`
 }
 
 // Store selects the object store.
@@ -160,8 +173,13 @@ type MinIO struct {
 	// Bucket is created when missing. YAML `store.minio.bucket`, env MAPFARM_MINIO_BUCKET.
 	// Default "mapfarm".
 	Bucket string `yaml:"bucket"`
-	// UseSSL selects https. YAML `store.minio.useSSL`, env MAPFARM_MINIO_USE_SSL.
+	// UseSSL selects https. YAML `store.minio.useSSL`, env MAPFARM_MINIO_USE_SSL (true or
+	// false).
 	UseSSL bool `yaml:"useSSL"`
+	// CAFile is a PEM file of the certificate authorities that sign the server's certificate
+	// (a private CA), for https. YAML `store.minio.caFile`, env MAPFARM_MINIO_CA_FILE.
+	// Default: the system's roots.
+	CAFile string `yaml:"caFile"`
 	// AccessKey and SecretKey come from env MAPFARM_MINIO_ACCESS_KEY / MAPFARM_MINIO_SECRET_KEY
 	// (or *_FILE) only.
 	AccessKey string `yaml:"-"`
@@ -252,6 +270,9 @@ func Load(path string) (*Config, error) {
 			return nil, fmt.Errorf("config: %s: %w", path, err)
 		}
 	}
+	if err := c.Redis.yamlSecrets(path); err != nil {
+		return nil, err
+	}
 	if err := c.applyEnv(); err != nil {
 		return nil, err
 	}
@@ -310,9 +331,15 @@ func (c *Config) applyEnv() error {
 			*dst = n
 		}
 	}
-	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok {
-		c.Store.MinIO.UseSSL = v == "true" || v == "1"
+	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config: MAPFARM_MINIO_USE_SSL=%q is neither true nor false", v))
+		}
+		c.Store.MinIO.UseSSL = b
 	}
+	str("MAPFARM_MINIO_CA_FILE", &c.Store.MinIO.CAFile)
+	errs = append(errs, c.Redis.applyEnv()...)
 	duration := func(key string, dst *time.Duration) {
 		if v, ok := os.LookupEnv(key); ok {
 			d, err := time.ParseDuration(v)
@@ -471,11 +498,15 @@ func (c *Config) Validate() error {
 	if !strings.HasSuffix(c.Namespace, "/10.7") {
 		errs = append(errs, fmt.Errorf("config: namespace %q must end in /10.7", c.Namespace))
 	}
+	errs = append(errs, c.Redis.validate()...)
 	switch c.Store.Kind {
 	case "disk":
 	case "minio":
 		if c.Store.MinIO.Endpoint == "" {
 			errs = append(errs, errors.New("config: store.kind is minio but no endpoint is set (store.minio.endpoint or MAPFARM_MINIO_ENDPOINT)"))
+		}
+		if c.Store.MinIO.CAFile != "" && !c.Store.MinIO.UseSSL && !strings.HasPrefix(c.Store.MinIO.Endpoint, "https://") {
+			errs = append(errs, errors.New("config: store.minio.caFile (MAPFARM_MINIO_CA_FILE) is set but the endpoint is plain http: set store.minio.useSSL (MAPFARM_MINIO_USE_SSL=true)"))
 		}
 		if c.Store.MinIO.AccessKey == "" || c.Store.MinIO.SecretKey == "" {
 			errs = append(errs, errors.New("config: store.kind is minio but MAPFARM_MINIO_ACCESS_KEY / MAPFARM_MINIO_SECRET_KEY are not set"))
