@@ -33,8 +33,15 @@ const hostileBound = 2 * time.Second
 // reported with t.Skip and the reason, not hidden; once the limit is merged, delete its name
 // here, and the row must pass. A row named here that passes fails the test, so this list does
 // not outlive its limits.
+//
+// On the branch that wrote this table (issue 17, item 8): a 100,000-vertex relation query runs
+// until its client leaves (no vertex limit), 400,000 ids are counted (no id limit), and 2 million
+// elements get "message too large: more than 2000000 elements", which names no limit, after
+// 1.7 s of parsing on a quiet machine and 2.6 s at load 13 (the 2 s bound needs the streaming
+// decoder).
 var awaitingLimits = map[string]bool{
 	limitVertices: true,
+	limitElements: true,
 	limitIDs:      true,
 }
 
@@ -90,7 +97,7 @@ func hostileRows() []hostileRow {
 		{name: "relation with a 100,000-vertex polygon", body: relationBody(100_000), status: 500, fault: "soap:Client", want: "limit", limit: limitVertices},
 
 		// XML that multiplied memory (issue 17, 5), and the XML classes that held.
-		{name: "2 million empty elements in 8 MB", body: soapEnv(`<gis:GetMapCount>` + strings.Repeat("<a/>", 2_000_000) + `</gis:GetMapCount>`), status: 500, fault: "soap:Client", want: "element", limit: limitElements},
+		{name: "2 million empty elements in 8 MB", body: soapEnv(`<gis:GetMapCount>` + strings.Repeat("<a/>", 2_000_000) + `</gis:GetMapCount>`), status: 500, fault: "soap:Client", want: "limit", limit: limitElements},
 		{name: "nesting 10,000 deep", body: soapEnv(`<gis:GetMapCount>` + strings.Repeat("<a>", 10_000) + strings.Repeat("</a>", 10_000) + `</gis:GetMapCount>`), status: 500, fault: "soap:Client", want: "nested too deeply"},
 		{name: "DTD with an external entity (XXE)", body: `<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>` + soapEnv(`<gis:GetServerInfo><MapName>&xxe;</MapName></gis:GetServerInfo>`), status: 500, fault: "soap:Client", want: "DTD"},
 		{name: "entity expansion (billion laughs)", body: `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>` + soapEnv(`<gis:GetServerInfo><MapName>&c;</MapName></gis:GetServerInfo>`), status: 500, fault: "soap:Client", want: "DTD"},
