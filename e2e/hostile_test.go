@@ -131,20 +131,20 @@ func hostileRows() []hostileRow {
 			`<SearchShape xsi:type="gis:PointN"><X>0</X><Y>0</Y></SearchShape><Tolerance>2147483647</Tolerance><IdentifyOption>gisIdentifyAllLayers</IdentifyOption><LayerIDs><Int>1</Int></LayerIDs></gis:Identify>`), status: 200, want: "IdentifyResponse"},
 		{name: "50,000 layer descriptions", body: soapEnv(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions>` + strings.Repeat(`<LayerDescription><LayerID>1</LayerID><Visible>true</Visible></LayerDescription>`, 50_000) +
 			`</LayerDescriptions></MapDescription>` + imageDescription(256, 256, "96") + `</gis:ExportMapImage>`), status: 200, want: "ImageURL"},
-		{name: "cache route, huge level and row", method: "GET", path: "/arcgis/rest/directories/arcgiscache/world/Layers/_alllayers/L99/Rffffffff/Cffffffff.png", status: 404},
+		{name: "cache route, huge level and row", method: "GET", path: "/arcgis/rest/directories/arcgiscache/world/Layers/_alllayers/L99/Rffffffff/Cffffffff.png", status: 404, want: "not a tile path"},
 
 		// Paths, headers and JSON routes (issue 17, 6–8).
 		{name: "output name with %00", method: "GET", path: "/arcgis/output/0123456789abcdef0123456789abcdef%00.png", status: 404, want: "no such output"},
 		{name: "output name never issued", method: "GET", path: "/arcgis/output/0123456789abcdef0123456789abcdef.png", status: 404, want: "no such output"},
-		{name: "%2e%2e in a cache route", method: "GET", path: "/arcgis/rest/directories/arcgiscache/world/%2e%2e/_alllayers/L00/R00000000/C00000000.png", status: 400},
-		{name: "%2e%2e as the cache folder", method: "GET", path: "/arcgis/rest/directories/arcgiscache/world/Layers/%2e%2e/L00/R00000000/C00000000.png", status: 400},
+		{name: "%2e%2e in a cache route", method: "GET", path: "/arcgis/rest/directories/arcgiscache/world/%2e%2e/_alllayers/L00/R00000000/C00000000.png", status: 400, want: "must be names, not . or .."},
+		{name: "%2e%2e as the cache folder", method: "GET", path: "/arcgis/rest/directories/arcgiscache/world/Layers/%2e%2e/L00/R00000000/C00000000.png", status: 400, want: "must be names, not . or .."},
 		{name: "legislative date 0000-02-29", method: "GET", path: "/api/v2/general_assembly_136/committees/meetings/house/0000-02-29", status: 404, want: `{"detail":"Not found."}`},
-		{name: "seed job id of 100,000 characters", path: "/admin/seed", header: []string{"Content-Type", "application/json"}, body: `{"id":"` + longID + `","service":"world","levels":[0]}`, status: 400, want: "id", echo: "Jx7q"},
-		{name: "seed job of 100,000 characters looked up", method: "GET", path: "/admin/seed/" + longID[:60_000], status: 404, echo: "Jx7q"},
-		{name: "seed level 2147483647", path: "/admin/seed", header: []string{"Content-Type", "application/json"}, body: `{"service":"world","levels":[2147483647]}`, status: 400, want: "level"},
-		{name: "forwarded headers from an untrusted client", method: "GET", path: "/healthz", header: []string{"X-Forwarded-For", "203.0.113.7", "X-Real-IP", "203.0.113.8"}, status: 200,
+		{name: "seed job id of 100,000 characters", path: "/admin/seed", header: []string{"Content-Type", "application/json"}, body: `{"id":"` + longID + `","service":"world","levels":[0]}`, status: 400, want: "is 100000 characters long: the limit is 128", echo: "Jx7q"},
+		{name: "seed job of 100,000 characters looked up", method: "GET", path: "/admin/seed/" + longID[:60_000], status: 404, want: "no such job", echo: "Jx7q"},
+		{name: "seed level 2147483647", path: "/admin/seed", header: []string{"Content-Type", "application/json"}, body: `{"service":"world","levels":[2147483647]}`, status: 400, want: "level 2147483647 is not a level of the cache"},
+		{name: "forwarded headers from an untrusted client", method: "GET", path: "/healthz", header: []string{"X-Forwarded-For", "203.0.113.7", "X-Real-IP", "203.0.113.8"}, status: 200, want: "ok",
 			logWant: []string{"remote=127.0.0.1", "client=127.0.0.1"}, logNot: []string{"203.0.113."}},
-		{name: "a 100 KB header", method: "GET", path: "/healthz", header: []string{"X-Filler", strings.Repeat("f", 100_000)}, status: 431},
+		{name: "a 100 KB header", method: "GET", path: "/healthz", header: []string{"X-Filler", strings.Repeat("f", 100_000)}, status: 431, want: "Request Header Fields Too Large"},
 		{name: "client hangs up mid-render", body: exportBody(4096, 4096, "96", ""), cancelAfter: 50 * time.Millisecond, logWant: []string{"level=INFO", "status=499"}},
 	}
 }
@@ -499,7 +499,11 @@ func TestHostile(t *testing.T) {
 		rid := fmt.Sprintf("hostile-%03d", i)
 		t.Run(r.name, func(t *testing.T) {
 			a := r.send(client, base, rid)
-			t.Logf("%s: HTTP %d %s %.200q in %v (err %v)", rid, a.status, a.code, a.fault, a.took.Round(time.Millisecond), a.err)
+			shown := a.fault
+			if a.code == "" {
+				shown = a.body
+			}
+			t.Logf("%s: HTTP %d %s %.200q in %v (err %v)", rid, a.status, a.code, shown, a.took.Round(time.Millisecond), a.err)
 			bad := r.check(a)
 			if len(r.logWant) > 0 || len(r.logNot) > 0 {
 				line := logs.requestLine(rid, 5*time.Second)
