@@ -27,6 +27,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/embedredis"
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/legislative"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/render"
@@ -176,7 +177,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Catalog:  cat,
 			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
 			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
-				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes},
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxPoints: cfg.Limits.MaxPoints},
 			OutputURL: func(key string) string { return api.OutputURL(publicURL, key) },
 			NewID:     outputIDs.NewID,
 			Logger:    logger,
@@ -210,7 +211,11 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			OperationTimeout: cfg.Limits.OperationTimeout,
-			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
+			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Outputs: store,
+			Codec: soap.NewCodec(cfg.Namespace, soap.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxElements: cfg.Limits.MaxElements,
+				MaxDecodedBytes: cfg.Limits.MaxDecodedBytes}),
+			Limits: limits.Request{MaxVertices: cfg.Limits.MaxVertices, MaxIDs: cfg.Limits.MaxIDs, MaxStringBytes: cfg.Limits.MaxStringBytes,
+				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, MaxImageDPI: cfg.Limits.MaxImageDPI},
 			Legislative: leg,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
