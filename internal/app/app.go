@@ -27,7 +27,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/embedredis"
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/legislative"
-	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/render"
@@ -89,6 +88,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	where := StartAttrs(cfg, redisAddr)
 
 	m := metrics.New()
+	applyMemoryLimit(role, cfg.Limits.APIMemoryLimit, logger)
+	reportLimits(m, cfg.Limits)
 	raw, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -212,10 +213,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			OperationTimeout: cfg.Limits.OperationTimeout,
 			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Outputs: store,
-			Codec: soap.NewCodec(cfg.Namespace, soap.Limits{MaxDepth: cfg.Limits.MaxDepth, MaxElements: cfg.Limits.MaxElements,
-				MaxDecodedBytes: cfg.Limits.MaxDecodedBytes}),
-			Limits: limits.Request{MaxVertices: cfg.Limits.MaxVertices, MaxIDs: cfg.Limits.MaxIDs, MaxStringBytes: cfg.Limits.MaxStringBytes,
-				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, MaxImageDPI: cfg.Limits.MaxImageDPI},
+			Codec:       soap.NewCodec(cfg.Namespace, codecLimits(cfg.Limits)),
+			Limits:      requestLimits(cfg.Limits),
 			Legislative: leg,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,

@@ -217,6 +217,12 @@ type Limits struct {
 	// MaxRecordCount caps the records one query, find or identify returns (a cap, not a
 	// refusal). Default 1000. Env MAPFARM_MAX_RECORD_COUNT.
 	MaxRecordCount int `yaml:"maxRecordCount"`
+	// APIMemoryLimit is the Go runtime's soft memory limit in an api process (role api; not
+	// serve, whose render slots need more): the collector works harder as the process nears
+	// it rather than letting the heap double (docs/limits.md, "What an api process needs").
+	// Default 180 MiB; negative: none. GOMEMLIMIT, when set, wins. Env
+	// MAPFARM_API_MEMORY_LIMIT.
+	APIMemoryLimit int64 `yaml:"apiMemoryLimit"`
 }
 
 // applyEnv reads the limits' environment variables (MAPFARM_MAX_BODY_BYTES is read with the
@@ -242,12 +248,17 @@ func (l *Limits) applyEnv() []error {
 			*dst = n
 		}
 	}
-	if v, ok := os.LookupEnv("MAPFARM_MAX_DECODED_BYTES"); ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("config: MAPFARM_MAX_DECODED_BYTES=%q is not a number", v))
+	for key, dst := range map[string]*int64{
+		"MAPFARM_MAX_DECODED_BYTES": &l.MaxDecodedBytes,
+		"MAPFARM_API_MEMORY_LIMIT":  &l.APIMemoryLimit,
+	} {
+		if v, ok := os.LookupEnv(key); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
+			}
+			*dst = n
 		}
-		l.MaxDecodedBytes = n
 	}
 	if v, ok := os.LookupEnv("MAPFARM_MAX_IMAGE_DPI"); ok {
 		f, err := strconv.ParseFloat(v, 64)
@@ -278,6 +289,9 @@ func (l *Limits) applyDefaults() {
 	}
 	if l.MaxImageDPI == 0 {
 		l.MaxImageDPI = 2400
+	}
+	if l.APIMemoryLimit == 0 {
+		l.APIMemoryLimit = 180 << 20
 	}
 }
 
@@ -318,23 +332,23 @@ type Worker struct {
 type Tiles struct {
 	// MemoryBytes bounds the served-tile memory: tiles just served, kept for 10 s so that a
 	// hot tile costs no store request. YAML `tiles.memoryBytes`, env MAPFARM_TILE_MEMORY_BYTES.
-	// Default 64 MiB; negative: off, every tile read goes to the store.
+	// Default 16 MiB; negative: off, every tile read goes to the store.
 	MemoryBytes int64 `yaml:"memoryBytes"`
 	// IndexBytes bounds the cache of compact-bundle indexes (about 128 KiB each), with which a
 	// tile read is one ranged GET. YAML `tiles.indexBytes`, env MAPFARM_TILE_INDEX_BYTES.
-	// Default 64 MiB; negative keeps no index, so every read loads its bundle's index first
+	// Default 32 MiB (about 250 bundles); negative keeps no index, so every read loads its bundle's index first
 	// (the cold-index cost, for measurements only).
 	IndexBytes int64 `yaml:"indexBytes"`
 	// PageBytes bounds the cache of compact-bundle pages (256 KiB aligned ranges): a tile read
 	// that misses fetches its page with one ranged GET, and the tiles stored next to it are
 	// then read from memory. Pages go with their bundle's index when it is reloaded or
-	// dropped. YAML `tiles.pageBytes`, env MAPFARM_TILE_PAGE_BYTES. Default 64 MiB; negative:
+	// dropped. YAML `tiles.pageBytes`, env MAPFARM_TILE_PAGE_BYTES. Default 16 MiB; negative:
 	// off, every tile read is one ranged GET of the tile.
 	PageBytes int64 `yaml:"pageBytes"`
 	// RecentBytes bounds the api's memory of freshly rendered images (ExportMapImage,
 	// ExportScaleBar and legend outputs handed out by URL), which answers their URLs before the
 	// worker's write to the store lands; each is kept for at most a minute. YAML
-	// `tiles.recentBytes`, env MAPFARM_RECENT_OUTPUT_BYTES. Default 64 MiB; negative: off (URLs
+	// `tiles.recentBytes`, env MAPFARM_RECENT_OUTPUT_BYTES. Default 16 MiB; negative: off (URLs
 	// are served from the store only, which another api replica does anyway).
 	RecentBytes int64 `yaml:"recentBytes"`
 }
@@ -542,17 +556,19 @@ func (c *Config) applyDefaults() {
 	if c.Worker.PollInterval <= 0 {
 		c.Worker.PollInterval = time.Millisecond
 	}
+	// The api's caches: 80 MiB together by default, so that an api process stays under 200 MB
+	// (docs/limits.md, "What an api process needs").
 	if c.Tiles.MemoryBytes == 0 {
-		c.Tiles.MemoryBytes = 64 << 20
+		c.Tiles.MemoryBytes = 16 << 20
 	}
 	if c.Tiles.IndexBytes == 0 {
-		c.Tiles.IndexBytes = 64 << 20
+		c.Tiles.IndexBytes = 32 << 20
 	}
 	if c.Tiles.PageBytes == 0 {
-		c.Tiles.PageBytes = 64 << 20
+		c.Tiles.PageBytes = 16 << 20
 	}
 	if c.Tiles.RecentBytes == 0 {
-		c.Tiles.RecentBytes = 64 << 20
+		c.Tiles.RecentBytes = 16 << 20
 	}
 	if c.Pictures.MaxBytes <= 0 {
 		c.Pictures.MaxBytes = 1 << 20

@@ -17,7 +17,7 @@ func TestLimits(t *testing.T) {
 	want := Limits{MaxBodyBytes: 8 << 20, MaxImageWidth: 4096, MaxImageHeight: 4096, MaxImageDPI: 2400,
 		MaxElements: 1_000_000, MaxDepth: 64, MaxDecodedBytes: 10 << 20, MaxVertices: 100_000, MaxPoints: 100_000,
 		MaxIDs: 100_000, MaxStringBytes: 64 << 10, RenderTimeout: 30 * time.Second, OperationTimeout: time.Minute,
-		OutputTTL: 10 * time.Minute, MaxRecordCount: 1000}
+		OutputTTL: 10 * time.Minute, MaxRecordCount: 1000, APIMemoryLimit: 180 << 20}
 	if c.Limits != want {
 		t.Errorf("defaults\n%+v, want\n%+v", c.Limits, want)
 	}

@@ -18,6 +18,7 @@
 //	                                           every in-memory cache (internal/memcache)
 //	limit_refusals_total{limit}                requests refused for being over a limit, by the
 //	                                           limit's configuration key (internal/limits)
+//	limit{limit}                               each limit's configured value
 //
 // queue_tasks{state="pending"} and queue_latency_seconds are what worker autoscaling reads.
 package metrics
@@ -46,6 +47,8 @@ type Metrics struct {
 	SeedTiles     *prometheus.GaugeVec
 	// LimitRefusals counts the requests refused by each limit (use Refused).
 	LimitRefusals *prometheus.CounterVec
+	// Limit is each limit's configured value (internal/app sets it).
+	Limit *prometheus.GaugeVec
 
 	caches *cacheCollector
 }
@@ -78,13 +81,15 @@ func New() *Metrics {
 			Help: "Seeding progress by job and state (done, failed, total)."}, []string{"job", "state"}),
 		LimitRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "limit_refusals_total",
 			Help: "Requests refused for being over a limit, by the limit's configuration key (docs/limits.md)."}, []string{"limit"}),
+		Limit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "limit",
+			Help: "Each limit's configured value, by its configuration key (docs/limits.md)."}, []string{"limit"}),
 		caches: newCacheCollector(),
 	}
 	for _, name := range limits.Names() {
 		m.LimitRefusals.WithLabelValues(string(name)) // every limit is reported, from zero
 	}
 	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
-		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.LimitRefusals, m.caches,
+		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.LimitRefusals, m.Limit, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
