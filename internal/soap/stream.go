@@ -54,11 +54,10 @@ const xsiNS = "http://www.w3.org/2001/XMLSchema-instance"
 // element is the start of one element as the codec needs it: the local name, the namespace,
 // xsi:type and xsi:nil.
 type element struct {
-	local    string
-	space    string
-	xsiType  string // local part of xsi:type ("" when absent)
-	xsiTypeP string // prefix of xsi:type as written
-	nil      bool
+	local   string
+	space   string
+	xsiType string // local part of xsi:type, whatever its prefix ("" when absent)
+	nil     bool
 }
 
 // reader streams one XML document token by token, so that memory follows the decoded values,
@@ -173,10 +172,9 @@ func elementOf(s xml.StartElement) *element {
 		case "type":
 			v := strings.TrimSpace(a.Value)
 			if i := strings.IndexByte(v, ':'); i >= 0 {
-				el.xsiTypeP, el.xsiType = v[:i], v[i+1:]
-			} else {
-				el.xsiType = v
+				v = v[i+1:]
 			}
+			el.xsiType = v
 		case "nil":
 			el.nil = a.Value == "true" || a.Value == "1"
 		}
