@@ -16,6 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -142,4 +143,32 @@ func refusals(t *testing.T, m *metrics.Metrics, limit limits.Name) int {
 	}
 	t.Fatalf("/metrics has no %s", prefix)
 	return 0
+}
+
+// The JSON routes' limits are counted too: a seed job id over its length (HTTP 400) and a
+// client over its rate limit (HTTP 429).
+func TestJSONRouteRefusalsCounted(t *testing.T) {
+	m := metrics.New()
+	h := New(Params{SeedJobs: &fakeJobs{jobs: map[string]seed.Status{}}, Metrics: m,
+		Security: Security{AdminToken: adminToken, RateLimit: 0.001, RateBurst: 1}}).Handler()
+	req := httptest.NewRequest("POST", "/admin/seed", strings.NewReader(`{"id":"`+strings.Repeat("y", 129)+`","service":"world"}`))
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "the limit is 128") {
+		t.Fatalf("a 129-character id: HTTP %d %s", rec.Code, rec.Body)
+	}
+	if n := refusals(t, m, limits.SeedID); n != 1 {
+		t.Errorf("seedIDLength refusals %d, want 1", n)
+	}
+	for i, want := range []int{404, 429} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v2/nowhere", nil))
+		if rec.Code != want {
+			t.Fatalf("request %d: HTTP %d, want %d", i+1, rec.Code, want)
+		}
+	}
+	if n := refusals(t, m, limits.RateLimit); n != 1 {
+		t.Errorf("rateLimit refusals %d, want 1", n)
+	}
 }

@@ -35,12 +35,13 @@ const (
 	ScaleBar       Name = "scaleBar"                // scale bar numbers (docs/limits.md)
 	WhereClause    Name = "whereClause"             // where clause length, nesting and IN lists
 	SeedID         Name = "seedIDLength"            // seeding job id characters
+	RateLimit      Name = "rateLimit"               // requests per second per client (HTTP 429)
 )
 
 // Names lists every limit, for metrics that report each one from zero.
 func Names() []Name {
 	return []Name{BodyBytes, Elements, Depth, DecodedBytes, ImageWidth, ImageHeight, ImageDPI, Vertices,
-		Points, IDs, StringBytes, BufferDistance, ScaleBar, WhereClause, SeedID}
+		Points, IDs, StringBytes, BufferDistance, ScaleBar, WhereClause, SeedID, RateLimit}
 }
 
 // Error is a request over a limit. Its message is the whole explanation a client gets: what
