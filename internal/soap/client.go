@@ -54,28 +54,28 @@ func (c *Codec) readResponse(r *reader, op string, resp any) error {
 	if root.local != "Envelope" {
 		return errNotEnvelope
 	}
-	body, err := childNamed(r, "Body")
+	found, err := childNamed(r, "Body")
 	if err != nil {
 		return err
 	}
-	if body == nil {
+	if !found {
 		return errNotEnvelope
 	}
-	n, err := r.child()
+	n, ok, err := r.child()
 	if err != nil {
 		return err
 	}
-	if n == nil {
+	if !ok {
 		return errNotEnvelope
 	}
 	if n.local == "Fault" {
 		f := &Fault{Code: FaultServer}
 		for {
-			ch, err := r.child()
+			ch, ok, err := r.child()
 			if err != nil {
 				return err
 			}
-			if ch == nil {
+			if !ok {
 				return f
 			}
 			s, err := text(r)
@@ -93,7 +93,7 @@ func (c *Codec) readResponse(r *reader, op string, resp any) error {
 	if n.local != op+"Response" {
 		return fmt.Errorf("soap: got <%s>, want <%sResponse>", n.local, op)
 	}
-	return c.decodeStruct(r, n, reflect.ValueOf(resp).Elem(), n.local)
+	return c.decodeStruct(r, n, reflect.ValueOf(resp).Elem(), rootPath(n.local))
 }
 
 // Client calls one MapServer endpoint.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,19 +14,43 @@ import (
 )
 
 // decodeError is a problem with one element of a request, reported with its path.
-func decodeError(path, format string, args ...any) *Fault {
-	return &Fault{Code: FaultClient, String: quote.Clip(path, quote.MaxLen) + ": " + quote.Sprintf(format, args...)}
+func decodeError(path *elemPath, format string, args ...any) *Fault {
+	return &Fault{Code: FaultClient, String: quote.Clip(path.String(), quote.MaxLen) + ": " + quote.Sprintf(format, args...)}
+}
+
+// elemPath is the path of the element being decoded, spelled out only for an error
+// ("ExportMapImage/LayerDescriptions/LayerDescription[2]/LayerID"), so that reading a
+// 100,000-point array makes no 100,000 path strings.
+type elemPath struct {
+	up    *elemPath
+	name  string
+	index int // the item's index in its array; -1 for a field
+}
+
+func rootPath(name string) *elemPath { return &elemPath{name: name, index: -1} }
+
+func (p *elemPath) String() string {
+	var parts []string
+	for ; p != nil; p = p.up {
+		if p.index >= 0 {
+			parts = append(parts, p.name+"["+strconv.Itoa(p.index)+"]")
+		} else {
+			parts = append(parts, p.name)
+		}
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
 }
 
 // decodeStruct fills the struct v (addressable) from the children of el, read from r up to
 // el's end. Children are matched to fields by element name whatever their order; unknown
 // children are passed over, as are missing ones (a missing required scalar reads as its zero
 // value, as the research on real clients advises).
-func (c *Codec) decodeStruct(r *reader, el *element, v reflect.Value, path string) error {
+func (c *Codec) decodeStruct(r *reader, el element, v reflect.Value, path *elemPath) error {
 	fields := c.fieldsOf(v.Type())
 	for {
-		ch, err := r.child()
-		if err != nil || ch == nil {
+		ch, ok, err := r.child()
+		if err != nil || !ok {
 			return err
 		}
 		fi := findField(fields, ch.local)
@@ -36,7 +61,7 @@ func (c *Codec) decodeStruct(r *reader, el *element, v reflect.Value, path strin
 			continue
 		}
 		fv := v.FieldByIndex(fi.index)
-		p := path + "/" + ch.local
+		p := &elemPath{up: path, name: ch.local, index: -1}
 		if fi.many && fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() != reflect.Uint8 {
 			if _, isArray := c.schema.TypeOfGo(fv.Type()); !isArray {
 				item := reflect.New(fv.Type().Elem()).Elem()
@@ -95,7 +120,7 @@ func text(r *reader) (string, error) {
 }
 
 // decodeValue reads element el into v, whose schema type is typ, consuming el up to its end.
-func (c *Codec) decodeValue(r *reader, el *element, v reflect.Value, typ, path string) error {
+func (c *Codec) decodeValue(r *reader, el element, v reflect.Value, typ string, path *elemPath) error {
 	if el.nil {
 		v.Set(reflect.Zero(v.Type()))
 		return r.skip()
@@ -152,15 +177,15 @@ func (c *Codec) decodeValue(r *reader, el *element, v reflect.Value, typ, path s
 		}
 		out := reflect.New(v.Type()).Elem()
 		for i := 0; ; i++ {
-			ch, err := r.child()
+			ch, ok, err := r.child()
 			if err != nil {
 				return err
 			}
-			if ch == nil {
+			if !ok {
 				break
 			}
 			item := reflect.New(v.Type().Elem()).Elem()
-			if err := c.decodeValue(r, ch, item, td.ItemType, fmt.Sprintf("%s/%s[%d]", path, ch.local, i)); err != nil {
+			if err := c.decodeValue(r, ch, item, td.ItemType, &elemPath{up: path, name: ch.local, index: i}); err != nil {
 				return err
 			}
 			if err := appendCharged(r, out, item); err != nil {
@@ -239,7 +264,7 @@ func (c *Codec) decodeValue(r *reader, el *element, v reflect.Value, typ, path s
 
 // decodePolymorphic reads an element whose slot holds an interface: the concrete type comes
 // from xsi:type (any prefix), or, when that is absent, from the slot's own type.
-func (c *Codec) decodePolymorphic(r *reader, el *element, v reflect.Value, typ, path string) error {
+func (c *Codec) decodePolymorphic(r *reader, el element, v reflect.Value, typ string, path *elemPath) error {
 	slot, ok := c.schema.TypeOfIface(v.Type())
 	if !ok {
 		return decodeError(path, "no schema type for %s", v.Type())
@@ -278,7 +303,7 @@ func (c *Codec) decodePolymorphic(r *reader, el *element, v reflect.Value, typ, 
 
 // decodeAny reads an xs:anyType slot: a built-in typed by xsi:type, a gis type, or, untyped, a
 // string.
-func (c *Codec) decodeAny(r *reader, el *element, v reflect.Value, path string) error {
+func (c *Codec) decodeAny(r *reader, el element, v reflect.Value, path *elemPath) error {
 	var val any
 	switch el.xsiType {
 	case "", "string", "anyType":

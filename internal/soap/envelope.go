@@ -47,18 +47,18 @@ func (c *Codec) readRequest(r *reader, allow func(op string) bool) (*Request, er
 	if root.local != "Envelope" || (root.space != EnvelopeNS && root.space != envelope12NS && root.space != "") {
 		return nil, ClientFault("not a SOAP envelope: the document element is <%s>", root.local)
 	}
-	body, err := childNamed(r, "Body")
+	found, err := childNamed(r, "Body")
 	if err != nil {
 		return nil, err
 	}
-	if body == nil {
+	if !found {
 		return nil, ClientFault("the SOAP envelope has no Body")
 	}
-	opEl, err := r.child()
+	opEl, ok, err := r.child()
 	if err != nil {
 		return nil, err
 	}
-	if opEl == nil {
+	if !ok {
 		return nil, ClientFault("the SOAP Body is empty: it must hold one operation element")
 	}
 	op, ok := c.schema.Operation(opEl.local)
@@ -69,22 +69,22 @@ func (c *Codec) readRequest(r *reader, allow func(op string) bool) (*Request, er
 	if err != nil {
 		return nil, err
 	}
-	if err := c.decodeStruct(r, opEl, req.Elem(), op.Name); err != nil {
+	if err := c.decodeStruct(r, opEl, req.Elem(), rootPath(op.Name)); err != nil {
 		return nil, err
 	}
 	return &Request{Operation: op.Name, Body: req.Interface()}, nil
 }
 
 // childNamed reads on to the first child of the current element named local, passing over
-// the children before it; nil when there is none (the current element has then ended).
-func childNamed(r *reader, local string) (*element, error) {
+// the children before it; false when there is none (the current element has then ended).
+func childNamed(r *reader, local string) (bool, error) {
 	for {
-		ch, err := r.child()
-		if err != nil || ch == nil || ch.local == local {
-			return ch, err
+		ch, ok, err := r.child()
+		if err != nil || !ok || ch.local == local {
+			return ok && err == nil, err
 		}
 		if err := r.skip(); err != nil {
-			return nil, err
+			return false, err
 		}
 	}
 }

@@ -100,9 +100,9 @@ const mb = 1 << 20
 // what it decodes is charged to MaxDecodedBytes (10 MiB a request by default). The retained
 // heap (HeapAlloc after a collection, the four results still held) is asserted under 100 MB;
 // the sampled peak of HeapInuse, which the collector's pacing moves, is reported
-// (BenchmarkHostileBodies too) and held to a loose bound. Measured (go test -v, 2 cores):
-// peak +39 MB for 2M unknown empty elements, +81 MB for 1M empty points, +83 MB for four
-// 100,000-vertex polygons (31.6 MB of them retained); the tree-building reader before:
+// (BenchmarkHostileBodies too) and held to a loose bound. Measured (2 busy cores): peak +35 to
+// +37 MB for 2M unknown empty elements, +81 to +100 MB for 1M empty points, +75 to +91 MB for
+// four 100,000-vertex polygons (31.6 MB of them retained); the tree-building reader before:
 // +1,477, +1,324 and +333 MB.
 func TestHostileBodiesMemory(t *testing.T) {
 	if testing.Short() {

@@ -114,7 +114,7 @@ func (r *reader) next() (xml.Token, error) {
 		if err != nil {
 			return nil, r.fail(malformed(err.Error(), err))
 		}
-		switch t := tok.(type) {
+		switch tok.(type) {
 		case xml.Directive:
 			return nil, r.fail(malformed("DTDs and entity declarations are not accepted", nil))
 		case xml.StartElement:
@@ -134,27 +134,27 @@ func (r *reader) next() (xml.Token, error) {
 				r.rooted = true
 			}
 			r.depth++
-			return t, nil
+			return tok, nil // tok, not t: boxing t again would allocate
 		case xml.EndElement:
 			r.depth--
-			return t, nil
+			return tok, nil
 		case xml.CharData:
 			if r.depth > 0 {
-				return t, nil
+				return tok, nil
 			}
 		}
 	}
 }
 
 // start reads the document element.
-func (r *reader) start() (*element, error) {
+func (r *reader) start() (element, error) {
 	for {
 		tok, err := r.next()
 		if errors.Is(err, io.EOF) {
-			return nil, r.fail(malformed("empty document", nil))
+			return element{}, r.fail(malformed("empty document", nil))
 		}
 		if err != nil {
-			return nil, err
+			return element{}, err
 		}
 		if s, ok := tok.(xml.StartElement); ok {
 			return elementOf(s), nil
@@ -162,8 +162,8 @@ func (r *reader) start() (*element, error) {
 	}
 }
 
-func elementOf(s xml.StartElement) *element {
-	el := &element{local: s.Name.Local, space: s.Name.Space}
+func elementOf(s xml.StartElement) element {
+	el := element{local: s.Name.Local, space: s.Name.Space}
 	for _, a := range s.Attr {
 		if !isXSIAttr(a.Name) {
 			continue
@@ -183,18 +183,18 @@ func elementOf(s xml.StartElement) *element {
 }
 
 // child reads on within the current element to its next child element, passing character
-// data over. It returns nil at the current element's end, which it consumes.
-func (r *reader) child() (*element, error) {
+// data over. At the current element's end, which it consumes, it returns ok false.
+func (r *reader) child() (el element, ok bool, err error) {
 	for {
 		tok, err := r.next()
 		if err != nil {
-			return nil, r.unexpectedEOF(err)
+			return element{}, false, r.unexpectedEOF(err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			return elementOf(t), nil
+			return elementOf(t), true, nil
 		case xml.EndElement:
-			return nil, nil
+			return element{}, false, nil
 		}
 	}
 }
