@@ -10,6 +10,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/mapfarm/mapfarm/internal/limits"
+	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
@@ -37,7 +39,10 @@ type SeedJobs interface {
 // The admin routes are never anonymous (Server.authenticateAdmin): they take the admin token,
 // or a token of role admin, whose service scope also bounds the jobs it may submit; with no
 // admin credential configured, only loopback clients.
-type adminHandler struct{ jobs SeedJobs }
+type adminHandler struct {
+	jobs    SeedJobs
+	metrics *metrics.Metrics // counts the ids refused for their length; nil: none
+}
 
 func (h *adminHandler) fail(c *gin.Context, err error) {
 	code := http.StatusInternalServerError
@@ -61,6 +66,9 @@ func (h *adminHandler) submit(c *gin.Context) {
 	}
 	if r.ID != "" {
 		if err := seed.ValidID(r.ID); err != nil {
+			if len(r.ID) > seed.MaxIDLen {
+				h.metrics.Refused(&limits.Error{Limit: limits.SeedID, Msg: err.Error()})
+			}
 			h.fail(c, err)
 			return
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
@@ -244,6 +245,7 @@ func (s *Server) rateLimit(c *gin.Context) {
 		return
 	}
 	secs := int(math.Ceil(wait.Seconds()))
+	s.p.Metrics.Refused(&limits.Error{Limit: limits.RateLimit, Msg: "rate limit exceeded"})
 	c.Header("Retry-After", strconv.Itoa(secs))
 	unit := "seconds"
 	if secs == 1 {

@@ -27,6 +27,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/metrics"
@@ -49,7 +50,10 @@ type Params struct {
 	OperationTimeout time.Duration
 	Ops              *mapserver.Server
 	Codec            *soap.Codec
-	Outputs          Outputs
+	// Limits bound each decoded SOAP request (vertices, ids, strings, image size and DPI); they
+	// are checked before the operation runs. Zero fields mean the defaults.
+	Limits  limits.Request
+	Outputs Outputs
 	// Legislative serves /api/v2/…; nil leaves it out.
 	Legislative http.Handler
 	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
@@ -121,7 +125,7 @@ func New(p Params) *Server {
 	}
 	e.GET("/readyz", s.readyz)
 	if p.SeedJobs != nil {
-		ah := &adminHandler{jobs: p.SeedJobs}
+		ah := &adminHandler{jobs: p.SeedJobs, metrics: p.Metrics}
 		e.POST("/admin/seed", ah.submit)
 		e.GET("/admin/seed", ah.list)
 		e.GET("/admin/seed/:job", ah.status)

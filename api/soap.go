@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/farm"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
@@ -42,22 +43,34 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		h.fault(c, buf, http.StatusNotFound, soap.ClientFault("service %q does not exist", c.Param("service")))
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		h.fault(c, buf, http.StatusRequestEntityTooLarge, soap.ClientFault("request body is larger than the limit of %d bytes", h.p.MaxBodyBytes))
-		return
-	case err != nil:
-		h.fault(c, buf, http.StatusBadRequest, soap.ClientFault("reading the request body: %v", err))
-		return
-	}
-	req, err := h.p.Codec.ReadRequest(bytes.NewReader(body), nil)
+	// The body is decoded as it arrives, never held whole: memory follows the decoded request
+	// (bounded by the codec's MaxDecodedBytes), not the body.
+	body := &bodyReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes)}
+	req, err := h.p.Codec.ReadRequest(body, nil)
 	if err != nil {
-		h.fault(c, buf, http.StatusInternalServerError, toFault(err))
+		if body.err == nil {
+			// A body over the size limit is refused as such, whatever its XML: read on to
+			// the limit (discarding) to find out.
+			_, _ = io.Copy(io.Discard, body)
+		}
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(body.err, &tooLarge):
+			h.refuse(c, buf, http.StatusRequestEntityTooLarge, limits.Refuse(limits.BodyBytes,
+				"request body is larger than the limit of %d bytes (%s)", h.p.MaxBodyBytes, limits.BodyBytes))
+		case body.err != nil:
+			h.fault(c, buf, http.StatusBadRequest, soap.ClientFault("reading the request body: %v", body.err))
+		default:
+			h.refuse(c, buf, http.StatusInternalServerError, err)
+		}
 		return
 	}
 	c.Set("soap_op", req.Operation)
+	if err := h.p.Limits.Check(req.Operation, req.Body); err != nil {
+		h.observe(req.Operation, time.Now(), err)
+		h.refuse(c, buf, http.StatusInternalServerError, err)
+		return
+	}
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
 	ctx := c.Request.Context()
@@ -74,12 +87,10 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 			c.AbortWithStatus(statusClientClosed)
 			return
 		}
-		f := toFault(err)
-		if f.Code == soap.FaultServer {
+		if toFault(err).Code == soap.FaultServer {
 			h.p.Logger.Error("operation failed", "request_id", call.RequestID, "op", req.Operation, "err", err)
-			f = withRequestID(f, call.RequestID)
 		}
-		h.fault(c, buf, http.StatusInternalServerError, f)
+		h.refuse(c, buf, http.StatusInternalServerError, err)
 		return
 	}
 	if err := h.p.Codec.WriteResponse(buf, req.Operation, resp); err != nil {
@@ -112,6 +123,28 @@ func (h *soapHandler) observe(op string, start time.Time, err error) {
 	m.SOAPDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
 }
 
+// refuse answers err as its fault (toFault), with the request id on a soap:Server fault, and
+// counts a refusal by a limit in mapfarm_limit_refusals_total.
+func (h *soapHandler) refuse(c *gin.Context, buf *bytes.Buffer, status int, err error) {
+	h.p.Metrics.Refused(err)
+	h.fault(c, buf, status, withRequestID(toFault(err), c.GetString(requestIDKey)))
+}
+
+// bodyReader reads a request body and keeps the first error reading it gave (io.EOF aside),
+// so that a body over the size limit, or cut short, is told from bad XML.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
 func (h *soapHandler) fault(c *gin.Context, buf *bytes.Buffer, status int, f *soap.Fault) {
 	buf.Reset()
 	h.p.Codec.WriteFault(buf, f)
@@ -138,6 +171,8 @@ func toFault(err error) *soap.Fault {
 	case errors.As(err, &f):
 		return f
 	case errors.Is(err, mapserver.ErrInvalidArgument), errors.Is(err, mapserver.ErrNotFound):
+		return &soap.Fault{Code: soap.FaultClient, String: err.Error(), Err: err}
+	case errors.As(err, new(*limits.Error)):
 		return &soap.Fault{Code: soap.FaultClient, String: err.Error(), Err: err}
 	case errors.Is(err, mapserver.ErrNotImplemented):
 		return &soap.Fault{Code: soap.FaultClient, String: err.Error() + " by this server yet", Err: err}

@@ -129,9 +129,9 @@ func BenchmarkSeedWorld(b *testing.B) {
 //   - index=cold: the api keeps no index (config tiles.indexBytes < 0), so every read loads
 //     its bundle's index itself (and the page cache is not used);
 //   - index=none: the exploded layout, which has no index (one GET per tile);
-//   - memory=on: the served-tile memory (64 MiB, 10 s), filled before the timed pass, so tiles
+//   - memory=on: the served-tile memory (16 MiB, 10 s), filled before the timed pass, so tiles
 //     come from memory; memory=off (tiles.memoryBytes < 0);
-//   - pages=on: the bundle page cache (tiles.pageBytes, 64 MiB of 256 KiB pages); pages=off
+//   - pages=on: the bundle page cache (tiles.pageBytes, 16 MiB of 256 KiB pages); pages=off
 //     (tiles.pageBytes < 0). With memory=off and pages=off every tile read goes to MinIO:
 //     one ranged GET with a warm index.
 //

@@ -92,6 +92,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	where := StartAttrs(cfg, redisAddr)
 
 	m := metrics.New()
+	applyMemoryLimit(role, cfg.Limits.APIMemoryLimit, logger)
+	reportLimits(m, cfg.Limits)
 	raw, err := OpenStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -180,7 +182,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Catalog:  cat,
 			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
 			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
-				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes},
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxPoints: cfg.Limits.MaxPoints},
 			OutputURL: func(key string) string { return api.OutputURL(publicURL, key) },
 			NewID:     outputIDs.NewID,
 			Logger:    logger,
@@ -214,7 +216,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			OperationTimeout: cfg.Limits.OperationTimeout,
-			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Codec: soap.NewCodec(cfg.Namespace, soap.Limits{}), Outputs: store,
+			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Outputs: store,
+			Codec:       soap.NewCodec(cfg.Namespace, codecLimits(cfg.Limits)),
+			Limits:      requestLimits(cfg.Limits),
 			Legislative: leg,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,

@@ -186,13 +186,44 @@ type MinIO struct {
 	SecretKey string `yaml:"-"`
 }
 
-// Limits are the documented bounds of the service.
+// Limits are the documented bounds of the service (docs/limits.md is the table of them, with
+// the reasoning behind each default). The api checks every request against them before
+// anything is queued; a request over one gets a soap:Client fault naming the limit (its YAML
+// key) and its value, and is counted in mapfarm_limit_refusals_total{limit}.
 type Limits struct {
 	// MaxBodyBytes is the largest request body. Default 8 MiB. Env MAPFARM_MAX_BODY_BYTES.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
-	// MaxImageWidth and MaxImageHeight bound rendered images. Default 4096 each.
+	// MaxImageWidth and MaxImageHeight bound rendered images (every ImageDisplay of a request).
+	// Default 4096 each, ArcGIS Server's default; at most 16384. Env MAPFARM_MAX_IMAGE_WIDTH,
+	// MAPFARM_MAX_IMAGE_HEIGHT.
 	MaxImageWidth  int `yaml:"maxImageWidth"`
 	MaxImageHeight int `yaml:"maxImageHeight"`
+	// MaxImageDPI bounds ImageDPI and a CenterAndScale's DPI: 1 to it, 0 meaning 96. Default
+	// and most 2400, the renderer's own bound. Env MAPFARM_MAX_IMAGE_DPI.
+	MaxImageDPI float64 `yaml:"maxImageDPI"`
+	// MaxElements bounds the XML elements of one SOAP request. Default 1,000,000. Env
+	// MAPFARM_MAX_ELEMENTS.
+	MaxElements int `yaml:"maxElements"`
+	// MaxDepth bounds the XML nesting of one SOAP request. Default 64. Env MAPFARM_MAX_DEPTH.
+	MaxDepth int `yaml:"maxDepth"`
+	// MaxDecodedBytes bounds the memory one SOAP request takes decoded (its Go values, counted
+	// as the streaming decoder makes them). Default 10 MiB. Env MAPFARM_MAX_DECODED_BYTES.
+	MaxDecodedBytes int64 `yaml:"maxDecodedBytes"`
+	// MaxVertices bounds the vertices of all the geometries of one request together (query,
+	// identify and find shapes, selection and graphics geometries). Default 100,000. Env
+	// MAPFARM_MAX_VERTICES.
+	MaxVertices int `yaml:"maxVertices"`
+	// MaxPoints bounds the points of one ToMapPoints or FromMapPoints. Default 100,000. Env
+	// MAPFARM_MAX_POINTS.
+	MaxPoints int `yaml:"maxPoints"`
+	// MaxIDs bounds the ids in the id lists of one request together (FIDSet, layer, row and
+	// attachment ids). Default 100,000. Env MAPFARM_MAX_IDS.
+	MaxIDs int `yaml:"maxIDs"`
+	// MaxStringBytes bounds each string of a request: where clauses, definition expressions,
+	// field lists, search strings, names and texts (not PictureUri, bounded by
+	// pictures.maxBytes). Default 64 KiB; a where clause is also bounded by its parser (64 KiB,
+	// 256 levels of nesting, 100,000 IN-list values). Env MAPFARM_MAX_STRING_BYTES.
+	MaxStringBytes int `yaml:"maxStringBytes"`
 	// RenderTimeout bounds how long the api waits for a render (queue wait included). Default 30s.
 	RenderTimeout time.Duration `yaml:"renderTimeout"`
 	// OperationTimeout bounds every SOAP operation in the api (a query's scan and geometry tests
@@ -201,8 +232,93 @@ type Limits struct {
 	OperationTimeout time.Duration `yaml:"operationTimeout"`
 	// OutputTTL is how long a rendered image stays reachable by its URL. Default 10m.
 	OutputTTL time.Duration `yaml:"outputTTL"`
-	// MaxRecordCount caps the records one query, find or identify returns. Default 1000.
+	// MaxRecordCount caps the records one query, find or identify returns (a cap, not a
+	// refusal). Default 1000. Env MAPFARM_MAX_RECORD_COUNT.
 	MaxRecordCount int `yaml:"maxRecordCount"`
+	// APIMemoryLimit is the Go runtime's soft memory limit in an api process (role api; not
+	// serve, whose render slots need more): the collector works harder as the process nears
+	// it rather than letting the heap double (docs/limits.md, "What an api process needs").
+	// Default 180 MiB; negative: none. GOMEMLIMIT, when set, wins. Env
+	// MAPFARM_API_MEMORY_LIMIT.
+	APIMemoryLimit int64 `yaml:"apiMemoryLimit"`
+}
+
+// applyEnv reads the limits' environment variables (MAPFARM_MAX_BODY_BYTES is read with the
+// rest).
+func (l *Limits) applyEnv() []error {
+	var errs []error
+	for key, dst := range map[string]*int{
+		"MAPFARM_MAX_IMAGE_WIDTH":  &l.MaxImageWidth,
+		"MAPFARM_MAX_IMAGE_HEIGHT": &l.MaxImageHeight,
+		"MAPFARM_MAX_ELEMENTS":     &l.MaxElements,
+		"MAPFARM_MAX_DEPTH":        &l.MaxDepth,
+		"MAPFARM_MAX_VERTICES":     &l.MaxVertices,
+		"MAPFARM_MAX_POINTS":       &l.MaxPoints,
+		"MAPFARM_MAX_IDS":          &l.MaxIDs,
+		"MAPFARM_MAX_STRING_BYTES": &l.MaxStringBytes,
+		"MAPFARM_MAX_RECORD_COUNT": &l.MaxRecordCount,
+	} {
+		if v, ok := os.LookupEnv(key); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
+			}
+			*dst = n
+		}
+	}
+	for key, dst := range map[string]*int64{
+		"MAPFARM_MAX_DECODED_BYTES": &l.MaxDecodedBytes,
+		"MAPFARM_API_MEMORY_LIMIT":  &l.APIMemoryLimit,
+	} {
+		if v, ok := os.LookupEnv(key); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
+			}
+			*dst = n
+		}
+	}
+	if v, ok := os.LookupEnv("MAPFARM_MAX_IMAGE_DPI"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("config: MAPFARM_MAX_IMAGE_DPI=%q is not a number", v))
+		}
+		l.MaxImageDPI = f
+	}
+	return errs
+}
+
+// applyDefaults sets the defaults of the limits added with the limits table (the older ones
+// are set in Config.applyDefaults).
+func (l *Limits) applyDefaults() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxElements, 1_000_000)
+	def(&l.MaxDepth, 64)
+	def(&l.MaxVertices, 100_000)
+	def(&l.MaxPoints, 100_000)
+	def(&l.MaxIDs, 100_000)
+	def(&l.MaxStringBytes, 64<<10)
+	if l.MaxDecodedBytes <= 0 {
+		l.MaxDecodedBytes = 10 << 20
+	}
+	if l.MaxImageDPI == 0 {
+		l.MaxImageDPI = 2400
+	}
+	if l.APIMemoryLimit == 0 {
+		l.APIMemoryLimit = 180 << 20
+	}
+}
+
+func (l Limits) validate() []error {
+	var errs []error
+	if !(l.MaxImageDPI >= 1 && l.MaxImageDPI <= 2400) {
+		errs = append(errs, fmt.Errorf("config: limits.maxImageDPI %g is not within 1 and 2400, the renderer's bound", l.MaxImageDPI))
+	}
+	return errs
 }
 
 // Worker tunes the render workers.
@@ -234,23 +350,23 @@ type Worker struct {
 type Tiles struct {
 	// MemoryBytes bounds the served-tile memory: tiles just served, kept for 10 s so that a
 	// hot tile costs no store request. YAML `tiles.memoryBytes`, env MAPFARM_TILE_MEMORY_BYTES.
-	// Default 64 MiB; negative: off, every tile read goes to the store.
+	// Default 16 MiB; negative: off, every tile read goes to the store.
 	MemoryBytes int64 `yaml:"memoryBytes"`
 	// IndexBytes bounds the cache of compact-bundle indexes (about 128 KiB each), with which a
 	// tile read is one ranged GET. YAML `tiles.indexBytes`, env MAPFARM_TILE_INDEX_BYTES.
-	// Default 64 MiB; negative keeps no index, so every read loads its bundle's index first
+	// Default 32 MiB (about 250 bundles); negative keeps no index, so every read loads its bundle's index first
 	// (the cold-index cost, for measurements only).
 	IndexBytes int64 `yaml:"indexBytes"`
 	// PageBytes bounds the cache of compact-bundle pages (256 KiB aligned ranges): a tile read
 	// that misses fetches its page with one ranged GET, and the tiles stored next to it are
 	// then read from memory. Pages go with their bundle's index when it is reloaded or
-	// dropped. YAML `tiles.pageBytes`, env MAPFARM_TILE_PAGE_BYTES. Default 64 MiB; negative:
+	// dropped. YAML `tiles.pageBytes`, env MAPFARM_TILE_PAGE_BYTES. Default 16 MiB; negative:
 	// off, every tile read is one ranged GET of the tile.
 	PageBytes int64 `yaml:"pageBytes"`
 	// RecentBytes bounds the api's memory of freshly rendered images (ExportMapImage,
 	// ExportScaleBar and legend outputs handed out by URL), which answers their URLs before the
 	// worker's write to the store lands; each is kept for at most a minute. YAML
-	// `tiles.recentBytes`, env MAPFARM_RECENT_OUTPUT_BYTES. Default 64 MiB; negative: off (URLs
+	// `tiles.recentBytes`, env MAPFARM_RECENT_OUTPUT_BYTES. Default 16 MiB; negative: off (URLs
 	// are served from the store only, which another api replica does anyway).
 	RecentBytes int64 `yaml:"recentBytes"`
 }
@@ -331,6 +447,7 @@ func (c *Config) applyEnv() error {
 			*dst = n
 		}
 	}
+	errs = append(errs, c.Limits.applyEnv()...)
 	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok && v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
@@ -466,17 +583,19 @@ func (c *Config) applyDefaults() {
 	if c.Worker.PollInterval <= 0 {
 		c.Worker.PollInterval = time.Millisecond
 	}
+	// The api's caches: 80 MiB together by default, so that an api process stays under 200 MB
+	// (docs/limits.md, "What an api process needs").
 	if c.Tiles.MemoryBytes == 0 {
-		c.Tiles.MemoryBytes = 64 << 20
+		c.Tiles.MemoryBytes = 16 << 20
 	}
 	if c.Tiles.IndexBytes == 0 {
-		c.Tiles.IndexBytes = 64 << 20
+		c.Tiles.IndexBytes = 32 << 20
 	}
 	if c.Tiles.PageBytes == 0 {
-		c.Tiles.PageBytes = 64 << 20
+		c.Tiles.PageBytes = 16 << 20
 	}
 	if c.Tiles.RecentBytes == 0 {
-		c.Tiles.RecentBytes = 64 << 20
+		c.Tiles.RecentBytes = 16 << 20
 	}
 	if c.Pictures.MaxBytes <= 0 {
 		c.Pictures.MaxBytes = 1 << 20
@@ -490,6 +609,7 @@ func (c *Config) applyDefaults() {
 	if c.LegislativeReload <= 0 {
 		c.LegislativeReload = 15 * time.Second
 	}
+	c.Limits.applyDefaults()
 }
 
 // Validate reports every inconsistency at once.
@@ -517,6 +637,7 @@ func (c *Config) Validate() error {
 	if c.Limits.MaxImageWidth > 16384 || c.Limits.MaxImageHeight > 16384 {
 		errs = append(errs, errors.New("config: image limits above 16384 pixels are not supported"))
 	}
+	errs = append(errs, c.Limits.validate()...)
 	if s := c.Security.TokenSecret; s != "" && len(s) < 32 {
 		errs = append(errs, errors.New("config: MAPFARM_TOKEN_SECRET must be at least 32 bytes"))
 	}

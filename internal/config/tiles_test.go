@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// TestTiles: the api's tile caches default to 64 MiB each, are read from YAML and from
+// TestTiles: the api's tile caches default to 16 MiB each (32 MiB of bundle indexes), are read from YAML and from
 // MAPFARM_TILE_*_BYTES, keep a negative size (off), and refuse a size that is not a number.
 func TestTiles(t *testing.T) {
 	c, err := Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (Tiles{MemoryBytes: 64 << 20, IndexBytes: 64 << 20, PageBytes: 64 << 20, RecentBytes: 64 << 20}); c.Tiles != want {
+	if want := (Tiles{MemoryBytes: 16 << 20, IndexBytes: 32 << 20, PageBytes: 16 << 20, RecentBytes: 16 << 20}); c.Tiles != want {
 		t.Errorf("defaults %+v, want %+v", c.Tiles, want)
 	}
 	path := filepath.Join(t.TempDir(), "mapfarm.yaml")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -121,7 +122,7 @@ func checkBuffers(lds gisxml.ArrayOfLayerDescription, extent orb.Bound) error {
 	limit := mapdraw.MaxBufferDistance(extent)
 	for i, ld := range lds {
 		if ld != nil && ld.ShowSelectionBuffer && ld.SelectionBufferDistance > limit {
-			return invalid("LayerDescriptions[%d]/SelectionBufferDistance %g is longer than the limit, the diagonal of the map extent: %.6g map units",
+			return overLimit(limits.BufferDistance, "LayerDescriptions[%d]/SelectionBufferDistance %g is longer than the limit, the diagonal of the map extent: %.6g map units",
 				i, ld.SelectionBufferDistance, limit)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/geodesy"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapview"
 )
 
@@ -95,8 +96,20 @@ func pointOf(p gisxml.Point, what string) (orb.Point, error) {
 	return orb.Point{pn.X, pn.Y}, nil
 }
 
-// maxPoints bounds the points one conversion takes.
-const maxPoints = 100_000
+// maxPoints is the most points one conversion takes (config limits.maxPoints).
+func (s *Server) maxPoints() int {
+	if s.p.Limits.MaxPoints > 0 {
+		return s.p.Limits.MaxPoints
+	}
+	return limits.DefaultMaxPoints
+}
+
+func (s *Server) checkPoints(n int, what string) error {
+	if n > s.maxPoints() {
+		return overLimit(limits.Points, "%s: %d points is more than the limit of %d (%s)", what, n, s.maxPoints(), limits.Points)
+	}
+	return nil
+}
 
 // ToMapPoints converts pixel positions (origin top left) to map coordinates.
 func (s *Server) ToMapPoints(ctx context.Context, c *Call, req *gisxml.ToMapPoints) (*gisxml.ToMapPointsResponse, error) {
@@ -108,8 +121,8 @@ func (s *Server) ToMapPoints(ctx context.Context, c *Call, req *gisxml.ToMapPoin
 	if len(xs) != len(ys) {
 		return nil, invalid("ScreenXValues has %d values and ScreenYValues %d: they must pair up", len(xs), len(ys))
 	}
-	if len(xs) > maxPoints {
-		return nil, invalid("%d points is more than the limit of %d", len(xs), maxPoints)
+	if err := s.checkPoints(len(xs), "ScreenXValues"); err != nil {
+		return nil, err
 	}
 	sr := spatialReference(v.SR)
 	pts := make(gisxml.ArrayOfPoint, len(xs))
@@ -136,8 +149,8 @@ func (s *Server) FromMapPoints(ctx context.Context, c *Call, req *gisxml.FromMap
 	if !ok || mp == nil {
 		return nil, invalid("MapPoints: a MultipointN is required")
 	}
-	if len(mp.PointArray) > maxPoints {
-		return nil, invalid("%d points is more than the limit of %d", len(mp.PointArray), maxPoints)
+	if err := s.checkPoints(len(mp.PointArray), "MapPoints"); err != nil {
+		return nil, err
 	}
 	xs := make(gisxml.ArrayOfInt, len(mp.PointArray))
 	ys := make(gisxml.ArrayOfInt, len(mp.PointArray))

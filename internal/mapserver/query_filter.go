@@ -12,6 +12,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
@@ -232,6 +233,9 @@ func (p *plan) compileWhere(clause, defExpr, extra string) error {
 			continue
 		}
 		e, err := where.Parse(c.text)
+		if errors.Is(err, where.ErrLimit) {
+			return overLimit(limits.WhereClause, "%s: %v", c.what, err)
+		}
 		if err != nil {
 			return invalid("%s: %v", c.what, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/render"
@@ -124,7 +125,7 @@ func checkScaleBarPixels(bar render.ScaleBar, dpi float64, maxWidth int) error {
 		return invalid("ExportScaleBar: at the map's scale one unit is %g pixels long at %g DPI; no scale bar can be drawn", ppu, dpi)
 	}
 	if px := bar.Division * bar.PixelsPerUnit; px > float64(maxWidth) {
-		return invalid("ScaleBar/Division %g is %.4g pixels long at the map's scale and %g DPI; the limit is %d pixels (the maximum image width)",
+		return overLimit(limits.ScaleBar, "ScaleBar/Division %g is %.4g pixels long at the map's scale and %g DPI; the limit is %d pixels (the maximum image width)",
 			bar.Division, px, dpi, maxWidth)
 	}
 	for _, t := range []struct {
@@ -132,7 +133,7 @@ func checkScaleBarPixels(bar render.ScaleBar, dpi float64, maxWidth int) error {
 		what string
 	}{{bar.Label.Size, "LabelSymbol/Size"}, {bar.UnitText.Size, "UnitLabelSymbol/Size"}} {
 		if px := t.size * dpi / 72; px > render.MaxTextPixels {
-			return invalid("ScaleBar/%s %g pt is %.0f pixels at %g DPI; the limit is %d pixels", t.what, t.size, px, dpi, render.MaxTextPixels)
+			return overLimit(limits.ScaleBar, "ScaleBar/%s %g pt is %.0f pixels at %g DPI; the limit is %d pixels", t.what, t.size, px, dpi, render.MaxTextPixels)
 		}
 	}
 	return nil

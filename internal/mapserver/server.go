@@ -41,6 +41,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/proj"
@@ -61,9 +62,20 @@ var ErrNotFound = errors.New("not found")
 type RequestError struct {
 	Msg      string
 	NotFound bool
+	// limit is set when the request is over one of the limits (overLimit).
+	limit *limits.Error
 }
 
 func (e *RequestError) Error() string { return e.Msg }
+
+// Unwrap returns the *limits.Error of a request over a limit, so that the front end can count
+// the refusal by limit.
+func (e *RequestError) Unwrap() error {
+	if e.limit == nil {
+		return nil
+	}
+	return e.limit
+}
 
 // Is makes errors.Is(err, ErrInvalidArgument) and, for missing things, ErrNotFound hold.
 func (e *RequestError) Is(target error) bool {
@@ -74,6 +86,13 @@ func (e *RequestError) Is(target error) bool {
 // quote.MaxLen characters, so a fault never echoes a whole (megabytes long) input.
 func invalid(format string, args ...any) error {
 	return &RequestError{Msg: quote.Sprintf(format, args...)}
+}
+
+// overLimit is invalid for a request over one of the limits (internal/limits); the message
+// names the limit's value.
+func overLimit(limit limits.Name, format string, args ...any) error {
+	e := limits.Refuse(limit, format, args...)
+	return &RequestError{Msg: e.Msg, limit: e}
 }
 
 func notFound(format string, args ...any) error {
@@ -96,6 +115,9 @@ type Limits struct {
 	MaxImageHeight int
 	MaxRecordCount int
 	MaxBodyBytes   int64
+	// MaxPoints bounds the points of one ToMapPoints or FromMapPoints; 0 means
+	// limits.DefaultMaxPoints.
+	MaxPoints int
 }
 
 // Params configure a Server.

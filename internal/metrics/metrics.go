@@ -16,6 +16,9 @@
 //	cache_hits_total{cache}, cache_misses_total{cache}, cache_evictions_total{cache},
 //	cache_bytes{cache}, cache_max_bytes{cache}, cache_entries{cache}
 //	                                           every in-memory cache (internal/memcache)
+//	limit_refusals_total{limit}                requests refused for being over a limit, by the
+//	                                           limit's configuration key (internal/limits)
+//	limit{limit}                               each limit's configured value
 //
 // queue_tasks{state="pending"} and queue_latency_seconds are what worker autoscaling reads.
 package metrics
@@ -26,6 +29,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mapfarm/mapfarm/internal/limits"
 )
 
 // Metrics holds one process's metrics.
@@ -40,6 +45,10 @@ type Metrics struct {
 	QueueTasks    *prometheus.GaugeVec
 	QueueLatency  *prometheus.GaugeVec
 	SeedTiles     *prometheus.GaugeVec
+	// LimitRefusals counts the requests refused by each limit (use Refused).
+	LimitRefusals *prometheus.CounterVec
+	// Limit is each limit's configured value (internal/app sets it).
+	Limit *prometheus.GaugeVec
 
 	caches *cacheCollector
 }
@@ -70,12 +79,29 @@ func New() *Metrics {
 			Help: "Age of the oldest pending task of each queue."}, []string{"queue"}),
 		SeedTiles: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "seed_tiles",
 			Help: "Seeding progress by job and state (done, failed, total)."}, []string{"job", "state"}),
+		LimitRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "limit_refusals_total",
+			Help: "Requests refused for being over a limit, by the limit's configuration key (docs/limits.md)."}, []string{"limit"}),
+		Limit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "limit",
+			Help: "Each limit's configured value, by its configuration key (docs/limits.md)."}, []string{"limit"}),
 		caches: newCacheCollector(),
 	}
+	for _, name := range limits.Names() {
+		m.LimitRefusals.WithLabelValues(string(name)) // every limit is reported, from zero
+	}
 	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
-		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.caches,
+		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.LimitRefusals, m.Limit, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// Refused counts a request refused because err reports it over a limit (a *limits.Error in
+// err's chain); it reports whether it was. A nil Metrics counts nothing.
+func (m *Metrics) Refused(err error) bool {
+	name, ok := limits.Of(err)
+	if ok && m != nil {
+		m.LimitRefusals.WithLabelValues(string(name)).Inc()
+	}
+	return ok
 }
 
 // Handler serves the metrics in the Prometheus text format.

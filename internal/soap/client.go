@@ -3,8 +3,10 @@ package soap
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 )
@@ -31,31 +33,67 @@ func (c *Codec) WriteRequest(buf *bytes.Buffer, op string, req any) error {
 }
 
 // ReadResponse reads a response envelope of op into resp, a pointer to the operation's response
-// struct. A fault in the body is returned as a *Fault.
-func (c *Codec) ReadResponse(r io.Reader, op string, resp any) error {
-	root, err := parse(r, c.limits)
+// struct. A fault in the body is returned as a *Fault. Responses are bounded in depth and
+// elements, not in decoded bytes.
+func (c *Codec) ReadResponse(rd io.Reader, op string, resp any) error {
+	r := newReader(rd, c.limits)
+	r.budget = math.MaxInt64
+	if err := c.readResponse(r, op, resp); err != nil {
+		return r.settle(err)
+	}
+	return r.finish()
+}
+
+var errNotEnvelope = errors.New("soap: response is not a SOAP envelope with a body")
+
+func (c *Codec) readResponse(r *reader, op string, resp any) error {
+	root, err := r.start()
 	if err != nil {
 		return err
 	}
-	body := root.child("Body")
-	if root.local != "Envelope" || body == nil || len(body.children) == 0 {
-		return fmt.Errorf("soap: response is not a SOAP envelope with a body")
+	if root.local != "Envelope" {
+		return errNotEnvelope
 	}
-	n := body.children[0]
+	found, err := childNamed(r, "Body")
+	if err != nil {
+		return err
+	}
+	if !found {
+		return errNotEnvelope
+	}
+	n, ok, err := r.child()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errNotEnvelope
+	}
 	if n.local == "Fault" {
 		f := &Fault{Code: FaultServer}
-		if fc := n.child("faultcode"); fc != nil {
-			f.Code = FaultCode(fc.text)
+		for {
+			ch, ok, err := r.child()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return f
+			}
+			s, err := text(r)
+			if err != nil {
+				return err
+			}
+			switch ch.local {
+			case "faultcode":
+				f.Code = FaultCode(s)
+			case "faultstring":
+				f.String = s
+			}
 		}
-		if fs := n.child("faultstring"); fs != nil {
-			f.String = fs.text
-		}
-		return f
 	}
 	if n.local != op+"Response" {
 		return fmt.Errorf("soap: got <%s>, want <%sResponse>", n.local, op)
 	}
-	return c.decodeStruct(n, reflect.ValueOf(resp).Elem(), n.local)
+	return c.decodeStruct(r, n, reflect.ValueOf(resp).Elem(), rootPath(n.local))
 }
 
 // Client calls one MapServer endpoint.

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,37 +14,89 @@ import (
 )
 
 // decodeError is a problem with one element of a request, reported with its path.
-func decodeError(path, format string, args ...any) *Fault {
-	return &Fault{Code: FaultClient, String: quote.Clip(path, quote.MaxLen) + ": " + quote.Sprintf(format, args...)}
+func decodeError(path *elemPath, format string, args ...any) *Fault {
+	return &Fault{Code: FaultClient, String: quote.Clip(path.String(), quote.MaxLen) + ": " + quote.Sprintf(format, args...)}
 }
 
-// decodeStruct fills the struct v (addressable) from the children of n. Children are matched to
-// fields by element name whatever their order; unknown children are ignored, as are missing ones
-// (a missing required scalar reads as its zero value, as the research on real clients advises).
-func (c *Codec) decodeStruct(n *node, v reflect.Value, path string) error {
+// elemPath is the path of the element being decoded, spelled out only for an error
+// ("ExportMapImage/LayerDescriptions/LayerDescription[2]/LayerID"), so that reading a
+// 100,000-point array makes no 100,000 path strings.
+type elemPath struct {
+	up    *elemPath
+	name  string
+	index int // the item's index in its array; -1 for a field
+}
+
+func rootPath(name string) *elemPath { return &elemPath{name: name, index: -1} }
+
+func (p *elemPath) String() string {
+	var parts []string
+	for ; p != nil; p = p.up {
+		if p.index >= 0 {
+			parts = append(parts, p.name+"["+strconv.Itoa(p.index)+"]")
+		} else {
+			parts = append(parts, p.name)
+		}
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
+}
+
+// decodeStruct fills the struct v (addressable) from the children of el, read from r up to
+// el's end. Children are matched to fields by element name whatever their order; unknown
+// children are passed over, as are missing ones (a missing required scalar reads as its zero
+// value, as the research on real clients advises).
+func (c *Codec) decodeStruct(r *reader, el element, v reflect.Value, path *elemPath) error {
 	fields := c.fieldsOf(v.Type())
-	for _, ch := range n.children {
+	for {
+		ch, ok, err := r.child()
+		if err != nil || !ok {
+			return err
+		}
 		fi := findField(fields, ch.local)
 		if fi == nil {
+			if err := r.skip(); err != nil {
+				return err
+			}
 			continue
 		}
 		fv := v.FieldByIndex(fi.index)
-		p := path + "/" + ch.local
+		p := &elemPath{up: path, name: ch.local, index: -1}
 		if fi.many && fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() != reflect.Uint8 {
 			if _, isArray := c.schema.TypeOfGo(fv.Type()); !isArray {
 				item := reflect.New(fv.Type().Elem()).Elem()
-				if err := c.decodeValue(ch, item, fi.typ, p); err != nil {
+				if err := c.decodeValue(r, ch, item, fi.typ, p); err != nil {
 					return err
 				}
-				fv.Set(reflect.Append(fv, item))
+				if err := appendCharged(r, fv, item); err != nil {
+					return err
+				}
 				continue
 			}
 		}
-		if err := c.decodeValue(ch, fv, fi.typ, p); err != nil {
+		if err := c.decodeValue(r, ch, fv, fi.typ, p); err != nil {
 			return err
 		}
 	}
+}
+
+// appendCharged appends item to the slice s (settable), charging what the slice's growth
+// allocates.
+func appendCharged(r *reader, s, item reflect.Value) error {
+	before := s.Cap()
+	s.Set(reflect.Append(s, item))
+	if grown := s.Cap() - before; grown > 0 {
+		return r.charge(int64(grown) * int64(s.Type().Elem().Size()))
+	}
 	return nil
+}
+
+// newCharged returns a new value of type t, charged to the message's budget.
+func newCharged(r *reader, t reflect.Type) (reflect.Value, error) {
+	if err := r.charge(int64(t.Size())); err != nil {
+		return reflect.Value{}, err
+	}
+	return reflect.New(t), nil
 }
 
 func findField(fields []fieldInfo, name string) *fieldInfo {
@@ -60,40 +113,60 @@ func findField(fields []fieldInfo, name string) *fieldInfo {
 	return nil
 }
 
-// decodeValue reads element n into v, whose schema type is typ.
-func (c *Codec) decodeValue(n *node, v reflect.Value, typ, path string) error {
-	if n.nil {
+// text reads the character data of el, which ends it; an element with children reads as "".
+func text(r *reader) (string, error) {
+	s, _, err := r.content()
+	return s, err
+}
+
+// decodeValue reads element el into v, whose schema type is typ, consuming el up to its end.
+func (c *Codec) decodeValue(r *reader, el element, v reflect.Value, typ string, path *elemPath) error {
+	if el.nil {
 		v.Set(reflect.Zero(v.Type()))
-		return nil
+		return r.skip()
 	}
 	switch v.Kind() {
 	case reflect.Interface:
 		if v.Type().NumMethod() == 0 {
-			return c.decodeAny(n, v, path)
+			return c.decodeAny(r, el, v, path)
 		}
-		return c.decodePolymorphic(n, v, typ, path)
+		return c.decodePolymorphic(r, el, v, typ, path)
 	case reflect.Pointer:
-		elem := reflect.New(v.Type().Elem())
-		if err := c.decodeValue(n, elem.Elem(), typ, path); err != nil {
+		elem, err := newCharged(r, v.Type().Elem())
+		if err != nil {
+			return err
+		}
+		if err := c.decodeValue(r, el, elem.Elem(), typ, path); err != nil {
 			return err
 		}
 		v.Set(elem)
 		return nil
 	case reflect.Struct:
 		if v.Type() == reflect.TypeFor[time.Time]() {
-			t, err := parseDateTime(n.text)
+			s, err := text(r)
 			if err != nil {
-				return decodeError(path, "%q is not an xs:dateTime", n.text)
+				return err
+			}
+			t, err := parseDateTime(s)
+			if err != nil {
+				return decodeError(path, "%q is not an xs:dateTime", s)
 			}
 			v.Set(reflect.ValueOf(t))
 			return nil
 		}
-		return c.decodeStruct(n, v, path)
+		return c.decodeStruct(r, el, v, path)
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.text), ""))
+			s, err := text(r)
+			if err != nil {
+				return err
+			}
+			b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
 			if err != nil {
 				return decodeError(path, "not valid base64: %v", err)
+			}
+			if err := r.charge(int64(len(b))); err != nil {
+				return err
 			}
 			v.SetBytes(b)
 			return nil
@@ -102,18 +175,36 @@ func (c *Codec) decodeValue(n *node, v reflect.Value, typ, path string) error {
 		if !ok || td.Kind != gisxml.KindArray {
 			return decodeError(path, "cannot read into %s", v.Type())
 		}
-		out := reflect.MakeSlice(v.Type(), 0, len(n.children))
-		for i, ch := range n.children {
-			item := reflect.New(v.Type().Elem()).Elem()
-			if err := c.decodeValue(ch, item, td.ItemType, fmt.Sprintf("%s/%s[%d]", path, ch.local, i)); err != nil {
+		out := reflect.New(v.Type()).Elem()
+		for i := 0; ; i++ {
+			ch, ok, err := r.child()
+			if err != nil {
 				return err
 			}
-			out = reflect.Append(out, item)
+			if !ok {
+				break
+			}
+			item := reflect.New(v.Type().Elem()).Elem()
+			if err := c.decodeValue(r, ch, item, td.ItemType, &elemPath{up: path, name: ch.local, index: i}); err != nil {
+				return err
+			}
+			if err := appendCharged(r, out, item); err != nil {
+				return err
+			}
+		}
+		if out.IsNil() {
+			out = reflect.MakeSlice(v.Type(), 0, 0)
 		}
 		v.Set(out)
 		return nil
 	case reflect.String:
-		s := n.text
+		s, err := text(r)
+		if err != nil {
+			return err
+		}
+		if err := r.charge(int64(len(s))); err != nil {
+			return err
+		}
 		if td, ok := c.schema.TypeOfGo(v.Type()); ok && td.Kind == gisxml.KindEnum {
 			val, err := enumValue(td, s)
 			if err != nil {
@@ -124,30 +215,46 @@ func (c *Codec) decodeValue(n *node, v reflect.Value, typ, path string) error {
 		v.SetString(s)
 		return nil
 	case reflect.Bool:
-		b, err := parseBool(n.text)
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not an xs:boolean", n.text)
+			return err
+		}
+		b, err := parseBool(s)
+		if err != nil {
+			return decodeError(path, "%q is not an xs:boolean", s)
 		}
 		v.SetBool(b)
 		return nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		i, err := strconv.ParseInt(strings.TrimSpace(n.text), 10, v.Type().Bits())
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not an %s", n.text, typ)
+			return err
+		}
+		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, v.Type().Bits())
+		if err != nil {
+			return decodeError(path, "%q is not an %s", s, typ)
 		}
 		v.SetInt(i)
 		return nil
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		i, err := strconv.ParseUint(strings.TrimSpace(n.text), 10, v.Type().Bits())
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not an %s", n.text, typ)
+			return err
+		}
+		i, err := strconv.ParseUint(strings.TrimSpace(s), 10, v.Type().Bits())
+		if err != nil {
+			return decodeError(path, "%q is not an %s", s, typ)
 		}
 		v.SetUint(i)
 		return nil
 	case reflect.Float32, reflect.Float64:
-		f, err := parseDouble(n.text)
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not an %s", n.text, typ)
+			return err
+		}
+		f, err := parseDouble(s)
+		if err != nil {
+			return decodeError(path, "%q is not an %s", s, typ)
 		}
 		v.SetFloat(f)
 		return nil
@@ -157,12 +264,12 @@ func (c *Codec) decodeValue(n *node, v reflect.Value, typ, path string) error {
 
 // decodePolymorphic reads an element whose slot holds an interface: the concrete type comes
 // from xsi:type (any prefix), or, when that is absent, from the slot's own type.
-func (c *Codec) decodePolymorphic(n *node, v reflect.Value, typ, path string) error {
+func (c *Codec) decodePolymorphic(r *reader, el element, v reflect.Value, typ string, path *elemPath) error {
 	slot, ok := c.schema.TypeOfIface(v.Type())
 	if !ok {
 		return decodeError(path, "no schema type for %s", v.Type())
 	}
-	name := n.xsiType
+	name := el.xsiType
 	if name == "" {
 		switch {
 		case !slot.Abstract:
@@ -180,11 +287,14 @@ func (c *Codec) decodePolymorphic(n *node, v reflect.Value, typ, path string) er
 	if !c.schema.DerivesFrom(name, slot.Name) {
 		return decodeError(path, "xsi:type %q is not a %s", name, slot.Name)
 	}
-	ptr := reflect.New(td.Go)
-	if !ptr.Type().Implements(v.Type()) {
+	if !reflect.PointerTo(td.Go).Implements(v.Type()) {
 		return decodeError(path, "xsi:type %q cannot stand in a %s slot", name, slot.Name)
 	}
-	if err := c.decodeStruct(n, ptr.Elem(), path); err != nil {
+	ptr, err := newCharged(r, td.Go)
+	if err != nil {
+		return err
+	}
+	if err := c.decodeStruct(r, el, ptr.Elem(), path); err != nil {
 		return err
 	}
 	v.Set(ptr)
@@ -193,61 +303,94 @@ func (c *Codec) decodePolymorphic(n *node, v reflect.Value, typ, path string) er
 
 // decodeAny reads an xs:anyType slot: a built-in typed by xsi:type, a gis type, or, untyped, a
 // string.
-func (c *Codec) decodeAny(n *node, v reflect.Value, path string) error {
+func (c *Codec) decodeAny(r *reader, el element, v reflect.Value, path *elemPath) error {
 	var val any
-	switch n.xsiType {
+	switch el.xsiType {
 	case "", "string", "anyType":
-		if n.xsiType == "" && len(n.children) > 0 {
+		s, textOnly, err := r.content()
+		if err != nil {
+			return err
+		}
+		if el.xsiType == "" && !textOnly {
 			return decodeError(path, "an untyped value must be text")
 		}
-		val = n.text
-	case "int", "short", "long", "integer", "byte", "unsignedByte", "unsignedShort", "unsignedInt":
-		i, err := strconv.ParseInt(strings.TrimSpace(n.text), 10, 64)
-		if err != nil {
-			return decodeError(path, "%q is not an integer", n.text)
+		if err := r.charge(int64(len(s))); err != nil {
+			return err
 		}
-		if n.xsiType == "long" || n.xsiType == "integer" || n.xsiType == "unsignedInt" {
+		val = s
+	case "int", "short", "long", "integer", "byte", "unsignedByte", "unsignedShort", "unsignedInt":
+		s, err := text(r)
+		if err != nil {
+			return err
+		}
+		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return decodeError(path, "%q is not an integer", s)
+		}
+		if el.xsiType == "long" || el.xsiType == "integer" || el.xsiType == "unsignedInt" {
 			val = i
 		} else {
 			val = int(i)
 		}
 	case "double", "float", "decimal":
-		f, err := parseDouble(n.text)
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not a number", n.text)
+			return err
+		}
+		f, err := parseDouble(s)
+		if err != nil {
+			return decodeError(path, "%q is not a number", s)
 		}
 		val = f
 	case "boolean":
-		b, err := parseBool(n.text)
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not a boolean", n.text)
+			return err
+		}
+		b, err := parseBool(s)
+		if err != nil {
+			return decodeError(path, "%q is not a boolean", s)
 		}
 		val = b
 	case "dateTime", "date":
-		t, err := parseDateTime(n.text)
+		s, err := text(r)
 		if err != nil {
-			return decodeError(path, "%q is not a dateTime", n.text)
+			return err
+		}
+		t, err := parseDateTime(s)
+		if err != nil {
+			return decodeError(path, "%q is not a dateTime", s)
 		}
 		val = t
 	case "base64Binary":
-		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(n.text))
+		s, err := text(r)
+		if err != nil {
+			return err
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
 		if err != nil {
 			return decodeError(path, "not valid base64: %v", err)
 		}
+		if err := r.charge(int64(len(b))); err != nil {
+			return err
+		}
 		val = b
 	default:
-		td, ok := c.schema.Type(n.xsiType)
+		td, ok := c.schema.Type(el.xsiType)
 		if !ok || td.Go == nil || td.Abstract {
-			return decodeError(path, "unknown xsi:type %q", n.xsiType)
+			return decodeError(path, "unknown xsi:type %q", el.xsiType)
 		}
-		ptr := reflect.New(td.Go)
+		ptr, err := newCharged(r, td.Go)
+		if err != nil {
+			return err
+		}
 		if td.Kind == gisxml.KindComplex {
-			if err := c.decodeStruct(n, ptr.Elem(), path); err != nil {
+			if err := c.decodeStruct(r, el, ptr.Elem(), path); err != nil {
 				return err
 			}
 			val = ptr.Interface()
 		} else {
-			if err := c.decodeValue(n, ptr.Elem(), td.Name, path); err != nil {
+			if err := c.decodeValue(r, el, ptr.Elem(), td.Name, path); err != nil {
 				return err
 			}
 			val = ptr.Elem().Interface()

@@ -23,32 +23,70 @@ type Request struct {
 
 // ReadRequest reads a SOAP 1.1 request envelope and decodes its body into the operation's
 // request type. The operation is the Body's first child (SOAPAction is empty in 10.7), in any
-// namespace; its children are read unqualified. Every failure is a *Fault.
-func (c *Codec) ReadRequest(r io.Reader, allow func(op string) bool) (*Request, error) {
-	root, err := parse(r, c.limits)
+// namespace; its children are read unqualified. The document is streamed: no tree of it is
+// built, and the decoded values are charged to Limits.MaxDecodedBytes as they are made. The
+// whole document is read and checked even when its values are at fault, and a syntax or limit
+// error anywhere in it outranks an error in its values. Every failure is a *Fault.
+func (c *Codec) ReadRequest(rd io.Reader, allow func(op string) bool) (*Request, error) {
+	r := newReader(rd, c.limits)
+	req, err := c.readRequest(r, allow)
+	if err != nil {
+		return nil, r.settle(err)
+	}
+	if err := r.finish(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+func (c *Codec) readRequest(r *reader, allow func(op string) bool) (*Request, error) {
+	root, err := r.start()
 	if err != nil {
 		return nil, err
 	}
 	if root.local != "Envelope" || (root.space != EnvelopeNS && root.space != envelope12NS && root.space != "") {
 		return nil, ClientFault("not a SOAP envelope: the document element is <%s>", root.local)
 	}
-	body := root.child("Body")
-	if body == nil {
+	found, err := childNamed(r, "Body")
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return nil, ClientFault("the SOAP envelope has no Body")
 	}
-	if len(body.children) == 0 {
+	opEl, ok, err := r.child()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, ClientFault("the SOAP Body is empty: it must hold one operation element")
 	}
-	opNode := body.children[0]
-	op, ok := c.schema.Operation(opNode.local)
+	op, ok := c.schema.Operation(opEl.local)
 	if !ok || (allow != nil && !allow(op.Name)) {
-		return nil, ClientFault("unknown operation %q", opNode.local)
+		return nil, ClientFault("unknown operation %q", opEl.local)
 	}
-	req := reflect.New(op.Request)
-	if err := c.decodeStruct(opNode, req.Elem(), op.Name); err != nil {
+	req, err := newCharged(r, op.Request)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.decodeStruct(r, opEl, req.Elem(), rootPath(op.Name)); err != nil {
 		return nil, err
 	}
 	return &Request{Operation: op.Name, Body: req.Interface()}, nil
+}
+
+// childNamed reads on to the first child of the current element named local, passing over
+// the children before it; false when there is none (the current element has then ended).
+func childNamed(r *reader, local string) (bool, error) {
+	for {
+		ch, ok, err := r.child()
+		if err != nil || !ok || ch.local == local {
+			return ok && err == nil, err
+		}
+		if err := r.skip(); err != nil {
+			return false, err
+		}
+	}
 }
 
 const envelopeOpen = `<?xml version="1.0" encoding="utf-8"?>` +

@@ -6,10 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mapfarm/mapfarm/internal/limits"
 )
 
 // FuzzReadRequest feeds arbitrary bytes to the request reader: it must return a request or a
-// fault, never panic, and whatever it reads must write back out.
+// fault, never panic, and whatever it reads must pass the api's limit check without a panic and
+// write back out.
 func FuzzReadRequest(f *testing.F) {
 	for _, seed := range []string{
 		envelope(`<g:GetMapCount/>`),
@@ -40,6 +43,13 @@ func FuzzReadRequest(f *testing.F) {
 				t.Fatalf("error is not a client fault: %v", err)
 			}
 			return
+		}
+		// The api's limits walk whatever the reader decodes without failing otherwise than
+		// with a *limits.Error.
+		if err := (limits.Request{}).Check(req.Operation, req.Body); err != nil {
+			if _, ok := limits.Of(err); !ok {
+				t.Fatalf("limits: %v is no limit's error", err)
+			}
 		}
 		// A decoded request is a valid value of the schema: it writes out again.
 		var b bytes.Buffer

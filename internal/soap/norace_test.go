@@ -1,0 +1,5 @@
+//go:build !race
+
+package soap_test
+
+const raceEnabled = false
