@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/clip"
@@ -28,10 +29,16 @@ func Reprojected(src Source, to proj.SR, sys *proj.Systems) (Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", info.Name, err)
 	}
-	r := &reprojected{src: src, t: t, info: info}
-	r.info.SR = to
-	r.info.Extent = r.fwdBound(info.Extent)
-	return r, nil
+	return Projected(src, t), nil
+}
+
+// Projected is Reprojected with the transformer given: from src's SR to t.Target's (a drawing
+// passes an approximate one, proj.Transformer.Approximate).
+func Projected(src Source, t *proj.Transformer) Source {
+	r := &reprojected{src: src, t: t, info: src.Info()}
+	r.info.SR = t.Target.SR
+	r.info.Extent = r.fwdBound(r.info.Extent)
+	return r
 }
 
 type reprojected struct {
@@ -56,13 +63,14 @@ func (r *reprojected) fwdBound(b orb.Bound) orb.Bound {
 func spatial(q *Query) bool { return q.Bound != nil || q.Spatial != nil }
 
 // inner returns the query for the source: the spatial parts as a candidate envelope in the
-// source's SR (none when the envelope has no image there: every feature is a candidate), and
+// source's SR (none when part of the envelope lies outside the source's domain, as the corners
+// of a world map in Robinson do: every feature is then a candidate), and
 // the page left to the wrapper when it filters.
 func (r *reprojected) inner(q *Query) *Query {
 	in := *q
 	in.Bound, in.Spatial = nil, nil
 	if b, ok := candidatesOf(q); ok {
-		if sb, err := r.t.InverseBound(b); err == nil {
+		if sb, ok := r.t.InverseCover(b); ok {
 			in.Bound = &sb
 		}
 		in.NoGeometry = false
@@ -88,12 +96,11 @@ func (r *reprojected) Scan(ctx context.Context, q *Query, fn func(*Feature) erro
 	err := r.src.Scan(ctx, r.inner(q), func(f *Feature) error {
 		out := *f
 		if f.Geom != nil {
-			g, err := r.t.Geometry(orb.Clone(f.Geom))
-			if err != nil {
-				g = nil
+			g, b, err := r.t.Copy(f.Geom)
+			if err != nil || g == nil {
+				g, b = nil, BoundOf(nil)
 			}
-			out.Geom = g
-			out.Bound = BoundOf(g)
+			out.Geom, out.Bound = g, b
 		}
 		if m != nil {
 			if out.Geom == nil {
@@ -216,7 +223,7 @@ func clipTo(windows []orb.Bound, g orb.Geometry, b orb.Bound) (orb.Geometry, boo
 			continue
 		}
 		if p := clip.Geometry(w, orb.Clone(g)); p != nil {
-			parts = append(parts, p)
+			parts = append(parts, densify(p, math.Max(w.Max[0]-w.Min[0], w.Max[1]-w.Min[1])/densifySteps))
 		}
 	}
 	switch len(parts) {
@@ -226,6 +233,64 @@ func clipTo(windows []orb.Bound, g orb.Geometry, b orb.Bound) (orb.Geometry, boo
 		return parts[0], false
 	}
 	return joinParts(parts), false
+}
+
+// densifySteps: a clipped geometry gets a vertex at least every 1/densifySteps of its window's
+// size, so that the straight edges the cut makes (and long edges of the data) follow the curve
+// they are in the target system once projected.
+const densifySteps = 256
+
+// densify returns g with points added along segments longer than step.
+func densify(g orb.Geometry, step float64) orb.Geometry {
+	if !(step > 0) {
+		return g
+	}
+	path := func(ps []orb.Point) []orb.Point {
+		var out []orb.Point
+		for i, p := range ps {
+			if i > 0 {
+				q := ps[i-1]
+				if n := math.Ceil(math.Hypot(p[0]-q[0], p[1]-q[1]) / step); n > 1 && n < 1e6 {
+					if out == nil {
+						out = append(make([]orb.Point, 0, len(ps)+int(n)), ps[:i]...)
+					}
+					for k := 1.0; k < n; k++ {
+						out = append(out, orb.Point{q[0] + (p[0]-q[0])*k/n, q[1] + (p[1]-q[1])*k/n})
+					}
+				}
+			}
+			if out != nil {
+				out = append(out, p)
+			}
+		}
+		if out == nil {
+			return ps
+		}
+		return out
+	}
+	poly := func(p orb.Polygon) orb.Polygon {
+		for i, r := range p {
+			p[i] = path(r)
+		}
+		return p
+	}
+	switch g := g.(type) {
+	case orb.LineString:
+		return orb.LineString(path(g))
+	case orb.Ring:
+		return orb.Ring(path(g))
+	case orb.MultiLineString:
+		for i, ls := range g {
+			g[i] = path(ls)
+		}
+	case orb.Polygon:
+		return poly(g)
+	case orb.MultiPolygon:
+		for i, p := range g {
+			g[i] = poly(p)
+		}
+	}
+	return g
 }
 
 // joinParts makes one geometry of the pieces of one geometry clipped to several windows.

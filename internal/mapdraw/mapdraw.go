@@ -165,9 +165,7 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 			continue
 		}
 		if pr != nil {
-			if l, err = pr.layer(l); err != nil {
-				return render.Map{}, err
-			}
+			l = pr.layer(l)
 		}
 		f := SymbolScale(req.Map, l, st, scale)
 		rl, labelLayers, err := buildLayer(l, st, scale, f)

@@ -123,7 +123,12 @@ func (t *Transformer) Identity() bool {
 
 // Forward transforms ps from Source to Target in place. Points outside the target's domain
 // come out non-finite and the error wraps ErrOutside.
-func (t *Transformer) Forward(ps []orb.Point) error { return finish(t.op.forward(ps), ps) }
+func (t *Transformer) Forward(ps []orb.Point) error {
+	if _, ok := t.op.(interface{ checked() }); ok {
+		return t.op.forward(ps)
+	}
+	return finish(t.op.forward(ps), ps)
+}
 
 // Inverse transforms ps from Target to Source in place, as Forward does the other way.
 func (t *Transformer) Inverse(ps []orb.Point) error { return finish(t.op.inverse(ps), ps) }
@@ -185,54 +190,76 @@ func (t *Transformer) geometry(g orb.Geometry, fn func([]orb.Point) error, bound
 	return g, eachSlice(g, fn)
 }
 
-// edgePoints is how many points per edge Bound follows: a straight edge in one system is a
-// curve in another, and its extreme may lie between the corners.
-const edgePoints = 16
+// gridPoints is how many points per side Bound samples, over the whole bound (edges and
+// inside): a straight edge in one system is a curve in another, with its extreme between the
+// corners, and a bound may reach beyond where the other system is defined.
+const gridPoints = 17
 
-// Bound returns the bound in Target of a bound in Source, following its edges; points that
-// fall outside the target's domain are left out. An empty bound stays empty.
-func (t *Transformer) Bound(b orb.Bound) (orb.Bound, error) { return t.bound(b, t.op.forward) }
+// Bound returns the bound in Target of a bound in Source, from a grid of points over it;
+// points that fall outside the target's domain are left out (an error only when all do). An
+// empty bound stays empty.
+func (t *Transformer) Bound(b orb.Bound) (orb.Bound, error) {
+	out, _, err := t.bound(b, t.op.forward)
+	return out, err
+}
 
 // InverseBound is Bound from Target to Source.
-func (t *Transformer) InverseBound(b orb.Bound) (orb.Bound, error) { return t.bound(b, t.op.inverse) }
+func (t *Transformer) InverseBound(b orb.Bound) (orb.Bound, error) {
+	out, _, err := t.bound(b, t.op.inverse)
+	return out, err
+}
 
-func (t *Transformer) bound(b orb.Bound, fn func([]orb.Point) error) (orb.Bound, error) {
-	if b.IsEmpty() {
-		return b, nil
+// InverseCover returns a bound in Source that holds every point of b (in Target), for a
+// candidate filter: ok is false when part of b lies outside Source's domain, so that no bound
+// in Source is sure to hold all of it.
+func (t *Transformer) InverseCover(b orb.Bound) (orb.Bound, bool) {
+	out, whole, err := t.bound(b, t.op.inverse)
+	return out, err == nil && whole
+}
+
+func (t *Transformer) bound(b orb.Bound, fn func([]orb.Point) error) (orb.Bound, bool, error) {
+	if b.IsEmpty() || t.Identity() {
+		return b, true, nil
 	}
-	if t.Identity() {
-		return b, nil
-	}
-	ps := make([]orb.Point, 0, 4*edgePoints+1)
+	ps := make([]orb.Point, 0, gridPoints*gridPoints)
 	w, h := b.Max[0]-b.Min[0], b.Max[1]-b.Min[1]
-	for i := range edgePoints {
-		f := float64(i) / edgePoints
-		ps = append(ps,
-			orb.Point{b.Min[0] + f*w, b.Min[1]}, orb.Point{b.Max[0], b.Min[1] + f*h},
-			orb.Point{b.Max[0] - f*w, b.Max[1]}, orb.Point{b.Min[0], b.Max[1] - f*h})
+	for i := range gridPoints {
+		for j := range gridPoints {
+			ps = append(ps, orb.Point{b.Min[0] + w*float64(i)/(gridPoints-1), b.Min[1] + h*float64(j)/(gridPoints-1)})
+		}
 	}
-	ps = append(ps, b.Center())
 	if err := fn(ps); err != nil {
-		return orb.Bound{}, err
+		return orb.Bound{}, false, err
 	}
 	out := orb.Bound{Min: orb.Point{math.Inf(1), math.Inf(1)}, Max: orb.Point{math.Inf(-1), math.Inf(-1)}}
+	whole := true
 	for _, p := range ps {
 		if finite(p) {
 			out = out.Extend(p)
+		} else {
+			whole = false
 		}
 	}
 	if out.Min[0] > out.Max[0] {
-		return orb.Bound{}, fmt.Errorf("%w: no point of the bound %v transforms from %s to %s", ErrOutside, b, t.Source.SR.Name(), t.Target.SR.Name())
+		return orb.Bound{}, false, fmt.Errorf("%w: no point of the bound %v transforms from %s to %s", ErrOutside, b, t.Source.SR.Name(), t.Target.SR.Name())
 	}
-	return out, nil
+	return out, whole, nil
 }
 
 // Systems describes spatial references and makes transformers between them, keeping the
 // most recently used of each (size of each kind). It is safe for concurrent use.
 type Systems struct {
-	eng  engine
-	crss *lru.Cache[SR, CRS]
-	ops  *lru.Cache[[2]SR, *Transformer]
+	eng   engine
+	crss  *lru.Cache[SR, CRS]
+	ops   *lru.Cache[[2]SR, *Transformer]
+	draws *lru.Cache[drawKey, *Transformer] // approximate transformers of recent views
+}
+
+// drawKey names an approximate transformer: its systems, region and error.
+type drawKey struct {
+	from, to SR
+	region   orb.Bound
+	maxErr   float64
 }
 
 // DefaultCacheSize is how many systems and transformers a Systems keeps by default.
@@ -246,7 +273,8 @@ func NewSystems(size int) *Systems {
 	}
 	crss, _ := lru.New[SR, CRS](size) // errors only for size ≤ 0
 	ops, _ := lru.New[[2]SR, *Transformer](size)
-	return &Systems{eng: newEngine(), crss: crss, ops: ops}
+	draws, _ := lru.New[drawKey, *Transformer](size)
+	return &Systems{eng: newEngine(), crss: crss, ops: ops, draws: draws}
 }
 
 // Engine names the engine of this build: "PROJ <version>" or "built-in (4326 and 3857 only)".
@@ -329,4 +357,82 @@ func Transform(from, to SR) (func(orb.Point) orb.Point, error) {
 		}
 		return q
 	}, nil
+}
+
+// Copy returns g transformed forward into new memory, and its bound: every coordinate of g in
+// one allocation and one pass of the transformation (one call into PROJ), which is what a
+// drawing's scan does for each feature. g itself is not changed; nil gives nil.
+func (t *Transformer) Copy(g orb.Geometry) (orb.Geometry, orb.Bound, error) {
+	if g == nil {
+		return nil, orb.Bound{}, nil
+	}
+	n := 0
+	switch v := g.(type) {
+	case orb.Point, orb.Bound:
+		out, err := t.Geometry(v)
+		if err != nil {
+			return nil, orb.Bound{}, err
+		}
+		return out, out.Bound(), nil
+	case orb.Collection:
+		out, err := t.Geometry(orb.Clone(v))
+		if err != nil {
+			return nil, orb.Bound{}, err
+		}
+		return out, out.Bound(), nil
+	}
+	_ = eachSlice(g, func(ps []orb.Point) error { n += len(ps); return nil })
+	buf := make([]orb.Point, 0, n)
+	take := func(ps []orb.Point) []orb.Point {
+		start := len(buf)
+		buf = append(buf, ps...)
+		return buf[start:len(buf):len(buf)]
+	}
+	var out orb.Geometry
+	switch v := g.(type) {
+	case orb.MultiPoint:
+		out = orb.MultiPoint(take(v))
+	case orb.LineString:
+		out = orb.LineString(take(v))
+	case orb.Ring:
+		out = orb.Ring(take(v))
+	case orb.MultiLineString:
+		m := make(orb.MultiLineString, len(v))
+		for i, ls := range v {
+			m[i] = take(ls)
+		}
+		out = m
+	case orb.Polygon:
+		p := make(orb.Polygon, len(v))
+		for i, r := range v {
+			p[i] = take(r)
+		}
+		out = p
+	case orb.MultiPolygon:
+		rings := 0
+		for _, p := range v {
+			rings += len(p)
+		}
+		all := make([]orb.Ring, 0, rings)
+		m := make(orb.MultiPolygon, len(v))
+		for i, p := range v {
+			start := len(all)
+			for _, r := range p {
+				all = append(all, take(r))
+			}
+			m[i] = all[start:len(all):len(all)]
+		}
+		out = m
+	default:
+		return nil, orb.Bound{}, fmt.Errorf("proj: cannot transform a %T", g)
+	}
+	if err := t.Forward(buf); err != nil {
+		return nil, orb.Bound{}, err
+	}
+	b := orb.Bound{Min: orb.Point{math.Inf(1), math.Inf(1)}, Max: orb.Point{math.Inf(-1), math.Inf(-1)}}
+	for _, p := range buf {
+		b.Min[0], b.Min[1] = min(b.Min[0], p[0]), min(b.Min[1], p[1])
+		b.Max[0], b.Max[1] = max(b.Max[0], p[0]), max(b.Max[1], p[1])
+	}
+	return out, b, nil
 }

@@ -58,9 +58,7 @@ func (s *Systems) DrawWindows(from, to SR) ([]orb.Bound, error) {
 			{Min: w.Min, Max: orb.Point{cut - cutGap, w.Max[1]}},
 			{Min: orb.Point{cut + cutGap, w.Min[1]}, Max: w.Max},
 		}
-	} else if cut == 180 || cut == -180 {
-		rects[0].Min[0], rects[0].Max[0] = math.Max(rects[0].Min[0], -180+cutGap), math.Min(rects[0].Max[0], 180-cutGap)
-	}
+	} // a cut at ±180° is where every dataset ends already
 	t, err := s.Transformer(SR{WKID: WGS84}, from)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,240 @@
+package proj
+
+import (
+	"math"
+
+	"github.com/paulmach/orb"
+)
+
+// Approximate transformation, as GDAL's approximate transformer and MapServer do for drawing:
+// a grid over the region of the source a drawing shows is transformed exactly, and each point
+// is then interpolated (bilinearly) in its grid cell. A cell is used only where the
+// interpolation agrees with the exact transformation at the cell's centre, where it strays
+// furthest (as GDAL checks), to maxErr; points in other cells, and outside the grid, are
+// transformed exactly.
+// Projecting the world sample's 99,000 vertices costs PROJ about 13 ms; the grid about 1 ms
+// plus a few nanoseconds a point.
+
+// approxCells is the number of grid cells along each side of the region.
+const approxCells = 64
+
+type approxGrid struct {
+	region orb.Bound
+	n      int         // cells along each side
+	cw     float64     // cell width
+	ys     []float64   // n+1 row edges, rising: equal steps, or equal steps of latitude in Web Mercator
+	rowOf  []int16     // rowBuckets equal slices of the region's height → the row their bottom is in
+	bh     float64     // the height of such a slice
+	nodes  []orb.Point // (n+1)² transformed nodes, row by row (y), x fastest
+	ok     []bool      // n², whether a cell interpolates to maxErr
+	sub    []*approxGrid
+}
+
+// approxOp is an operation that interpolates in a grid where it can, and is exact elsewhere.
+type approxOp struct {
+	exact operation
+	grid  *approxGrid
+}
+
+// subCells is the number of cells along each side of the finer grid a cell that does not
+// interpolate to maxErr gets (once): 16 times smaller an error, where a projection curves most.
+const subCells = 4
+
+// Approximate returns a transformer that moves points from Source to Target within maxErr
+// (target units) inside region (source coordinates), and exactly elsewhere, cheaper than t
+// when many points are transformed (a drawing). Inverse, Bound and the rest stay exact. When
+// no cell of the grid can be used, t itself. From Web Mercator the grid's rows are equal steps
+// of latitude, not of y, whose curvature near the poles would defeat the interpolation.
+func (t *Transformer) Approximate(region orb.Bound, maxErr float64) *Transformer {
+	if t.Identity() || region.IsEmpty() || !(maxErr > 0) {
+		return t
+	}
+	if _, ok := t.op.(approxOp); ok {
+		return t
+	}
+	g := newGrid(t.op, region, approxCells, t.Source.SR.IsWebMercator(), maxErr, true)
+	if g == nil {
+		return t
+	}
+	return &Transformer{Source: t.Source, Target: t.Target, op: approxOp{exact: t.op, grid: g}}
+}
+
+// newGrid builds the grid of n×n cells over region; nil when no cell interpolates to maxErr.
+// refine gives the cells that do not a finer grid of their own.
+func newGrid(op operation, region orb.Bound, n int, mercator bool, maxErr float64, refine bool) *approxGrid {
+	g := &approxGrid{region: region, n: n, cw: (region.Max[0] - region.Min[0]) / float64(n), ys: make([]float64, n+1)}
+	if !(g.cw > 0) || !(region.Max[1] > region.Min[1]) {
+		return nil
+	}
+	lat0, lat1 := FromMercator(region.Min)[1], FromMercator(region.Max)[1]
+	for j := range g.ys {
+		f := float64(j) / float64(n)
+		if mercator {
+			g.ys[j] = ToMercator(orb.Point{0, lat0 + f*(lat1-lat0)})[1]
+		} else {
+			g.ys[j] = region.Min[1] + f*(region.Max[1]-region.Min[1])
+		}
+	}
+	g.ys[0], g.ys[n] = region.Min[1], region.Max[1]
+	g.bh = (region.Max[1] - region.Min[1]) / rowBuckets
+	g.rowOf = make([]int16, rowBuckets)
+	for k, j := 0, 0; k < rowBuckets; k++ {
+		y := region.Min[1] + float64(k)*g.bh
+		for j+1 < n && g.ys[j+1] <= y {
+			j++
+		}
+		g.rowOf[k] = int16(j)
+	}
+	// The nodes, then each cell's centre, where bilinear interpolation strays furthest.
+	pts := make([]orb.Point, 0, (n+1)*(n+1)+n*n)
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= n; i++ {
+			pts = append(pts, g.at(float64(i), j, 0))
+		}
+	}
+	for j := range n {
+		for i := range n {
+			pts = append(pts, g.at(float64(i)+0.5, j, 0.5))
+		}
+	}
+	_ = op.forward(pts) // points outside the target's domain come back non-finite: their cells are not used
+	g.nodes = pts[:(n+1)*(n+1)]
+	centres := pts[(n+1)*(n+1):]
+	g.ok = make([]bool, n*n)
+	used := 0
+	for j := range n {
+		for i := range n {
+			nodesOK := true // a cell whose nodes are not all finite interpolates nothing
+			for _, k := range [...]int{j*(n+1) + i, j*(n+1) + i + 1, (j+1)*(n+1) + i, (j+1)*(n+1) + i + 1} {
+				nodesOK = nodesOK && finite(g.nodes[k])
+			}
+			c, q := centres[j*n+i], g.interpolate(i, j, 0.5, 0.5)
+			ok := nodesOK && finite(c) && math.Hypot(q[0]-c[0], q[1]-c[1]) <= maxErr
+			if !ok && nodesOK && refine {
+				cell := orb.Bound{Min: orb.Point{region.Min[0] + float64(i)*g.cw, g.ys[j]}, Max: orb.Point{region.Min[0] + float64(i+1)*g.cw, g.ys[j+1]}}
+				if sub := newGrid(op, cell, subCells, mercator, maxErr, false); sub != nil {
+					if g.sub == nil {
+						g.sub = make([]*approxGrid, n*n)
+					}
+					g.sub[j*n+i] = sub
+					used++
+				}
+			}
+			g.ok[j*n+i] = ok
+			if ok {
+				used++
+			}
+		}
+	}
+	if used == 0 {
+		return nil
+	}
+	return g
+}
+
+// at is the point at column fi (fractional) of row j, fy of the way to the next row (the
+// last row has none: fy must be 0 there).
+func (g *approxGrid) at(fi float64, j int, fy float64) orb.Point {
+	y := g.ys[min(j, g.n)]
+	if fy > 0 && j < g.n {
+		y += fy * (g.ys[j+1] - g.ys[j])
+	}
+	return orb.Point{g.region.Min[0] + fi*g.cw, y}
+}
+
+// interpolate is the bilinear interpolation in cell (i, j) at fractions fx, fy of its size.
+func (g *approxGrid) interpolate(i, j int, fx, fy float64) orb.Point {
+	w := g.n + 1
+	a, b := g.nodes[j*w+i], g.nodes[j*w+i+1]
+	c, d := g.nodes[(j+1)*w+i], g.nodes[(j+1)*w+i+1]
+	return orb.Point{
+		(1-fy)*((1-fx)*a[0]+fx*b[0]) + fy*((1-fx)*c[0]+fx*d[0]),
+		(1-fy)*((1-fx)*a[1]+fx*b[1]) + fy*((1-fx)*c[1]+fx*d[1]),
+	}
+}
+
+// rowBuckets is the size of the table that finds a point's row without a search.
+const rowBuckets = 1024
+
+// row finds the row of y: j with ys[j] ≤ y < ys[j+1], or -1 outside the grid.
+func (g *approxGrid) row(y float64) int {
+	f := (y - g.region.Min[1]) / g.bh
+	if !(f >= 0 && f < rowBuckets) {
+		return -1
+	}
+	j := int(g.rowOf[int(f)])
+	for j+1 < g.n && y >= g.ys[j+1] {
+		j++
+	}
+	if y >= g.ys[j+1] || y < g.ys[j] {
+		return -1
+	}
+	return j
+}
+
+// lookup interpolates p, when its cell (or its cell's finer grid) allows.
+func (g *approxGrid) lookup(p orb.Point) (orb.Point, bool) {
+	x := (p[0] - g.region.Min[0]) / g.cw
+	if !(x >= 0 && x < float64(g.n)) {
+		return p, false
+	}
+	j := g.row(p[1])
+	if j < 0 {
+		return p, false
+	}
+	i := int(x)
+	if g.ok[j*g.n+i] {
+		return g.interpolate(i, j, x-float64(i), (p[1]-g.ys[j])/(g.ys[j+1]-g.ys[j])), true
+	}
+	if g.sub != nil && g.sub[j*g.n+i] != nil {
+		return g.sub[j*g.n+i].lookup(p)
+	}
+	return p, false
+}
+
+func (o approxOp) forward(ps []orb.Point) error {
+	var rest []orb.Point // points to transform exactly
+	var at []int
+	for k, p := range ps {
+		if q, ok := o.grid.lookup(p); ok {
+			ps[k] = q
+			continue
+		}
+		rest = append(rest, p)
+		at = append(at, k)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	err := o.exact.forward(rest)
+	for n, k := range at {
+		ps[k] = rest[n]
+	}
+	if err == nil {
+		err = finish(nil, rest) // interpolated points are finite: their cells' nodes are
+	}
+	return err
+}
+
+func (o approxOp) inverse(ps []orb.Point) error { return o.exact.inverse(ps) }
+
+// checked: forward reports non-finite results itself.
+func (approxOp) checked() {}
+
+// DrawTransformer returns an approximate transformer from one system to another for a drawing
+// that shows region (in from's coordinates), to maxErr (to's units): Transformer(from,
+// to).Approximate, kept for the next drawing of the same view (each grid costs PROJ some
+// 8,000 points, about a millisecond).
+func (s *Systems) DrawTransformer(from, to SR, region orb.Bound, maxErr float64) (*Transformer, error) {
+	k := drawKey{key(from), key(to), region, maxErr}
+	if t, ok := s.draws.Get(k); ok {
+		return t, nil
+	}
+	t, err := s.Transformer(from, to)
+	if err != nil {
+		return nil, err
+	}
+	t = t.Approximate(region, maxErr)
+	s.draws.Add(k, t)
+	return t, nil
+}
