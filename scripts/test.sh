@@ -17,6 +17,7 @@
 #     postgresql-15-postgis-3 with apt if needed; tests create and drop
 #     their own databases in it;
 #   - installs python3-zeep with apt if /usr/bin/python3 cannot import zeep;
+#   - installs libproj-dev (PROJ, for the build tag proj) with apt if proj.h is missing;
 #   - exports MAPFARM_TEST_* and MAPFARM_REQUIRE_SERVICES=1 and runs gofmt,
 #     go vet, go test and the fuzz smoke targets.
 # Servers it started are stopped when it exits. See docs/testing.md.
@@ -315,6 +316,19 @@ fi
 export MAPFARM_TEST_PYTHON=/usr/bin/python3
 note "$MAPFARM_TEST_PYTHON: zeep $(/usr/bin/python3 -c 'import zeep; print(zeep.__version__)')"
 
+# ---------------------------------------------------------------- PROJ
+
+# The tests build with the tag proj: projections through PROJ (internal/proj,
+# docs/projections.md), which needs libproj's headers and library (proj-data
+# comes with it). go run . serve needs neither: without the tag the built-in
+# engine (4326 and Web Mercator) is used, and a run of its own tests it below.
+section "PROJ"
+if [[ ! -f /usr/include/proj.h ]]; then
+	apt_install libproj-dev
+fi
+GO_TAGS=(-tags proj)
+note "libproj $(pkg-config --modversion proj 2>/dev/null || echo '(version unknown)'); go vet and go test use ${GO_TAGS[*]}"
+
 # ---------------------------------------------------------------- reference tools
 
 # Independent tools the tests compare against: PROJ's geod (geodesic distances), GDAL's
@@ -353,7 +367,7 @@ run_step() {
 
 gofmt_check() {
 	local files
-	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
+	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}{{range .IgnoredGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
 	[[ -z ${files// /} ]] && return 0
 	local bad gofmt
 	# gofmt from the toolchain that runs the tests, whatever else is on PATH.
@@ -388,7 +402,7 @@ fuzz_smoke() {
 }
 
 run_step "gofmt" gofmt_check
-run_step "go vet" go vet "${PKGS[@]}"
+run_step "go vet" go vet "${GO_TAGS[@]}" "${PKGS[@]}"
 # shellcheck disable=SC2086 # word splitting intended
 # go test: every package under the race detector, except the end-to-end tests, which drive
 # separate processes and real servers (the race detector would only slow their clients down),
@@ -405,15 +419,18 @@ go_test() {
 	done < <(go list "${PKGS[@]}")
 	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#race[@]} > 0)); then
-		go test -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
+		go test "${GO_TAGS[@]}" -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
 	fi
 	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#plain[@]} > 0)); then
-		go test -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${plain[@]}" || rc=1
+		go test "${GO_TAGS[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${plain[@]}" || rc=1
 	fi
 	return "$rc"
 }
 run_step "go test" go_test
+# The built-in engine (no tag): what go run . serve uses. Its own tests here; e2e builds the
+# binary without the tag.
+run_step "built-in projection engine" bash -c 'go vet ./internal/proj && go test -count=1 ./internal/proj'
 if ((FULL_RUN == 0)); then
 	section "fuzz smoke"
 	note "skipped: packages were named on the command line"
