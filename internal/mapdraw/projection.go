@@ -9,7 +9,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
-	"github.com/mapfarm/mapfarm/internal/render"
 )
 
 // projection is how a drawing in another system than its map's sees the map's layers: each
@@ -46,42 +45,18 @@ func newProjection(req Request) (*projection, error) {
 		return nil, &ErrBadRequest{Err: err}
 	}
 	p := &projection{t: t, windows: windows, unitMeters: t.Target.MetersPerUnit}
-	v := req.View
-	if v.Width > 0 {
-		if region, ok := p.region(v); ok {
-			res := (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
-			if a, err := m.Systems.DrawTransformer(m.SR, req.SR, region, approxPixels*res); err == nil {
-				p.t = a
-			}
+	if v := req.View; v.Width > 0 {
+		ext := v.Extent
+		if v.Rotation != 0 { // a rotated image shows the circle about the extent
+			c, r := ext.Center(), math.Hypot(ext.Max[0]-ext.Min[0], ext.Max[1]-ext.Min[1])/2
+			ext = orb.Bound{Min: orb.Point{c[0] - r, c[1] - r}, Max: orb.Point{c[0] + r, c[1] + r}}
+		}
+		res := (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
+		if a, err := m.Systems.DrawTransformer(m.SR, req.SR, ext, approxPixels*res); err == nil {
+			p.t = a
 		}
 	}
 	return p, nil
-}
-
-// region is the part of the map's system the view shows (within the windows): where the
-// approximate transformer's grid goes.
-func (p *projection) region(v render.View) (orb.Bound, bool) {
-	ext := v.Extent
-	if v.Rotation != 0 { // a rotated image shows the circle about the extent
-		c, r := ext.Center(), math.Hypot(ext.Max[0]-ext.Min[0], ext.Max[1]-ext.Min[1])/2
-		ext = orb.Bound{Min: orb.Point{c[0] - r, c[1] - r}, Max: orb.Point{c[0] + r, c[1] + r}}
-	}
-	b, err := p.t.InverseBound(ext)
-	if err != nil {
-		return orb.Bound{}, false
-	}
-	if p.windows != nil {
-		w := p.windows[0]
-		for _, o := range p.windows[1:] {
-			w = w.Union(o)
-		}
-		if !w.Intersects(b) {
-			return orb.Bound{}, false
-		}
-		b = orb.Bound{Min: orb.Point{math.Max(b.Min[0], w.Min[0]), math.Max(b.Min[1], w.Min[1])},
-			Max: orb.Point{math.Min(b.Max[0], w.Max[0]), math.Min(b.Max[1], w.Max[1])}}
-	}
-	return b, true
 }
 
 // layer returns l with its data seen in the target system: clipped to the windows (unless one

@@ -17,7 +17,7 @@ import (
 // Europe.
 func TestApproximate(t *testing.T) {
 	sys := proj.NewSystems(0)
-	region := orb.Bound{Min: orb.Point{-proj.MaxExtent, -proj.MaxExtent}, Max: orb.Point{proj.MaxExtent, proj.MaxExtent}}
+	world := orb.Bound{Min: orb.Point{-proj.MaxExtent, -proj.MaxExtent}, Max: orb.Point{proj.MaxExtent, proj.MaxExtent}}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, wkid := range []int{4326, 8857, 54030, 3035} {
 		exact, err := sys.Transformer(proj.SR{WKID: 3857}, proj.SR{WKID: wkid})
@@ -27,15 +27,21 @@ func TestApproximate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		region := world
 		maxErr := 1e-3 // a thousandth of a degree, or a metre
 		if !exact.Target.Geographic {
 			maxErr = 1000
 		}
-		region := region
-		if windows, err := sys.DrawWindows(proj.SR{WKID: 3857}, proj.SR{WKID: wkid}); err == nil && windows != nil {
+		// The view: the whole world, or (for a regional system) its windows, in the target.
+		view, err := exact.Bound(region)
+		if windows, werr := sys.DrawWindows(proj.SR{WKID: 3857}, proj.SR{WKID: wkid}); werr == nil && windows != nil {
 			region = windows[0] // what a drawing in a regional system is clipped to
+			view, err = exact.Bound(region)
 		}
-		approx, err := sys.DrawTransformer(proj.SR{WKID: 3857}, proj.SR{WKID: wkid}, region, maxErr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		approx, err := sys.DrawTransformer(proj.SR{WKID: 3857}, proj.SR{WKID: wkid}, view, maxErr)
 		if err != nil {
 			t.Fatal(err)
 		}

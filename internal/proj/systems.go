@@ -255,10 +255,10 @@ type Systems struct {
 	draws *lru.Cache[drawKey, *Transformer] // approximate transformers of recent views
 }
 
-// drawKey names an approximate transformer: its systems, region and error.
+// drawKey names an approximate transformer: its systems, view and error.
 type drawKey struct {
 	from, to SR
-	region   orb.Bound
+	view     orb.Bound
 	maxErr   float64
 }
 
