@@ -10,10 +10,6 @@ type builtinEngine struct{}
 
 func newEngine() engine { return builtinEngine{} }
 
-func engineName() string {
-	return "built-in (WKID 4326 and Web Mercator only; build with -tags proj for PROJ)"
-}
-
 func (builtinEngine) describe(sr SR) (CRS, error) {
 	return CRS{}, fmt.Errorf("%w: %s is not supported by this server (it knows WKID 4326 and Web Mercator 3857/102100 only; "+
 		"a build with PROJ knows every EPSG and Esri system)", ErrUnsupported, sr.Name())

@@ -81,10 +81,6 @@ type projEngine struct{}
 
 func newEngine() engine { return projEngine{} }
 
-func engineName() string {
-	return fmt.Sprintf("PROJ %d.%d.%d", goproj.VersionMajor, goproj.VersionMinor, goproj.VersionPatch)
-}
-
 // definitions are the names PROJ may know an SR by: a WKID is EPSG's or, failing that,
 // Esri's (ArcGIS numbers Esri's systems above EPSG's, 102100, 54030, …).
 func definitions(sr SR) []string {
@@ -107,7 +103,7 @@ func (projEngine) describe(sr SR) (CRS, error) {
 		if !ok {
 			continue
 		}
-		c := CRS{SR: sr, LatestWKID: int(info.code), WKT: w, def: def, Area: world}
+		c := CRS{SR: sr, LatestWKID: int(info.code), WKT: w, def: def, Area: world()}
 		if c.LatestWKID == 0 {
 			c.LatestWKID = sr.WKID
 		}

@@ -40,14 +40,14 @@ type CRS struct {
 	def string // the engine's definition of the system ("EPSG:5070", "ESRI:102003", a WKT)
 }
 
-// World is the whole earth in longitude/latitude degrees.
-var world = orb.Bound{Min: orb.Point{-180, -90}, Max: orb.Point{180, 90}}
+// world is the whole earth in longitude/latitude degrees.
+func world() orb.Bound { return orb.Bound{Min: orb.Point{-180, -90}, Max: orb.Point{180, 90}} }
 
 // builtin describes the systems every engine knows: WGS 84 and Web Mercator.
 func builtin(sr SR) (CRS, bool) {
 	switch {
 	case sr.WKID == WGS84:
-		return CRS{SR: sr, LatestWKID: WGS84, Geographic: true, MetersPerUnit: MetersPerDegree, Area: world, WKT: wktWGS84, def: "EPSG:4326"}, true
+		return CRS{SR: sr, LatestWKID: WGS84, Geographic: true, MetersPerUnit: MetersPerDegree, Area: world(), WKT: wktWGS84, def: "EPSG:4326"}, true
 	case sr.IsWebMercator():
 		return CRS{SR: sr, LatestWKID: WebMercator, MetersPerUnit: 1, WKT: wktWebMercator, def: "EPSG:3857",
 			Area: orb.Bound{Min: orb.Point{-180, -MaxLatitude}, Max: orb.Point{180, MaxLatitude}}}, true
@@ -276,9 +276,6 @@ func NewSystems(size int) *Systems {
 	draws, _ := lru.New[drawKey, *Transformer](size)
 	return &Systems{eng: newEngine(), crss: crss, ops: ops, draws: draws}
 }
-
-// Engine names the engine of this build: "PROJ <version>" or "built-in (4326 and 3857 only)".
-func (s *Systems) Engine() string { return engineName() }
 
 // key is the cache key of an SR: Web Mercator aliases share one.
 func key(sr SR) SR {
