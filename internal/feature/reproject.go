@@ -41,6 +41,15 @@ func Projected(src Source, t *proj.Transformer) Source {
 	return r
 }
 
+// Stored returns the source a Reprojected source reads (in its own SR), or s itself: a drawing
+// projects the stored data its own way (clipped, approximately) rather than through s.
+func Stored(s Source) Source {
+	if r, ok := s.(*reprojected); ok {
+		return r.src
+	}
+	return s
+}
+
 type reprojected struct {
 	src  Source
 	t    *proj.Transformer

@@ -143,16 +143,13 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 	if req.Background != nil {
 		bg = *req.Background
 	}
-	pr, err := newProjection(req)
+	pr, err := newProjector(req)
 	if err != nil {
 		return render.Map{}, err
 	}
 	// One scale for everything scale-dependent: the renderer's layer scale ranges (through
 	// UnitMeters), label classes' ranges and symbol scaling.
-	out := render.Map{Background: bg, UnitMeters: UnitMeters(req.Map)}
-	if pr != nil {
-		out.UnitMeters = pr.unitMeters
-	}
+	out := render.Map{Background: bg, UnitMeters: pr.unitMeters}
 	states := make(map[int]LayerState, len(req.Layers))
 	for _, s := range req.Layers {
 		states[s.ID] = s
@@ -164,8 +161,8 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 		if !ok || !st.Visible || st.Transparency >= 100 {
 			continue
 		}
-		if pr != nil {
-			l = pr.layer(l)
+		if l, err = pr.layer(l); err != nil {
+			return render.Map{}, err
 		}
 		f := SymbolScale(req.Map, l, st, scale)
 		rl, labelLayers, err := buildLayer(l, st, scale, f)
