@@ -28,8 +28,14 @@ type approxGrid struct {
 	ibh    float64     // 1 / the height of such a slice
 	nodes  []orb.Point // (n+1)² transformed nodes, row by row (y), x fastest
 	ok     []bool      // n², whether a cell interpolates to maxErr
+	coef   []cellCoef  // n², the interpolation of each usable cell
+	iyh    []float64   // n, 1 / the height of each row
 	sub    []*approxGrid
 }
+
+// cellCoef is a cell's bilinear interpolation: x = ax + bx·fx + (cx + dx·fx)·fy, and y alike,
+// for fx, fy the fractions of the cell's width and height.
+type cellCoef struct{ ax, bx, cx, dx, ay, by, cy, dy float64 }
 
 // approxOp is an operation that interpolates in a grid where it can, and is exact elsewhere.
 type approxOp struct {
@@ -157,6 +163,21 @@ func newGrid(op operation, region orb.Bound, n int, mercator bool, maxErr float6
 	if used == 0 {
 		return nil
 	}
+	g.coef = make([]cellCoef, n*n)
+	g.iyh = make([]float64, n)
+	for j := range n {
+		if h := g.ys[j+1] - g.ys[j]; h > 0 {
+			g.iyh[j] = 1 / h
+		}
+		for i := range n {
+			a, b := g.nodes[j*(n+1)+i], g.nodes[j*(n+1)+i+1]
+			c, d := g.nodes[(j+1)*(n+1)+i], g.nodes[(j+1)*(n+1)+i+1]
+			g.coef[j*n+i] = cellCoef{
+				ax: a[0], bx: b[0] - a[0], cx: c[0] - a[0], dx: d[0] - c[0] - b[0] + a[0],
+				ay: a[1], by: b[1] - a[1], cy: c[1] - a[1], dy: d[1] - c[1] - b[1] + a[1],
+			}
+		}
+	}
 	return g
 }
 
@@ -184,38 +205,29 @@ func (g *approxGrid) interpolate(i, j int, fx, fy float64) orb.Point {
 // rowBuckets is the size of the table that finds a point's row without a search.
 const rowBuckets = 1024
 
-// row finds the row of y: j with ys[j] ≤ y < ys[j+1], or -1 outside the grid.
-func (g *approxGrid) row(y float64) int {
-	f := (y - g.region.Min[1]) * g.ibh
-	if !(f >= 0 && f < rowBuckets) {
-		return -1
-	}
-	j := int(g.rowOf[int(f)])
-	for j+1 < g.n && y >= g.ys[j+1] {
-		j++
-	}
-	if y >= g.ys[j+1] || y < g.ys[j] {
-		return -1
-	}
-	return j
-}
-
 // lookup interpolates p, when its cell (or its cell's finer grid) allows.
 func (g *approxGrid) lookup(p orb.Point) (orb.Point, bool) {
 	x := (p[0] - g.region.Min[0]) * g.icw
-	if !(x >= 0 && x < float64(g.n)) {
+	f := (p[1] - g.region.Min[1]) * g.ibh
+	if !(x >= 0 && x < float64(g.n) && f >= 0 && f < rowBuckets) {
 		return p, false
 	}
-	j := g.row(p[1])
-	if j < 0 {
+	j := int(g.rowOf[int(f)])
+	for j+1 < g.n && p[1] >= g.ys[j+1] {
+		j++
+	}
+	if p[1] < g.ys[j] || p[1] >= g.ys[j+1] {
 		return p, false
 	}
 	i := int(x)
-	if g.ok[j*g.n+i] {
-		return g.interpolate(i, j, x-float64(i), (p[1]-g.ys[j])/(g.ys[j+1]-g.ys[j])), true
+	k := j*g.n + i
+	if g.ok[k] {
+		fx, fy := x-float64(i), (p[1]-g.ys[j])*g.iyh[j]
+		c := &g.coef[k]
+		return orb.Point{c.ax + c.bx*fx + (c.cx+c.dx*fx)*fy, c.ay + c.by*fx + (c.cy+c.dy*fx)*fy}, true
 	}
-	if g.sub != nil && g.sub[j*g.n+i] != nil {
-		return g.sub[j*g.n+i].lookup(p)
+	if g.sub != nil && g.sub[k] != nil {
+		return g.sub[k].lookup(p)
 	}
 	return p, false
 }
@@ -262,6 +274,10 @@ func (s *Systems) DrawTransformer(from, to SR, view orb.Bound, maxErr float64) (
 	t, err := s.Transformer(from, to)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := builtinOperation(t.Source, t.Target); ok { // Go's Web Mercator is as cheap as interpolation, and exact
+		s.draws.Add(k, t)
+		return t, nil
 	}
 	if region, ok := s.drawRegion(t, view); ok {
 		t = t.Approximate(region, maxErr)
