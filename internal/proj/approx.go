@@ -275,10 +275,6 @@ func (s *Systems) DrawTransformer(from, to SR, view orb.Bound, maxErr float64) (
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := builtinOperation(t.Source, t.Target); ok { // Go's Web Mercator is as cheap as interpolation, and exact
-		s.draws.Add(k, t)
-		return t, nil
-	}
 	if region, ok := s.drawRegion(t, view); ok {
 		t = t.Approximate(region, maxErr)
 	}
