@@ -17,6 +17,7 @@
 #     postgresql-15-postgis-3 with apt if needed; tests create and drop
 #     their own databases in it;
 #   - installs python3-zeep with apt if /usr/bin/python3 cannot import zeep;
+#   - installs libproj-dev (PROJ, for the build tag proj) with apt if proj.h is missing;
 #   - exports MAPFARM_TEST_* and MAPFARM_REQUIRE_SERVICES=1 and runs gofmt,
 #     go vet, go test and the fuzz smoke targets.
 # Servers it started are stopped when it exits. See docs/testing.md.
@@ -189,7 +190,9 @@ MINIO_BUILD_LOG=$WORK/minio-build.log
 ./scripts/minio.sh path >"$MINIO_BUILD_LOG" 2>&1 &
 MINIO_BUILD_PID=$!
 # Warm the build cache for go vet (plain) and go test (-race) while apt works; errors are
-# reported by the steps themselves, so this one's output is only kept in the temp dir.
+# reported by the steps themselves, so this one's output is only kept in the temp dir. It builds
+# without the proj tag (libproj-dev may still be on its way): what it leaves in the cache is the
+# third-party packages, most of the compile time, which the tag does not change.
 (go build ./... && go build -race ./...) >"$WORK/warm-build.log" 2>&1 &
 WARM_BUILD_PID=$!
 PIDS+=("$WARM_BUILD_PID")
@@ -208,6 +211,7 @@ command -v ogrinfo >/dev/null || want_apt+=(gdal-bin)
 command -v docker-compose >/dev/null || want_apt+=(docker-compose)
 command -v rsvg-convert >/dev/null || want_apt+=(librsvg2-bin)
 command -v pdftoppm >/dev/null || want_apt+=(poppler-utils)
+[[ -f /usr/include/proj.h ]] || want_apt+=(libproj-dev)
 if ((${#want_apt[@]})); then
 	t0=$SECONDS
 	apt_install "${want_apt[@]}"
@@ -368,6 +372,19 @@ fi
 export MAPFARM_TEST_PYTHON=/usr/bin/python3
 note "$MAPFARM_TEST_PYTHON: zeep $(/usr/bin/python3 -c 'import zeep; print(zeep.__version__)')"
 
+# ---------------------------------------------------------------- PROJ
+
+# The tests build with the tag proj: projections through PROJ (internal/proj,
+# docs/projections.md), which needs libproj's headers and library (proj-data
+# comes with it). go run . serve needs neither: without the tag the built-in
+# engine (4326 and Web Mercator) is used, and a run of its own tests it below.
+section "PROJ"
+if [[ ! -f /usr/include/proj.h ]]; then
+	apt_install libproj-dev
+fi
+GO_TAGS=(-tags proj)
+note "libproj $(pkg-config --modversion proj 2>/dev/null || echo '(version unknown)'); go vet and go test use ${GO_TAGS[*]}"
+
 # ---------------------------------------------------------------- reference tools
 
 # Independent tools the tests compare against: PROJ's geod (geodesic distances), GDAL's
@@ -406,7 +423,7 @@ run_step() {
 
 gofmt_check() {
 	local files
-	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
+	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}{{range .IgnoredGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
 	[[ -z ${files// /} ]] && return 0
 	local bad gofmt
 	# gofmt from the toolchain that runs the tests, whatever else is on PATH.
@@ -444,7 +461,7 @@ t0=$SECONDS
 wait "$WARM_BUILD_PID" || true # its failures show again, with context, in go vet and go test
 note "warm-up build done (waited $((SECONDS - t0))s)"
 run_step "gofmt" gofmt_check
-run_step "go vet" go vet "${PKGS[@]}"
+run_step "go vet" go vet "${GO_TAGS[@]}" "${PKGS[@]}"
 
 # deadcode_check fails when a function or method is reachable neither from main nor from a
 # test (golang.org/x/tools/cmd/deadcode, pinned, built once into the cache): what nothing calls
@@ -492,23 +509,26 @@ go_test() {
 	fi
 	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#plain[@]} > 0)); then
-		go test -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${quiet[@]}" "${plain[@]}" >"$WORK/go-test-plain.log" 2>&1 &
+		go test "${GO_TAGS[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${quiet[@]}" "${plain[@]}" >"$WORK/go-test-plain.log" 2>&1 &
 		plain_pid=$!
 	fi
 	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#race[@]} > 0)); then
-		go test -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
+		go test "${GO_TAGS[@]}" -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
 	fi
 	if [[ -n $plain_pid ]]; then
 		wait "$plain_pid" || rc=1
 		cat "$WORK/go-test-plain.log"
 	fi
 	if ((${#quiet[@]} > 0)); then
-		go test -count=1 -timeout "$GO_TEST_TIMEOUT" -run '^TestHostile$' ./e2e || rc=1
+		go test "${GO_TAGS[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" -run '^TestHostile$' ./e2e || rc=1
 	fi
 	return "$rc"
 }
 run_step "go test" go_test
+# The built-in engine (no tag): what go run . serve uses. Its own tests here; e2e builds the
+# binary without the tag.
+run_step "built-in projection engine" bash -c 'go vet ./internal/proj && go test -count=1 ./internal/proj'
 if ((FULL_RUN == 0)); then
 	section "fuzz smoke"
 	note "skipped: packages were named on the command line"

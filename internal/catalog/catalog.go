@@ -34,6 +34,7 @@ type Catalog struct {
 	sources  []feature.Source // each opened source once, for Ping
 	files    []*gpkg.File
 	pools    []*postgis.Pool
+	systems  *proj.Systems
 }
 
 // Service is one loaded MapServer service.
@@ -54,6 +55,9 @@ type Map struct {
 	Name string
 	// SR is the map's spatial reference; every layer's geometries are in it.
 	SR proj.SR
+	// Systems describes and transforms spatial references, for answers in another system than
+	// SR (the catalog's, shared by its maps).
+	Systems *proj.Systems
 	// FullExtent is the union of the layers' extents.
 	FullExtent orb.Bound
 	// InitialExtent is the definition's initialExtent, or FullExtent.
@@ -115,9 +119,10 @@ type Table struct {
 // Open opens every service of cfg. Each GeoPackage is opened once and
 // stays open, read-only, until Close; a GeoJSON file is read into memory.
 func Open(ctx context.Context, cfg *servicedef.Config) (*Catalog, error) {
-	ld := &loader{ctx: ctx, conns: cfg.Connections, files: map[string]*gpkg.File{}, jsons: map[string]*geojson.File{},
+	systems := proj.NewSystems(0)
+	ld := &loader{ctx: ctx, systems: systems, conns: cfg.Connections, files: map[string]*gpkg.File{}, jsons: map[string]*geojson.File{},
 		pools: map[string]*postgis.Pool{}, sources: map[layerKey]feature.Source{}}
-	c := &Catalog{}
+	c := &Catalog{systems: systems}
 	for _, sd := range cfg.Services {
 		s := &Service{Def: sd, Name: sd.Name}
 		for _, md := range sd.Maps {
@@ -165,6 +170,11 @@ func (c *Catalog) Ping(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Systems describes spatial references and transforms between them (PROJ in a build with the
+// proj tag), keeping the recently used transformers: what every operation that reprojects
+// (a map drawn in another system, a query's output geometry) asks.
+func (c *Catalog) Systems() *proj.Systems { return c.systems }
 
 // Services returns the services in definition order.
 func (c *Catalog) Services() []*Service { return c.services }
@@ -226,6 +236,7 @@ type loader struct {
 	files   map[string]*gpkg.File
 	jsons   map[string]*geojson.File
 	sources map[layerKey]feature.Source // as stored, in their own SR
+	systems *proj.Systems
 }
 
 func (ld *loader) close() {
@@ -287,7 +298,7 @@ func (ld *loader) read(src servicedef.Source, sr proj.SR) (feature.Source, error
 	if sr.WKID == 0 {
 		return feature.Attributes(s), nil
 	}
-	return feature.Reprojected(s, sr)
+	return feature.Reprojected(s, sr, ld.systems)
 }
 
 // open opens a source by its kind: a GeoPackage table or a PostGIS table or
@@ -324,7 +335,7 @@ func (ld *loader) open(src servicedef.Source) (feature.Source, error) {
 }
 
 func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
-	m := &Map{Def: md, Name: md.Name, SR: md.SpatialReference, FullExtent: feature.EmptyBound()}
+	m := &Map{Def: md, Name: md.Name, SR: md.SpatialReference, FullExtent: feature.EmptyBound(), Systems: ld.systems}
 	for _, d := range md.Layers {
 		data, err := ld.read(d.Source, md.SpatialReference)
 		if err != nil {

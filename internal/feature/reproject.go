@@ -4,59 +4,84 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/clip"
 
 	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
-// Reprojected returns src seen in the spatial reference to: geometries and
-// extents come back in to, and a Query's envelope and spatial filter are
-// read in to. The source answers in its own SR; the envelope reaches it
-// transformed, as a candidate filter, and the exact envelope and spatial
-// tests are made again in to, so the answers are those of the data
-// reprojected first. Attribute filters, ids, order and columns go to the
-// source unchanged. When src is already in to, src itself is returned.
-func Reprojected(src Source, to proj.SR) (Source, error) {
+// Reprojected returns src seen in the spatial reference to, through sys: geometries and
+// extents come back in to, and a Query's envelope and spatial filter are read in to. The
+// source answers in its own SR; the envelope reaches it transformed (along its edges), as a
+// candidate filter, and the exact envelope and spatial tests are made again in to, so the
+// answers are those of the data reprojected first. A feature whose geometry cannot be
+// expressed in to (it lies where to is undefined) comes back without geometry. Attribute
+// filters, ids, order and columns go to the source unchanged. When src is already in to, src
+// itself is returned.
+func Reprojected(src Source, to proj.SR, sys *proj.Systems) (Source, error) {
 	info := src.Info()
 	if info.GeometryType == None || info.SR.Same(to) {
 		return src, nil
 	}
-	fwd, err := proj.Transform(info.SR, to)
+	t, err := sys.Transformer(info.SR, to)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", info.Name, err)
 	}
-	inv, err := proj.Transform(to, info.SR)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", info.Name, err)
+	return Projected(src, t), nil
+}
+
+// Projected is Reprojected with the transformer given: from src's SR to t.Target's (a drawing
+// passes an approximate one, proj.Transformer.Approximate).
+func Projected(src Source, t *proj.Transformer) Source {
+	r := &reprojected{src: src, t: t, info: src.Info()}
+	r.info.SR = t.Target.SR
+	r.info.Extent = r.fwdBound(r.info.Extent)
+	return r
+}
+
+// Stored returns the source a Reprojected source reads (in its own SR), or s itself: a drawing
+// projects the stored data its own way (clipped, approximately) rather than through s.
+func Stored(s Source) Source {
+	if r, ok := s.(*reprojected); ok {
+		return r.src
 	}
-	r := &reprojected{src: src, fwd: fwd, inv: inv, info: info}
-	r.info.SR = to
-	r.info.Extent = proj.Bound(info.Extent, fwd)
-	return r, nil
+	return s
 }
 
 type reprojected struct {
-	src      Source
-	fwd, inv func(orb.Point) orb.Point
-	info     Info
+	src  Source
+	t    *proj.Transformer
+	info Info
 }
 
 func (r *reprojected) Info() Info                     { return r.info }
 func (r *reprojected) Ping(ctx context.Context) error { return r.src.Ping(ctx) }
 
+// fwdBound is a source bound in r's SR; empty when no part of it can be.
+func (r *reprojected) fwdBound(b orb.Bound) orb.Bound {
+	out, err := r.t.Bound(b)
+	if err != nil {
+		return EmptyBound()
+	}
+	return out
+}
+
 // spatial reports whether q has a part that must be tested in r's SR.
 func spatial(q *Query) bool { return q.Bound != nil || q.Spatial != nil }
 
-// inner returns the query for the source: the spatial parts as a candidate
-// envelope in the source's SR, and the page left to the wrapper when it
-// filters.
+// inner returns the query for the source: the spatial parts as a candidate envelope in the
+// source's SR (none when part of the envelope lies outside the source's domain, as the corners
+// of a world map in Robinson do: every feature is then a candidate), and
+// the page left to the wrapper when it filters.
 func (r *reprojected) inner(q *Query) *Query {
 	in := *q
 	in.Bound, in.Spatial = nil, nil
 	if b, ok := candidatesOf(q); ok {
-		sb := proj.Bound(b, r.inv)
-		in.Bound = &sb
+		if sb, ok := r.t.InverseCover(b); ok {
+			in.Bound = &sb
+		}
 		in.NoGeometry = false
 		in.Offset, in.Limit = 0, 0
 	}
@@ -80,10 +105,16 @@ func (r *reprojected) Scan(ctx context.Context, q *Query, fn func(*Feature) erro
 	err := r.src.Scan(ctx, r.inner(q), func(f *Feature) error {
 		out := *f
 		if f.Geom != nil {
-			out.Geom = proj.Geometry(orb.Clone(f.Geom), r.fwd)
-			out.Bound = BoundOf(out.Geom)
+			g, b, err := r.t.Copy(f.Geom)
+			if err != nil || g == nil {
+				g, b = nil, BoundOf(nil)
+			}
+			out.Geom, out.Bound = g, b
 		}
 		if m != nil {
+			if out.Geom == nil {
+				return nil
+			}
 			if ok, err := m.Match(&out); err != nil || !ok {
 				return err
 			}
@@ -110,7 +141,7 @@ func (r *reprojected) Count(ctx context.Context, q *Query) (int, error) {
 func (r *reprojected) Extent(ctx context.Context, q *Query) (orb.Bound, error) {
 	if !spatial(q) {
 		b, err := r.src.Extent(ctx, q)
-		return proj.Bound(b, r.fwd), err
+		return r.fwdBound(b), err
 	}
 	b := EmptyBound()
 	err := r.Scan(ctx, q, func(f *Feature) error {
@@ -152,6 +183,155 @@ func (r *reprojected) Distinct(ctx context.Context, q *Query, cols []int) ([][]a
 		return nil, err
 	}
 	return d.Rows(), nil
+}
+
+// Clipped returns src with every geometry Scan yields cut to the union of windows (in src's
+// SR), and features wholly outside them left out: the data of a drawing in another system,
+// before they are projected (proj.Systems.DrawWindows). Only Scan clips; the other methods
+// answer for the whole source. No windows: src itself.
+func Clipped(src Source, windows []orb.Bound) Source {
+	if len(windows) == 0 {
+		return src
+	}
+	return &clipped{Source: src, windows: windows}
+}
+
+type clipped struct {
+	Source
+	windows []orb.Bound
+}
+
+func (c *clipped) Scan(ctx context.Context, q *Query, fn func(*Feature) error) error {
+	return c.Source.Scan(ctx, q, func(f *Feature) error {
+		if f.Geom == nil {
+			return fn(f)
+		}
+		b := f.Geom.Bound()
+		g, whole := clipTo(c.windows, f.Geom, b)
+		if whole {
+			return fn(f)
+		}
+		if g == nil {
+			return nil
+		}
+		out := *f
+		out.Geom, out.Bound = g, BoundOf(g)
+		return fn(&out)
+	})
+}
+
+// clipTo cuts g (of bound b) to the windows; whole reports that g lies inside one of them
+// and is unchanged.
+func clipTo(windows []orb.Bound, g orb.Geometry, b orb.Bound) (orb.Geometry, bool) {
+	var parts []orb.Geometry
+	for _, w := range windows {
+		if w.Contains(b.Min) && w.Contains(b.Max) {
+			return g, true
+		}
+		if !w.Intersects(b) {
+			continue
+		}
+		if p := clip.Geometry(w, orb.Clone(g)); p != nil {
+			parts = append(parts, densify(p, math.Max(w.Max[0]-w.Min[0], w.Max[1]-w.Min[1])/densifySteps))
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return nil, false
+	case 1:
+		return parts[0], false
+	}
+	return joinParts(parts), false
+}
+
+// densifySteps: a clipped geometry gets a vertex at least every 1/densifySteps of its window's
+// size, so that the straight edges the cut makes (and long edges of the data) follow the curve
+// they are in the target system once projected.
+const densifySteps = 256
+
+// densify returns g with points added along segments longer than step.
+func densify(g orb.Geometry, step float64) orb.Geometry {
+	if !(step > 0) {
+		return g
+	}
+	path := func(ps []orb.Point) []orb.Point {
+		var out []orb.Point
+		for i, p := range ps {
+			if i > 0 {
+				q := ps[i-1]
+				if n := math.Ceil(math.Hypot(p[0]-q[0], p[1]-q[1]) / step); n > 1 && n < 1e6 {
+					if out == nil {
+						out = append(make([]orb.Point, 0, len(ps)+int(n)), ps[:i]...)
+					}
+					for k := 1.0; k < n; k++ {
+						out = append(out, orb.Point{q[0] + (p[0]-q[0])*k/n, q[1] + (p[1]-q[1])*k/n})
+					}
+				}
+			}
+			if out != nil {
+				out = append(out, p)
+			}
+		}
+		if out == nil {
+			return ps
+		}
+		return out
+	}
+	poly := func(p orb.Polygon) orb.Polygon {
+		for i, r := range p {
+			p[i] = path(r)
+		}
+		return p
+	}
+	switch g := g.(type) {
+	case orb.LineString:
+		return orb.LineString(path(g))
+	case orb.Ring:
+		return orb.Ring(path(g))
+	case orb.MultiLineString:
+		for i, ls := range g {
+			g[i] = path(ls)
+		}
+	case orb.Polygon:
+		return poly(g)
+	case orb.MultiPolygon:
+		for i, p := range g {
+			g[i] = poly(p)
+		}
+	}
+	return g
+}
+
+// joinParts makes one geometry of the pieces of one geometry clipped to several windows.
+func joinParts(parts []orb.Geometry) orb.Geometry {
+	var mp orb.MultiPolygon
+	var ml orb.MultiLineString
+	var pts orb.MultiPoint
+	for _, p := range parts {
+		switch v := p.(type) {
+		case orb.Polygon:
+			mp = append(mp, v)
+		case orb.MultiPolygon:
+			mp = append(mp, v...)
+		case orb.LineString:
+			ml = append(ml, v)
+		case orb.MultiLineString:
+			ml = append(ml, v...)
+		case orb.Point:
+			pts = append(pts, v)
+		case orb.MultiPoint:
+			pts = append(pts, v...)
+		default:
+			return orb.Collection(parts)
+		}
+	}
+	switch {
+	case mp != nil:
+		return mp
+	case ml != nil:
+		return ml
+	}
+	return pts
 }
 
 // Attributes returns src as a standalone table: no geometry, no SR, no

@@ -21,6 +21,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/mapview"
+	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/where"
@@ -51,6 +52,10 @@ type Request struct {
 	SelectionColor *color.NRGBA
 	// Graphics are drawn over the map (the MapDescription's CustomGraphics).
 	Graphics []Graphic
+	// SR is the system the map is drawn in (View's extent is in it) when it is not the map's
+	// own; the zero SR means the map's. Data are clipped to what the system can show and
+	// projected on the fly (projection.go).
+	SR proj.SR
 }
 
 // ErrBadRequest marks errors caused by the request (a bad definition expression, an unknown
@@ -138,9 +143,13 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 	if req.Background != nil {
 		bg = *req.Background
 	}
+	pr, err := newProjector(req)
+	if err != nil {
+		return render.Map{}, err
+	}
 	// One scale for everything scale-dependent: the renderer's layer scale ranges (through
 	// UnitMeters), label classes' ranges and symbol scaling.
-	out := render.Map{Background: bg, UnitMeters: UnitMeters(req.Map)}
+	out := render.Map{Background: bg, UnitMeters: pr.unitMeters}
 	states := make(map[int]LayerState, len(req.Layers))
 	for _, s := range req.Layers {
 		states[s.ID] = s
@@ -151,6 +160,9 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 		st, ok := states[l.ID]
 		if !ok || !st.Visible || st.Transparency >= 100 {
 			continue
+		}
+		if l, err = pr.layer(l); err != nil {
+			return render.Map{}, err
 		}
 		f := SymbolScale(req.Map, l, st, scale)
 		rl, labelLayers, err := buildLayer(l, st, scale, f)

@@ -6,6 +6,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -39,6 +40,9 @@ func RequestFromPayload(m *catalog.Map, job task.ExportMap, format render.Format
 	}
 	if t := job.Transparent; t != nil {
 		req.Transparent = &color.NRGBA{t[0], t[1], t[2], 255}
+	}
+	if sr := job.SpatialReference; sr != nil {
+		req.SR = proj.SR{WKID: sr.WKID, Text: sr.WKT}
 	}
 	return req
 }

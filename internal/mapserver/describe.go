@@ -16,8 +16,9 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// spatialReference describes an SR as ArcGIS does: geographic or projected, with WKT,
-// precision and WKIDs.
+// spatialReference describes an SR as ArcGIS does: geographic or projected, with precision and
+// WKIDs, and the WKT of the built-in systems (or the one the request gave); a system with
+// neither WKID nor WKT is unknown.
 func spatialReference(sr proj.SR) gisxml.SpatialReference {
 	p := sr.Precision()
 	f := gisxml.SpatialReferenceFields{
@@ -32,7 +33,7 @@ func spatialReference(sr proj.SR) gisxml.SpatialReference {
 	switch {
 	case sr.IsGeographic():
 		return &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: f}
-	case sr.Known():
+	case !sr.IsZero():
 		return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: f}
 	default:
 		return &gisxml.UnknownCoordinateSystem{SpatialReferenceFields: f}

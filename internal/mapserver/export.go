@@ -72,6 +72,9 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		Width:  view.Width, Height: view.Height, DPI: view.DPI, Rotation: view.Rotation,
 		Layers: layerPayloads(layers),
 	}
+	if !view.SR.Same(m.SR) { // drawn in the MapDescription's system, projected on the fly
+		job.SpatialReference = &task.SpatialReference{WKID: view.SR.WKID, WKT: view.SR.Text}
+	}
 	inline := imgType.ImageReturnType == gisxml.ImageReturnMimeData
 	job.Inline = inline
 	if transparent != nil {
@@ -98,7 +101,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, fmt.Errorf("export map image: worker: %s", res.Error)
 	}
 	img := &gisxml.MapImage{
-		Extent: envelope(view.Extent, m.SR), VisibleLayerIDs: visible, MapScale: view.Scale(),
+		Extent: envelope(view.Extent, view.SR), VisibleLayerIDs: visible, MapScale: view.Scale(),
 		ImageHeight: view.Height, ImageWidth: view.Width, ImageDPI: view.DPI, ImageType: ptr(res.ContentType),
 	}
 	switch {

@@ -87,7 +87,11 @@ func (s *Server) Find(ctx context.Context, c *Call, req *gisxml.Find) (*gisxml.F
 	if req.FindOption != "" && req.FindOption != gisxml.FindAllLayers && req.FindOption != gisxml.FindVisibleLayers {
 		return nil, invalid("FindOption %q is not a gisFindOption value", req.FindOption)
 	}
-	m, _, layers, err := s.searchLayers(ctx, c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, visibleOnly)
+	m, view, layers, err := s.searchLayers(ctx, c, req.MapDescription, req.MapImageDisplay, req.LayerIDs, visibleOnly)
+	if err != nil {
+		return nil, err
+	}
+	toView, err := transformer(m, m.SR, view.SR, "MapDescription/SpatialReference")
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +138,7 @@ func (s *Server) Find(ctx context.Context, c *Call, req *gisxml.Find) (*gisxml.F
 					Properties: properties(src, f, sl.fieldNames),
 				}
 				if sl.geometry {
-					r.Shape = geometryOut(f.Geom, m.SR)
+					r.Shape = geometryOut(reproject(f.Geom, toView), view.SR)
 				}
 				results = append(results, r)
 				break

@@ -7,6 +7,7 @@ import (
 	"github.com/paulmach/orb/planar"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
@@ -143,23 +144,8 @@ func groupRings(rings []orb.Ring) orb.MultiPolygon {
 	return mp
 }
 
-// srIn reads the WKID of a schema spatial reference; the zero SR when absent.
-func srIn(sr gisxml.SpatialReference) proj.SR {
-	if sr == nil {
-		return proj.SR{}
-	}
-	f := sr.SpatialReferencePart()
-	if f == nil {
-		return proj.SR{}
-	}
-	if f.WKID != nil && *f.WKID != 0 {
-		return proj.SR{WKID: *f.WKID}
-	}
-	if f.LatestWKID != nil {
-		return proj.SR{WKID: *f.LatestWKID}
-	}
-	return proj.SR{}
-}
+// srIn reads a schema spatial reference (mapview.SR, the one reader); the zero SR when absent.
+func srIn(sr gisxml.SpatialReference) proj.SR { return mapview.SR(sr) }
 
 // geometryOut converts an orb geometry to its schema form in sr: points to PointN, multipoints
 // to MultipointN, lines to PolylineN, polygons to PolygonN with exterior rings clockwise and
@@ -222,10 +208,15 @@ func ringsOut(p orb.Polygon, out gisxml.ArrayOfRing) gisxml.ArrayOfRing {
 	return out
 }
 
-// reproject returns a copy of g transformed by fn (g itself when fn is nil).
-func reproject(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
-	if fn == nil || g == nil {
+// reproject returns a copy of g transformed by t (g itself when t is nil); nil when g cannot be
+// expressed in t's target system.
+func reproject(g orb.Geometry, t *proj.Transformer) orb.Geometry {
+	if t == nil || g == nil {
 		return g
 	}
-	return proj.Geometry(orb.Clone(g), fn)
+	out, err := t.Geometry(orb.Clone(g))
+	if err != nil {
+		return nil
+	}
+	return out
 }

@@ -43,12 +43,37 @@ func (s *Server) Identify(ctx context.Context, c *Call, req *gisxml.Identify) (*
 	if err != nil {
 		return nil, err
 	}
-	if gsr.WKID != 0 && !gsr.Same(m.SR) {
-		return nil, invalid("SearchShape: spatial reference %s differs from the map's %s", gsr, m.SR)
+	// The shape and the tolerance are in the view's system (the MapDescription's, or the
+	// shape's own); the search runs in the map's, and shapes come back in the view's.
+	if gsr.IsZero() {
+		gsr = v.SR
+	}
+	if t, err := transformer(m, gsr, v.SR, "SearchShape"); err != nil {
+		return nil, err
+	} else if t != nil {
+		if shape = reproject(shape, t); shape == nil {
+			return nil, invalid("SearchShape lies outside the area where %s is defined", v.SR.Name())
+		}
 	}
 	tol := float64(req.Tolerance) * v.Resolution()
 	b := shape.Bound()
 	search := orb.Bound{Min: orb.Point{b.Min[0] - tol, b.Min[1] - tol}, Max: orb.Point{b.Max[0] + tol, b.Max[1] + tol}}
+	toView, err := transformer(m, m.SR, v.SR, "MapDescription/SpatialReference")
+	if err != nil {
+		return nil, err
+	}
+	if toView != nil { // search in the map's system: the shape, and the search box along its edges
+		w := search.Max[0] - search.Min[0]
+		if search, err = toView.InverseBound(search); err != nil {
+			return nil, invalid("SearchShape: %v", err)
+		}
+		if shape, err = toView.InverseGeometry(orb.Clone(shape)); err != nil {
+			return nil, invalid("SearchShape: %v", err)
+		}
+		if w > 0 { // the tolerance in the map's units, as the search box scales
+			tol *= (search.Max[0] - search.Min[0]) / w
+		}
+	}
 	sg := feature.Exact(shape)
 	topmost := opt == gisxml.IdentifyTopmost || opt == gisxml.IdentifyTopOneWithHTMLPopup
 	popup := opt == gisxml.IdentifyTopOneWithHTMLPopup || opt == gisxml.IdentifyVisibleWithHTMLPopup
@@ -77,7 +102,7 @@ func (s *Server) Identify(ctx context.Context, c *Call, req *gisxml.Identify) (*
 				LayerID: sl.src.id, Name: sl.src.name, Properties: properties(sl.src, f, sl.fieldNames), FeatureID: ptr(int(f.ID)),
 			}
 			if sl.geometry {
-				r.Shape = geometryOut(f.Geom, m.SR)
+				r.Shape = geometryOut(reproject(f.Geom, toView), v.SR)
 			}
 			if popup {
 				r.HTMLPopup = ptr(htmlPopup(sl.src, r.Properties))

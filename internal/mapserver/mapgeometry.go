@@ -152,12 +152,30 @@ func (s *Server) FromMapPoints(ctx context.Context, c *Call, req *gisxml.FromMap
 	if err := s.checkPoints(len(mp.PointArray), "MapPoints"); err != nil {
 		return nil, err
 	}
+	// Points carry the view's system unless they (or the multipoint) say otherwise.
+	m, err := mapOf(c, req.MapDescription.Name)
+	if err != nil {
+		return nil, err
+	}
 	xs := make(gisxml.ArrayOfInt, len(mp.PointArray))
 	ys := make(gisxml.ArrayOfInt, len(mp.PointArray))
 	for i, gp := range mp.PointArray {
 		p, err := pointOf(gp, "MapPoints")
 		if err != nil {
 			return nil, err
+		}
+		sr := srIn(mp.SpatialReference)
+		if pn, ok := gp.(*gisxml.PointN); ok && !srIn(pn.SpatialReference).IsZero() {
+			sr = srIn(pn.SpatialReference)
+		}
+		t, err := transformer(m, sr, v.SR, "MapPoints/SpatialReference")
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			if p, err = t.Point(p); err != nil {
+				return nil, invalid("MapPoints[%d]: %v", i, err)
+			}
 		}
 		x, y := v.ToPixel(p)
 		if math.Abs(x) > math.MaxInt32 || math.Abs(y) > math.MaxInt32 {

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paulmach/orb"
-
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
@@ -32,8 +30,9 @@ type source struct {
 	fields     []feature.Field // published fields, OID first
 	fieldIndex []int           // fields[i] is info.Fields[fieldIndex[i]]
 	idField    string
-	sr         proj.SR // the map's SR; zero for tables
-	defExpr    string  // the definition expression from the service definition
+	sr         proj.SR      // the map's SR; zero for tables
+	m          *catalog.Map // the layer's map; nil for tables
+	defExpr    string       // the definition expression from the service definition
 	hasShape   bool
 	raster     string // the raster field, typed gisFieldTypeRaster in record sets
 	display    string // the display field
@@ -43,7 +42,23 @@ func layerSource(m *catalog.Map, l *catalog.Layer) *source {
 	info := l.Data.Info()
 	return &source{kind: "layer", id: l.ID, name: l.Name, data: l.Data, info: info, fields: l.Fields, fieldIndex: l.FieldIndex,
 		idField: l.IDField, sr: m.SR, defExpr: l.Def.DefinitionExpression, hasShape: info.GeometryType != feature.None,
-		raster: l.Def.RasterField, display: l.DisplayField}
+		raster: l.Def.RasterField, display: l.DisplayField, m: m}
+}
+
+// transformTo is the transformer from a layer's system to the system to (nil: none needed).
+func transformTo(src *source, to proj.SR, what string) (*proj.Transformer, error) {
+	if src.m == nil {
+		return nil, nil
+	}
+	return transformer(src.m, src.sr, to, what)
+}
+
+// transformFrom is the transformer from the system from to a layer's (nil: none needed).
+func transformFrom(src *source, from proj.SR, what string) (*proj.Transformer, error) {
+	if src.m == nil {
+		return nil, nil
+	}
+	return transformer(src.m, from, src.sr, what)
 }
 
 func tableSource(t *catalog.Table) *source {
@@ -138,7 +153,7 @@ type plan struct {
 	out      []int            // the output fields, as positions in src.fields
 	shape    bool             // the output includes the shape
 	outSR    proj.SR
-	toOut    func(orb.Point) orb.Point // nil when outSR is the source SR
+	toOut    *proj.Transformer // nil when outSR is the source SR
 	order    []orderKey
 	distinct bool
 }
@@ -210,12 +225,12 @@ func newPlan(ctx context.Context, src *source, qf gisxml.QueryFilterKind, extra 
 	}
 	if f.OutputSpatialReference != nil && src.hasShape {
 		out := srIn(f.OutputSpatialReference)
-		if out.WKID != 0 && !out.Same(src.sr) {
-			fn, err := proj.Transform(src.sr, out)
-			if err != nil {
-				return nil, invalid("OutputSpatialReference: %v", err)
-			}
-			p.outSR, p.toOut = out, fn
+		t, err := transformTo(src, out, "OutputSpatialReference")
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			p.outSR, p.toOut = out, t
 		}
 	}
 	if sf != nil {
@@ -376,12 +391,14 @@ func (p *plan) compileSpatial(sf *gisxml.SpatialFilter) error {
 	if err != nil {
 		return err
 	}
-	if gsr.WKID != 0 && !gsr.Same(p.src.sr) {
-		fn, err := proj.Transform(gsr, p.src.sr)
-		if err != nil {
-			return invalid("FilterGeometry: %v", err)
+	tr, err := transformFrom(p.src, gsr, "FilterGeometry")
+	if err != nil {
+		return err
+	}
+	if tr != nil {
+		if g = reproject(g, tr); g == nil {
+			return invalid("FilterGeometry: the geometry lies outside the area where %s is defined", gsr.Name())
 		}
-		g = reproject(g, fn)
 	}
 	rel, ok := relations[sf.SpatialRel]
 	if !ok {

@@ -69,7 +69,7 @@ func TestQueryFilterFaults(t *testing.T) {
 		{"unknown spatial rel", &gisxml.SpatialFilter{SpatialRel: "gisSpatialRelNear", FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, "gisSpatialRelEnum"},
 		{"missing geometry", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects}, "FilterGeometry is required"},
 		{"short path", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PolylineN{PathArray: gisxml.ArrayOfPath{&gisxml.Path{PointArray: pts(1, 2)}}}}, "at least 2"},
-		{"unsupported output SR", &gisxml.QueryFilter{OutputSpatialReference: &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(32633)}}}, "OutputSpatialReference"},
+		{"unsupported output SR", &gisxml.QueryFilter{OutputSpatialReference: &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(99999)}}}, "OutputSpatialReference"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

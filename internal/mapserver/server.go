@@ -289,6 +289,23 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 // Service finds a service by name, case-insensitively.
 func (s *Server) Service(name string) (*catalog.Service, bool) { return s.p.Catalog.Service(name) }
 
+// transformer returns the transformer from one system to another for an answer of map m, or nil
+// when none is needed (the same system, or either unknown); what names the request's field in
+// the fault for a system the server cannot use.
+func transformer(m *catalog.Map, from, to proj.SR, what string) (*proj.Transformer, error) {
+	if from.IsZero() || to.IsZero() || from.Same(to) {
+		return nil, nil
+	}
+	if m.Systems == nil {
+		return nil, invalid("%s: %s differs from the map's %s, and this map cannot be reprojected", what, from.Name(), to.Name())
+	}
+	t, err := m.Systems.Transformer(from, to)
+	if err != nil {
+		return nil, invalid("%s: %v", what, err)
+	}
+	return t, nil
+}
+
 // mapOf finds a map of the call's service; "" means the default map.
 func mapOf(c *Call, name string) (*catalog.Map, error) {
 	if m, ok := c.Service.Map(name); ok {
@@ -308,6 +325,7 @@ type viewMap struct {
 }
 
 func (v viewMap) SpatialReference() proj.SR { return v.m.SR }
+func (v viewMap) Systems() *proj.Systems    { return v.m.Systems }
 func (v viewMap) DefaultExtent() orb.Bound  { return v.m.InitialExtent }
 func (v viewMap) FeatureBounds(layerID int, ids []int) (orb.Bound, error) {
 	l, ok := v.m.Layer(layerID)

@@ -9,7 +9,13 @@
 //     the short direction, as ArcGIS does, so the returned MapImage.Extent may differ from the
 //     requested one.
 //   - Scale is the ground distance of the image width over its width on the display at the DPI.
-//     For geographic coordinates a degree counts 111,319.49 m (one degree of the equator).
+//     For geographic coordinates a degree counts 111,319.49 m (one degree of the equator); a
+//     projected system's unit counts what it is (0.3048006 m for a US survey foot).
+//   - The MapDescription's SpatialReference is the system the image is drawn in, when it is not
+//     the map's: the extent, centre and size are read in it (an Extent or Center carrying a
+//     spatial reference of its own is transformed from it), and the map's default extent and
+//     feature extents are transformed into it. SR is the one place a request's spatial
+//     reference is read.
 //   - Rotation is degrees anticlockwise about the centre; the extent is the unrotated one.
 //   - A missing MapArea means the map's initial extent.
 package mapview
@@ -27,7 +33,7 @@ import (
 )
 
 // MetersPerDegree converts degrees to metres for scales of geographic maps.
-const MetersPerDegree = 111319.49079327357
+const MetersPerDegree = proj.MetersPerDegree
 
 const metersPerInch = 0.0254
 
@@ -54,7 +60,11 @@ type View struct {
 	Height   int
 	DPI      float64
 	Rotation float64 // degrees anticlockwise
-	SR       proj.SR
+	// SR is the system the image is drawn in: the map's, or the one the request asks for.
+	SR proj.SR
+	// MetersPerUnit is the length of one unit of SR in metres, for scales (0: guessed from SR,
+	// MetersPerDegree for a geographic system, else 1).
+	MetersPerUnit float64
 }
 
 // Resolution returns map units per pixel.
@@ -62,7 +72,7 @@ func (v View) Resolution() float64 { return (v.Extent.Max[0] - v.Extent.Min[0]) 
 
 // Scale returns the map scale denominator.
 func (v View) Scale() float64 {
-	return v.Resolution() * metersPerUnit(v.SR) * v.DPI / metersPerInch
+	return v.Resolution() * v.metersPerUnit() * v.DPI / metersPerInch
 }
 
 // ToMap converts a pixel position (origin top left, y down) to map coordinates, rotation
@@ -88,8 +98,11 @@ func (v View) ToPixel(p orb.Point) (float64, float64) {
 	return float64(v.Width)/2 + rx/res, float64(v.Height)/2 - ry/res
 }
 
-func metersPerUnit(sr proj.SR) float64 {
-	if sr.IsGeographic() {
+func (v View) metersPerUnit() float64 {
+	switch {
+	case v.MetersPerUnit > 0:
+		return v.MetersPerUnit
+	case v.SR.IsGeographic():
 		return MetersPerDegree
 	}
 	return 1
@@ -102,6 +115,9 @@ type Map interface {
 	// FeatureBounds returns the union of the bounds of the given features of a layer, in the
 	// map's spatial reference (every feature when ids is empty).
 	FeatureBounds(layerID int, ids []int) (orb.Bound, error)
+	// Systems describes and transforms spatial references, for a view in another system than
+	// the map's; nil allows only the map's own.
+	Systems() *proj.Systems
 }
 
 // Limits bound the images a view may describe.
@@ -141,13 +157,19 @@ func Resolve(m Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, lim Li
 	if math.IsNaN(v.Rotation) || math.IsInf(v.Rotation, 0) {
 		return View{}, bad("MapDescription: Rotation must be a finite number")
 	}
-	if md.SpatialReference != nil {
-		sr := srOf(md.SpatialReference)
-		if sr.WKID != 0 && !sr.Same(v.SR) {
-			return View{}, bad("MapDescription: SpatialReference %s differs from the map's %s; reprojected output is not supported", sr, v.SR)
+	r := resolver{m: m, mapSR: v.SR}
+	if sr := SR(md.SpatialReference); !sr.IsZero() && !sr.Same(v.SR) {
+		crs, err := r.crs(sr, "MapDescription/SpatialReference")
+		if err != nil {
+			return View{}, err
+		}
+		v.SR, v.MetersPerUnit = sr, crs.MetersPerUnit
+	} else if sys := m.Systems(); sys != nil && !v.SR.IsZero() {
+		if crs, err := sys.CRS(v.SR); err == nil {
+			v.MetersPerUnit = crs.MetersPerUnit
 		}
 	}
-	ext, err := extentOf(m, md.MapArea, v)
+	ext, err := r.extentOf(md.MapArea, v)
 	if err != nil {
 		return View{}, err
 	}
@@ -155,23 +177,108 @@ func Resolve(m Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, lim Li
 	return v, nil
 }
 
-func srOf(sr gisxml.SpatialReference) proj.SR {
-	f := sr.SpatialReferencePart()
-	if f.WKID != nil {
-		return proj.SR{WKID: *f.WKID}
+// SR reads a request's spatial reference: its WKID (or LatestWKID), else its WKT; the zero SR
+// when it has neither. Every operation reads spatial references through it.
+func SR(sr gisxml.SpatialReference) proj.SR {
+	if sr == nil {
+		return proj.SR{}
 	}
-	if f.LatestWKID != nil {
+	f := sr.SpatialReferencePart()
+	if f == nil {
+		return proj.SR{}
+	}
+	switch {
+	case f.WKID != nil && *f.WKID != 0:
+		return proj.SR{WKID: *f.WKID}
+	case f.LatestWKID != nil && *f.LatestWKID != 0:
 		return proj.SR{WKID: *f.LatestWKID}
+	case f.WKT != nil && strings.TrimSpace(*f.WKT) != "":
+		return proj.SR{Text: strings.TrimSpace(*f.WKT)}
 	}
 	return proj.SR{}
 }
 
-// envelope reads an Envelope value into a bound.
-func envelope(e gisxml.Envelope, what string) (orb.Bound, error) {
+// resolver reads a request's map area for a map, transforming what is not in the view's
+// system.
+type resolver struct {
+	m     Map
+	mapSR proj.SR
+}
+
+func (r resolver) crs(sr proj.SR, what string) (proj.CRS, error) {
+	sys := r.m.Systems()
+	if sys == nil {
+		return proj.CRS{}, bad("%s: %s differs from the map's %s, and this map cannot be drawn in another system", what, sr.Name(), r.mapSR.Name())
+	}
+	c, err := sys.CRS(sr)
+	if err != nil {
+		return proj.CRS{}, bad("%s: %v", what, err)
+	}
+	return c, nil
+}
+
+// bound returns b, in from, in the view's system to.
+func (r resolver) bound(b orb.Bound, from, to proj.SR, what string) (orb.Bound, error) {
+	if from.IsZero() || from.Same(to) || b.IsEmpty() {
+		return b, nil
+	}
+	t, err := r.transformer(from, to, what)
+	if err != nil {
+		return orb.Bound{}, err
+	}
+	out, err := t.Bound(b)
+	if err != nil {
+		return orb.Bound{}, bad("%s: %v", what, err)
+	}
+	return out, nil
+}
+
+func (r resolver) point(p orb.Point, from, to proj.SR, what string) (orb.Point, error) {
+	if from.IsZero() || from.Same(to) {
+		return p, nil
+	}
+	t, err := r.transformer(from, to, what)
+	if err != nil {
+		return orb.Point{}, err
+	}
+	out, err := t.Point(p)
+	if err != nil {
+		return orb.Point{}, bad("%s: %v", what, err)
+	}
+	return out, nil
+}
+
+func (r resolver) transformer(from, to proj.SR, what string) (*proj.Transformer, error) {
+	sys := r.m.Systems()
+	if sys == nil {
+		return nil, bad("%s: %s differs from the map's %s, and this map cannot be drawn in another system", what, from.Name(), to.Name())
+	}
+	t, err := sys.Transformer(from, to)
+	if err != nil {
+		return nil, bad("%s: %v", what, err)
+	}
+	return t, nil
+}
+
+// defaultExtent is the map's default extent in the view's system.
+func (r resolver) defaultExtent(v View) (orb.Bound, error) {
+	return r.bound(r.m.DefaultExtent(), r.mapSR, v.SR, "the map's default extent")
+}
+
+// envelope reads an Envelope value into a bound, in the view's system.
+func (r resolver) envelope(e gisxml.Envelope, v View, what string) (orb.Bound, error) {
 	env, ok := e.(*gisxml.EnvelopeN)
 	if !ok || env == nil {
 		return orb.Bound{}, bad("%s: an EnvelopeN is required", what)
 	}
+	b, err := envelope(env, what)
+	if err != nil {
+		return orb.Bound{}, err
+	}
+	return r.bound(b, SR(env.SpatialReference), v.SR, what)
+}
+
+func envelope(env *gisxml.EnvelopeN, what string) (orb.Bound, error) {
 	b := orb.Bound{Min: orb.Point{env.XMin, env.YMin}, Max: orb.Point{env.XMax, env.YMax}}
 	for _, f := range []float64{env.XMin, env.YMin, env.XMax, env.YMax} {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -184,7 +291,13 @@ func envelope(e gisxml.Envelope, what string) (orb.Bound, error) {
 	return b, nil
 }
 
-func point(p gisxml.Point, what string) (orb.Point, error) {
+// center reads a map area's centre in the view's system; the default extent's centre when
+// it has none.
+func (r resolver) center(p gisxml.Point, v View, what string) (orb.Point, error) {
+	if p == nil {
+		d, err := r.defaultExtent(v)
+		return d.Center(), err
+	}
 	pn, ok := p.(*gisxml.PointN)
 	if !ok || pn == nil {
 		return orb.Point{}, bad("%s: a PointN is required", what)
@@ -192,12 +305,12 @@ func point(p gisxml.Point, what string) (orb.Point, error) {
 	if math.IsNaN(pn.X) || math.IsNaN(pn.Y) || math.IsInf(pn.X, 0) || math.IsInf(pn.Y, 0) {
 		return orb.Point{}, bad("%s: coordinates must be finite numbers", what)
 	}
-	return orb.Point{pn.X, pn.Y}, nil
+	return r.point(orb.Point{pn.X, pn.Y}, SR(pn.SpatialReference), v.SR, what)
 }
 
 // sizeAt returns the ground size in map units of the image at a scale.
 func sizeAt(v View, scale float64) (w, h float64) {
-	unitsPerPixel := scale * metersPerInch / v.DPI / metersPerUnit(v.SR)
+	unitsPerPixel := scale * metersPerInch / v.DPI / v.metersPerUnit()
 	return unitsPerPixel * float64(v.Width), unitsPerPixel * float64(v.Height)
 }
 
@@ -205,26 +318,22 @@ func around(c orb.Point, w, h float64) orb.Bound {
 	return orb.Bound{Min: orb.Point{c[0] - w/2, c[1] - h/2}, Max: orb.Point{c[0] + w/2, c[1] + h/2}}
 }
 
-func extentOf(m Map, area gisxml.MapArea, v View) (orb.Bound, error) {
+func (r resolver) extentOf(area gisxml.MapArea, v View) (orb.Bound, error) {
 	switch a := area.(type) {
 	case nil:
-		return m.DefaultExtent(), nil
+		return r.defaultExtent(v)
 	case *gisxml.MapExtent:
 		if a.Extent == nil {
-			return m.DefaultExtent(), nil
+			return r.defaultExtent(v)
 		}
-		return envelope(a.Extent, "MapArea/Extent")
+		return r.envelope(a.Extent, v, "MapArea/Extent")
 	case *gisxml.CenterAndScale:
 		if a.Scale <= 0 || math.IsNaN(a.Scale) || math.IsInf(a.Scale, 0) {
 			return orb.Bound{}, bad("MapArea/Scale must be a positive number (got %g)", a.Scale)
 		}
-		c := m.DefaultExtent().Center()
-		if a.Center != nil {
-			p, err := point(a.Center, "MapArea/Center")
-			if err != nil {
-				return orb.Bound{}, err
-			}
-			c = p
+		c, err := r.center(a.Center, v, "MapArea/Center")
+		if err != nil {
+			return orb.Bound{}, err
 		}
 		vv := v
 		if a.DPI != nil && *a.DPI != 0 {
@@ -240,22 +349,21 @@ func extentOf(m Map, area gisxml.MapArea, v View) (orb.Bound, error) {
 		if a.Width <= 0 || a.Height <= 0 {
 			return orb.Bound{}, bad("MapArea: Width and Height must be positive (got %g×%g)", a.Width, a.Height)
 		}
-		c := m.DefaultExtent().Center()
-		if a.Center != nil {
-			p, err := point(a.Center, "MapArea/Center")
-			if err != nil {
-				return orb.Bound{}, err
-			}
-			c = p
+		c, err := r.center(a.Center, v, "MapArea/Center")
+		if err != nil {
+			return orb.Bound{}, err
 		}
-		f, err := unitsToMap(a.Units, v.SR)
+		f, err := unitsToMap(a.Units, v)
 		if err != nil {
 			return orb.Bound{}, err
 		}
 		return around(c, a.Width*f, a.Height*f), nil
 	case *gisxml.FeatureExtent:
-		b, err := m.FeatureBounds(a.LayerID, a.FeatureIDs)
+		b, err := r.m.FeatureBounds(a.LayerID, a.FeatureIDs)
 		if err != nil {
+			return orb.Bound{}, err
+		}
+		if b, err = r.bound(b, r.mapSR, v.SR, "MapArea/FeatureIDs"); err != nil {
 			return orb.Bound{}, err
 		}
 		ratio := a.ExpandRatio
@@ -279,7 +387,7 @@ func extentOf(m Map, area gisxml.MapArea, v View) (orb.Bound, error) {
 
 // unitsToMap returns how many map units one unit of a CenterAndSize's Units string is. Units
 // may be a gisUnits value ("gisMeters"), its esri spelling, or a plain name ("meters").
-func unitsToMap(units string, sr proj.SR) (float64, error) {
+func unitsToMap(units string, v View) (float64, error) {
 	u := strings.ToLower(strings.TrimSpace(units))
 	u = strings.TrimPrefix(strings.TrimPrefix(u, "gis"), "esri")
 	meters := map[string]float64{
@@ -287,10 +395,10 @@ func unitsToMap(units string, sr proj.SR) (float64, error) {
 		"feet": 0.3048, "yards": 0.9144, "miles": 1609.344, "nauticalmiles": 1852, "inches": 0.0254, "points": 0.0254 / 72,
 	}
 	if u == "decimaldegrees" || u == "degrees" {
-		if sr.IsGeographic() {
+		if v.metersPerUnit() == MetersPerDegree {
 			return 1, nil
 		}
-		return MetersPerDegree, nil
+		return MetersPerDegree / v.metersPerUnit(), nil
 	}
 	m, ok := meters[u]
 	if !ok {
@@ -299,7 +407,7 @@ func unitsToMap(units string, sr proj.SR) (float64, error) {
 	if m == 0 { // map units
 		return 1, nil
 	}
-	return m / metersPerUnit(sr), nil
+	return m / v.metersPerUnit(), nil
 }
 
 // fitAspect grows b about its centre so that its aspect ratio equals w/h.

@@ -3,6 +3,7 @@ package mapview_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -15,7 +16,10 @@ import (
 type fakeMap struct {
 	sr  proj.SR
 	ext orb.Bound
+	sys *proj.Systems
 }
+
+func (m fakeMap) Systems() *proj.Systems { return m.sys }
 
 func (m fakeMap) SpatialReference() proj.SR { return m.sr }
 func (m fakeMap) DefaultExtent() orb.Bound  { return m.ext }
@@ -150,3 +154,41 @@ func TestResolveErrors(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestResolveOtherSystem: a MapDescription in another system than the map's draws in it, its
+// default extent transformed; an Extent in a third system is transformed; a system the engine
+// does not know is a bad request naming its WKID.
+func TestResolveOtherSystem(t *testing.T) {
+	m := fakeMap{sr: proj.SR{WKID: 3857}, ext: orb.Bound{Min: orb.Point{-proj.MaxExtent, 0}, Max: orb.Point{proj.MaxExtent, proj.MaxExtent}}, sys: proj.NewSystems(0)}
+	geo := &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(4326)}}
+	v, err := mapview.Resolve(m, &gisxml.MapDescription{SpatialReference: geo}, display(400, 200, 96), mapview.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := orb.Bound{Min: orb.Point{-180, -2.5}, Max: orb.Point{180, 177.5}} // 0..85.05° grown to 2:1 about its centre
+	if v.SR.WKID != 4326 || math.Abs(v.Extent.Min[0]-want.Min[0]) > 1e-9 || math.Abs(v.Extent.Max[1]-v.Extent.Min[1]-180) > 1e-9 {
+		t.Errorf("extent = %v (SR %v), want about %v", v.Extent, v.SR, want)
+	}
+	if got, want := v.Scale(), 360.0/400*proj.MetersPerDegree*96/0.0254; math.Abs(got-want) > 1e-3 {
+		t.Errorf("scale = %g, want %g (degrees counted on the equator)", got, want)
+	}
+	// An Extent in Web Mercator for a map drawn in 4326.
+	merc := &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(102100)}}
+	area := &gisxml.MapExtent{MapAreaFields: gisxml.MapAreaFields{Extent: &gisxml.EnvelopeN{XMin: 0, YMin: 0, XMax: proj.MaxExtent / 2, YMax: proj.MaxExtent / 4, SpatialReference: merc}}}
+	v, err = mapview.Resolve(m, &gisxml.MapDescription{SpatialReference: geo, MapArea: area}, display(400, 200, 96), mapview.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(v.Extent.Max[0]-90) > 1e-9 || math.Abs(v.Extent.Center()[1]-proj.FromMercator(orb.Point{0, proj.MaxExtent / 8})[1]) > 30 {
+		t.Errorf("extent from Web Mercator = %v", v.Extent)
+	}
+	unknown := &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(99999)}}
+	_, err = mapview.Resolve(m, &gisxml.MapDescription{SpatialReference: unknown}, display(10, 10, 96), mapview.Limits{})
+	var bad *mapview.BadRequestError
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "WKID 99999") {
+		t.Errorf("unknown system: err = %v, want a BadRequestError naming WKID 99999", err)
+	}
+	if sr := mapview.SR(&gisxml.UnknownCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKT: ptr(" PROJCS[x] ")}}); sr.Text != "PROJCS[x]" || sr.WKID != 0 {
+		t.Errorf("SR of a WKT = %+v", sr)
+	}
+}

@@ -1,22 +1,32 @@
-// Package proj holds the spatial references mapfarm understands and the math
-// that moves coordinates between them.
+// Package proj holds the spatial references mapfarm understands and moves coordinates between
+// them.
 //
-// Only two coordinate systems are built in: WGS 84 geographic coordinates
-// (WKID 4326, longitude/latitude in degrees) and WGS 84 Web Mercator
-// (WKID 3857, also known by its Esri and legacy codes 102100, 102113 and
-// 900913). Any other WKID can still be carried around in an SR value, and
-// data stored in it can be served as long as no transformation is needed;
-// Transform reports an error for any pair it cannot convert.
+// A spatial reference (SR) is a well-known ID (an EPSG or Esri WKID) or, for a system without
+// one, its well-known text. What an SR means — geographic or projected, its linear unit, its
+// area of use, its Esri WKT — is a CRS, and coordinates move between two SRs through a
+// Transformer. Systems hands out both and keeps the most recently used ones (building a PROJ
+// transformation reads PROJ's database and costs milliseconds).
 //
-// Web Mercator is spherical: it uses the WGS 84 semi-major axis as the sphere
-// radius, as EPSG:3857 defines. Latitudes beyond ±MaxLatitude are clamped
-// before projection so that the poles map to finite coordinates.
+// Two engines do the work, chosen when the binary is built:
+//
+//   - with the build tag proj, PROJ itself (through github.com/twpayne/go-proj and a few direct
+//     calls into libproj for a CRS's metadata): every EPSG and Esri WKID and WKT that PROJ knows,
+//     with datum shifts where PROJ's database gives them;
+//   - without it, the built-in engine (pure Go): WGS 84 geographic coordinates (WKID 4326) and
+//     Web Mercator (3857, 102100, 102113, 900913), nothing else. Any other system is an error
+//     wrapping ErrUnsupported that names the WKID.
+//
+// Both engines compute 4326 ↔ Web Mercator with the same Go code (ToMercator, FromMercator):
+// Web Mercator is spherical, with the WGS 84 semi-major axis as the sphere radius, as EPSG:3857
+// defines; latitudes beyond ±MaxLatitude are clamped so that the poles map to finite
+// coordinates. docs/projections.md explains the choice of engines.
 package proj
 
 import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/paulmach/orb"
 )
@@ -47,15 +57,20 @@ const (
 	MaxExtent = math.Pi * EarthRadius
 )
 
-// ErrUnsupported is wrapped by errors about spatial reference pairs this
-// package cannot transform between.
-var ErrUnsupported = errors.New("proj: unsupported transformation")
+// ErrUnsupported is wrapped by errors about spatial references, or pairs of them, that the
+// engine of this build cannot describe or transform between.
+var ErrUnsupported = errors.New("proj: unsupported spatial reference")
 
-// SR is a spatial reference identified by its well-known ID. The zero value
-// (WKID 0) means "unknown".
+// SR is a spatial reference: a well-known ID, or (WKID 0) the well-known text of a system.
+// The zero value means "unknown". SR values are comparable, so they can key maps.
 type SR struct {
 	WKID int
+	// Text is the system's well-known text when it has no WKID (OGC or Esri WKT1, or WKT2).
+	Text string
 }
+
+// IsZero reports whether the SR is unknown (neither WKID nor WKT).
+func (s SR) IsZero() bool { return s.WKID == 0 && strings.TrimSpace(s.Text) == "" }
 
 // IsWebMercator reports whether the SR is Web Mercator under any of its
 // aliases (3857, 102100, 102113, 900913).
@@ -67,18 +82,22 @@ func (s SR) IsWebMercator() bool {
 	return false
 }
 
-// IsGeographic reports whether coordinates in this SR are angles (degrees).
-// Only WGS 84 (4326) and a few common geographic WKIDs are recognised.
+// IsGeographic reports whether coordinates in this SR are angles (degrees), as far as the SR
+// alone tells: a few common geographic WKIDs, or a WKT that defines a geographic system. A
+// CRS from Systems knows it for every system.
 func (s SR) IsGeographic() bool {
 	switch s.WKID {
-	case WGS84, 4269, 4258, 4283, 4617, 4167: // WGS84, NAD83, ETRS89, GDA94, NAD83(CSRS), NZGD2000
+	case WGS84, 4269, 4258, 4283, 4617, 4167, 4267, 4230: // WGS84, NAD83, ETRS89, GDA94, NAD83(CSRS), NZGD2000, NAD27, ED50
 		return true
+	case 0:
+		w := strings.ToUpper(strings.TrimSpace(s.Text))
+		return strings.HasPrefix(w, "GEOGCS[") || strings.HasPrefix(w, "GEOGCRS[") || strings.HasPrefix(w, "GEODCRS[")
 	}
 	return false
 }
 
-// Known reports whether the package knows this SR's definition (WKT and
-// precision), i.e. it is WGS 84 or Web Mercator.
+// Known reports whether the SR is one of the built-in systems (WGS 84 or Web Mercator), which
+// every build describes and transforms without asking an engine.
 func (s SR) Known() bool { return s.WKID == WGS84 || s.IsWebMercator() }
 
 // Units returns "degrees" for a geographic SR and "meters" otherwise.
@@ -99,15 +118,35 @@ func (s SR) LatestWKID() int {
 }
 
 // Same reports whether s and o denote the same coordinate system, treating
-// Web Mercator aliases as equal.
-func (s SR) Same(o SR) bool { return s.LatestWKID() == o.LatestWKID() }
+// Web Mercator aliases as equal. Two WKT-only SRs are the same when their texts are.
+func (s SR) Same(o SR) bool {
+	if s.WKID == 0 && o.WKID == 0 {
+		return strings.TrimSpace(s.Text) == strings.TrimSpace(o.Text)
+	}
+	return s.LatestWKID() == o.LatestWKID()
+}
 
-// String returns "EPSG:<wkid>" (or "unknown" for WKID 0).
+// String returns "EPSG:<wkid>", "WKT …" (cut) for a WKT-only SR, or "unknown".
 func (s SR) String() string {
-	if s.WKID == 0 {
+	switch {
+	case s.WKID != 0:
+		return fmt.Sprintf("EPSG:%d", s.WKID)
+	case s.IsZero():
 		return "unknown"
 	}
-	return fmt.Sprintf("EPSG:%d", s.WKID)
+	w := strings.TrimSpace(s.Text)
+	if len(w) > 60 {
+		w = w[:60] + "…"
+	}
+	return "WKT " + w
+}
+
+// Name names the SR in messages: "WKID 5070", or its WKT (cut).
+func (s SR) Name() string {
+	if s.WKID != 0 {
+		return fmt.Sprintf("WKID %d", s.WKID)
+	}
+	return s.String()
 }
 
 // Esri-style WKT, as ArcGIS Server 10.7 reports these systems.
@@ -121,8 +160,9 @@ const (
 		`UNIT["Meter",1.0],AUTHORITY["EPSG",3857]]`
 )
 
-// WKT returns the Esri-style well-known text ArcGIS reports for the SR, or
-// "" when the SR is not one of the built-in systems.
+// WKT returns the Esri-style well-known text ArcGIS reports for the SR: the built-in text of
+// WGS 84 and Web Mercator, the SR's own WKT when it has one, else "" (a CRS from Systems has
+// the text PROJ writes for any system).
 func (s SR) WKT() string {
 	switch {
 	case s.WKID == WGS84:
@@ -130,7 +170,7 @@ func (s SR) WKT() string {
 	case s.IsWebMercator():
 		return wktWebMercator
 	}
-	return ""
+	return strings.TrimSpace(s.Text)
 }
 
 // Precision is the coordinate grid ArcGIS attaches to a spatial reference
@@ -183,27 +223,9 @@ func FromMercator(p orb.Point) orb.Point {
 	return orb.Point{lon, lat}
 }
 
-func identity(p orb.Point) orb.Point { return p }
-
-// Transform returns the point function that converts coordinates from one SR
-// to another. Equal SRs (including Web Mercator aliases) give the identity;
-// 4326 ↔ Web Mercator give ToMercator and FromMercator. Any other pair is an
-// error wrapping ErrUnsupported.
-func Transform(from, to SR) (func(orb.Point) orb.Point, error) {
-	switch {
-	case from.Same(to):
-		return identity, nil
-	case from.WKID == WGS84 && to.IsWebMercator():
-		return ToMercator, nil
-	case from.IsWebMercator() && to.WKID == WGS84:
-		return FromMercator, nil
-	}
-	return nil, fmt.Errorf("%w: %v to %v (only 4326 and 3857/102100 are supported)", ErrUnsupported, from, to)
-}
-
-// Bound transforms a bound by projecting its corners. Both built-in
-// transformations are monotone on each axis, so the corners are exact.
-// An empty bound is returned unchanged.
+// Bound transforms a bound by projecting its corners, for transformations monotone on each
+// axis (the built-in ones). An empty bound is returned unchanged. Transformer.Bound follows
+// the edges of any transformation.
 func Bound(b orb.Bound, fn func(orb.Point) orb.Point) orb.Bound {
 	if b.IsEmpty() {
 		return b
@@ -215,43 +237,66 @@ func Bound(b orb.Bound, fn func(orb.Point) orb.Point) orb.Bound {
 // A nil geometry is returned as nil. Bounds inside g (orb.Bound) are
 // transformed by their corners.
 func Geometry(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
-	switch g := g.(type) {
-	case nil:
+	_ = eachSlice(g, func(ps []orb.Point) error {
+		for i, p := range ps {
+			ps[i] = fn(p)
+		}
 		return nil
+	})
+	switch g := g.(type) {
 	case orb.Point:
 		return fn(g)
-	case orb.MultiPoint:
-		points(g, fn)
-	case orb.LineString:
-		points(g, fn)
-	case orb.Ring:
-		points(g, fn)
-	case orb.MultiLineString:
-		for _, ls := range g {
-			points(ls, fn)
-		}
-	case orb.Polygon:
-		for _, r := range g {
-			points(r, fn)
-		}
-	case orb.MultiPolygon:
-		for _, p := range g {
-			for _, r := range p {
-				points(r, fn)
-			}
-		}
-	case orb.Collection:
-		for i := range g {
-			g[i] = Geometry(g[i], fn)
-		}
 	case orb.Bound:
 		return Bound(g, fn)
+	case orb.Collection:
+		for i := range g {
+			switch c := g[i].(type) {
+			case orb.Point:
+				g[i] = fn(c)
+			case orb.Bound:
+				g[i] = Bound(c, fn)
+			}
+		}
 	}
 	return g
 }
 
-func points[S ~[]orb.Point](ps S, fn func(orb.Point) orb.Point) {
-	for i, p := range ps {
-		ps[i] = fn(p)
+// eachSlice calls fn with every point slice of g (rings, lines, multipoints), stopping at the
+// first error. Points and bounds, which are values, are not visited.
+func eachSlice(g orb.Geometry, fn func([]orb.Point) error) error {
+	switch g := g.(type) {
+	case orb.MultiPoint:
+		return fn(g)
+	case orb.LineString:
+		return fn(g)
+	case orb.Ring:
+		return fn(g)
+	case orb.MultiLineString:
+		for _, ls := range g {
+			if err := fn(ls); err != nil {
+				return err
+			}
+		}
+	case orb.Polygon:
+		for _, r := range g {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+	case orb.MultiPolygon:
+		for _, p := range g {
+			for _, r := range p {
+				if err := fn(r); err != nil {
+					return err
+				}
+			}
+		}
+	case orb.Collection:
+		for _, c := range g {
+			if err := eachSlice(c, fn); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
 }

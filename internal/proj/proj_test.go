@@ -88,9 +88,8 @@ func TestTransform(t *testing.T) {
 		{900913, 4326, orb.Point{-20037508.342789244, 20037508.342789244}, orb.Point{-180, proj.MaxLatitude}, false},
 		{3857, 102100, orb.Point{1, 2}, orb.Point{1, 2}, false},
 		{4326, 4326, orb.Point{1, 2}, orb.Point{1, 2}, false},
-		{32633, 32633, orb.Point{1, 2}, orb.Point{1, 2}, false},
-		{4326, 32633, orb.Point{}, orb.Point{}, true},
-		{27700, 3857, orb.Point{}, orb.Point{}, true},
+		{99999, 99999, orb.Point{}, orb.Point{}, true},
+		{4326, 99999, orb.Point{}, orb.Point{}, true},
 	}
 	for _, tc := range tests {
 		fn, err := proj.Transform(proj.SR{WKID: tc.from}, proj.SR{WKID: tc.to})
@@ -126,5 +125,33 @@ func TestGeometryAndBound(t *testing.T) {
 	}
 	if proj.Geometry(nil, proj.ToMercator) != nil {
 		t.Error("nil geometry should stay nil")
+	}
+}
+
+// TestSystems checks what every build knows: the built-in systems' descriptions, bounds along
+// edges, and a clear error naming an unknown WKID.
+func TestSystems(t *testing.T) {
+	sys := proj.NewSystems(2)
+	c, err := sys.CRS(proj.SR{WKID: 102100})
+	if err != nil || c.Geographic || c.LatestWKID != 3857 || c.MetersPerUnit != 1 || !strings.Contains(c.WKT, "Web_Mercator") {
+		t.Errorf("CRS(102100) = %+v, %v", c, err)
+	}
+	tr, err := sys.Transformer(proj.SR{WKID: 4326}, proj.SR{WKID: 3857})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.Bound(orb.Bound{Min: orb.Point{-180, -90}, Max: orb.Point{180, 90}})
+	if err != nil || !near(b.Max[0], proj.MaxExtent, 1e-6) || !near(b.Max[1], proj.MaxExtent, 1e-6) {
+		t.Errorf("Bound = %v, %v", b, err)
+	}
+	g, err := tr.Geometry(orb.LineString{{0, 0}, {180, 0}})
+	if err != nil || !near(g.(orb.LineString)[1][0], proj.MaxExtent, 1e-6) {
+		t.Errorf("Geometry = %v, %v", g, err)
+	}
+	if _, err := sys.CRS(proj.SR{WKID: 99999}); !errors.Is(err, proj.ErrUnsupported) || !strings.Contains(err.Error(), "WKID 99999") {
+		t.Errorf("CRS(99999) error = %v, want ErrUnsupported naming WKID 99999", err)
+	}
+	if _, err := sys.CRS(proj.SR{}); !errors.Is(err, proj.ErrUnsupported) {
+		t.Errorf("CRS(zero) error = %v", err)
 	}
 }

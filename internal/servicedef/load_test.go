@@ -266,7 +266,7 @@ func TestValidation(t *testing.T) {
             labels:
               - {field: NAME, color: "red", minScale: 10, maxScale: 20}
       - name: Other
-        spatialReference: 32633
+        spatialReference: 99999
         layers:
           - name: L
             source: {geopackage: SAMPLE/world_countries_50m_4326.gpkg, table: countries}
@@ -280,7 +280,7 @@ func TestValidation(t *testing.T) {
 			`15:66: line style "wavy"`,
 			`17:38: label color must be [r, g, b]`,
 			`17:55: inverted scale range`,
-			`22:21: table "countries" is stored in EPSG:4326 and cannot be reprojected to the map's EPSG:32633`,
+			`22:21: table "countries" is stored in EPSG:4326 and cannot be reprojected to the map's EPSG:99999`,
 		}},
 		{"renderers", `services:
   - name: s

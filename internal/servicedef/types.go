@@ -65,9 +65,10 @@ type Map struct {
 	CopyrightText string
 	// SpatialReference (`spatialReference`, required) is the map's
 	// coordinate system, given as a WKID (`3857`) or `{wkid: 3857}`. Layers
-	// stored in another SR are reprojected at load; only 4326 ↔ Web Mercator
-	// (3857/102100/900913) is supported, so any other WKID works only when
-	// every layer's data is stored in it.
+	// stored in another SR are reprojected as they are read: any pair with
+	// PROJ (build tag proj, docs/projections.md), only 4326 ↔ Web Mercator
+	// (3857/102100/900913) without it, so that any other WKID then works only
+	// when every layer's data is stored in it.
 	SpatialReference proj.SR
 	// BackgroundColor (`backgroundColor`, default white) fills the map
 	// image behind the layers.

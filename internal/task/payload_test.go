@@ -40,7 +40,7 @@ func TestExportScaleBarPayload(t *testing.T) {
 // TestExportMapOptional: a payload without the optional drawing options decodes, and the
 // options survive a round trip through the task constructor.
 func TestExportMapOptional(t *testing.T) {
-	bare := `{"v":4,"p":{"id":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
+	bare := `{"v":5,"p":{"id":"r","service":"world","map":"Layers","extent":[0,0,1,1],"width":10,"height":10,"dpi":96,
 		"layers":[{"id":1,"visible":true,"showLabels":false}],"format":"png","key":"k"}}`
 	job, err := task.DecodeExportMap([]byte(bare))
 	if err != nil || job.Layers[0].Drawing != nil || job.Graphics != nil {
@@ -98,7 +98,7 @@ func TestPayloadVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(tk.Payload()), `{"v":4,"p":{`) {
+	if !strings.HasPrefix(string(tk.Payload()), `{"v":5,"p":{`) {
 		t.Errorf("payload %s does not start with its version", tk.Payload())
 	}
 	if m, err := task.DecodeSeedMerge(tk.Payload()); err != nil || m.Job != "j" || m.Parts != 2 {

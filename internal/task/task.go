@@ -71,13 +71,16 @@ type ExportMap struct {
 	TraceID string `json:"traceId,omitempty"`
 	Service string `json:"service"`
 	Map     string `json:"map"`
-	// Extent is xmin, ymin, xmax, ymax in the map's spatial reference, already fitted to the
-	// image's aspect ratio.
-	Extent   [4]float64 `json:"extent"`
-	Width    int        `json:"width"`
-	Height   int        `json:"height"`
-	DPI      float64    `json:"dpi"`
-	Rotation float64    `json:"rotation,omitempty"`
+	// Extent is xmin, ymin, xmax, ymax in the map's spatial reference (or SpatialReference),
+	// already fitted to the image's aspect ratio.
+	Extent [4]float64 `json:"extent"`
+	// SpatialReference, when set, is the system the map is drawn in, when it is not the map's
+	// own: its data are projected on the fly.
+	SpatialReference *SpatialReference `json:"sr,omitempty"`
+	Width            int               `json:"width"`
+	Height           int               `json:"height"`
+	DPI              float64           `json:"dpi"`
+	Rotation         float64           `json:"rotation,omitempty"`
 	// Layers lists every layer's state for this render, in drawing order (bottom first).
 	Layers []LayerOverride `json:"layers"`
 	// Background overrides the map's background colour (RGBA), when set.
@@ -96,6 +99,12 @@ type ExportMap struct {
 	SelectionColor *[4]uint8 `json:"selectionColor,omitempty"`
 	// Graphics are the MapDescription's custom graphics, drawn over the map.
 	Graphics []Graphic `json:"graphics,omitempty"`
+}
+
+// SpatialReference names a coordinate system: its WKID, or its well-known text.
+type SpatialReference struct {
+	WKID int    `json:"wkid,omitempty"`
+	WKT  string `json:"wkt,omitempty"`
 }
 
 // MaxInlineBytes is the largest image a worker sends back in its Result; larger ones are only
@@ -174,9 +183,11 @@ func interactive(typ, id string, payload any, timeout time.Duration) (*asynq.Tas
 // (ErrVersion, never retried) instead of mis-reading it: during a rolling upgrade, run workers
 // of the new version before the api and coordinator that enqueue for them, or drain the queues.
 //
-// Version 4 (this build) added ExportMap.Inline and the results' raw image frame
-// (EncodeResult); version 3 made the drawing types the payload's own (drawing.go).
-const PayloadVersion = 4
+// Version 5 (this build) added ExportMap.SpatialReference (a map drawn in another system than
+// its own: an older worker would draw the extent in the map's system); version 4 added
+// ExportMap.Inline and the results' raw image frame (EncodeResult); version 3 made the drawing
+// types the payload's own (drawing.go).
+const PayloadVersion = 5
 
 // ErrVersion is wrapped by the error of a payload of another version than PayloadVersion.
 var ErrVersion = errors.New("task payload of another version")

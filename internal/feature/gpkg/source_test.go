@@ -140,7 +140,7 @@ func TestReprojectedParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	merc := proj.SR{WKID: proj.WebMercator}
-	got, err := feature.Reprojected(lazy, merc)
+	got, err := feature.Reprojected(lazy, merc, proj.NewSystems(0))
 	if err != nil {
 		t.Fatal(err)
 	}
