@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/mapfarm/mapfarm/internal/blob"
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -102,15 +102,7 @@ func (b *syncBuffer) String() string {
 
 func newFaultFixture(t *testing.T, export exporterFunc, timeout ...time.Duration) *faultFixture {
 	t.Helper()
-	def, err := servicedef.Load(filepath.Join("..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Open(context.Background(), def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
+	cat := catalogtest.Open(t, filepath.Join("..", "services", "services.yaml"))
 	f := &faultFixture{store: &countingStore{}, logs: &syncBuffer{}}
 	logger := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ops := mapserver.New(mapserver.Params{Catalog: cat, Exporter: export, Logger: logger, NewID: NewID,

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/seed"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -47,15 +47,7 @@ func displayXML(tag string, w, h int, dpi string) string {
 // soap:Client fault naming the limit and its value, no render is asked for, and the refusal is
 // counted in mapfarm_limit_refusals_total under the limit's name.
 func TestLimitsRefuseBeforeQueuing(t *testing.T) {
-	def, err := servicedef.Load(filepath.Join("..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Open(context.Background(), def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
+	cat := catalogtest.Open(t, filepath.Join("..", "services", "services.yaml"))
 	var renders atomic.Int32
 	export := exporterFunc(func(context.Context, task.ExportMap) (task.Result, error) {
 		renders.Add(1)

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/redis/go-redis/v9"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -26,15 +26,7 @@ import (
 func TestWorkerDrawsWhatItsStandInDraws(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
 	t.Cleanup(func() { rdb.Close() })
-	cfg, err := servicedef.Load(filepath.Join("..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
+	cat := catalogtest.Open(t, filepath.Join("..", "services", "services.yaml"))
 	r, err := render.NewRenderer()
 	if err != nil {
 		t.Fatal(err)

@@ -3,13 +3,13 @@ package mapdraw
 import (
 	"context"
 	"image/color"
-	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/paulmach/orb"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -52,15 +52,7 @@ func TestLabelPlacement(t *testing.T) {
 // against the map scale ComputeScale reports (degrees counted as metres on the equator), not the
 // map units taken as metres.
 func TestScaleRangeGeographic(t *testing.T) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := catalogtest.Samples(t)
 	svc, ok := c.Service("world_geographic")
 	if !ok {
 		t.Fatal("no world_geographic service")

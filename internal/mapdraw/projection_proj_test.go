@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/paulmach/orb"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // TestMapInOtherSystemTiles: a map whose own system (5070) is not its data's (the US counties,
@@ -50,15 +50,7 @@ func TestMapInOtherSystemTiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := servicedef.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := catalogtest.Open(t, path)
 	svc, _ := c.Service("albers")
 	m, _ := svc.Map("Layers")
 	scheme, err := m.Def.Cache.TileScheme(m.SR)

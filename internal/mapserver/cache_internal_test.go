@@ -5,19 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/seed"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
@@ -72,15 +71,7 @@ func (f *fakeFarm) renders() []task.CacheMetatile {
 // (negative: none).
 func onDemandServer(t *testing.T, farm *fakeFarm, memory int64) (*Server, *Call) {
 	t.Helper()
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cat.Close() })
+	cat := catalogtest.Samples(t)
 	svc, _ := cat.Service("world")
 	m, _ := svc.Map("Layers")
 	m.Def.Cache.OnDemand = true

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"image/png"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/worker"
@@ -14,7 +15,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
@@ -52,15 +52,7 @@ func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar)
 
 func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
 	t.Helper()
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := catalogtest.Samples(t)
 	r, err := render.NewRenderer()
 	if err != nil {
 		t.Fatal(err)

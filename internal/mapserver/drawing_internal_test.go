@@ -1,28 +1,18 @@
 package mapserver
 
 import (
-	"context"
-	"path/filepath"
 	"reflect"
 	"testing"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+
 	"github.com/mapfarm/mapfarm/internal/gisxml"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // TestRendererRoundTrip converts request renderers to the service definition's and back, as
 // GetDefaultLayerDrawingDescriptions would describe them, and in again: nothing is lost.
 func TestRendererRoundTrip(t *testing.T) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := catalogtest.Samples(t)
 	svc, _ := c.Service("world")
 	m, _ := svc.Map("Layers")
 	countries, _ := m.Layer(1)

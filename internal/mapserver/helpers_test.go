@@ -3,13 +3,13 @@ package mapserver_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // fixture is a server on the sample catalog.
@@ -22,15 +22,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := catalog.Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := catalogtest.Samples(t)
 	limits := mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}
 	f := &fixture{t: t, cat: c, srv: mapserver.New(mapserver.Params{Catalog: c, Limits: limits})}
 	if pg := postgisCatalog(t); pg != nil {
