@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -102,7 +101,7 @@ func (b *syncBuffer) String() string {
 
 func newFaultFixture(t *testing.T, export exporterFunc, timeout ...time.Duration) *faultFixture {
 	t.Helper()
-	cat := catalogtest.Open(t, filepath.Join("..", "services", "services.yaml"))
+	cat := catalogtest.Samples(t)
 	f := &faultFixture{store: &countingStore{}, logs: &syncBuffer{}}
 	logger := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ops := mapserver.New(mapserver.Params{Catalog: cat, Exporter: export, Logger: logger, NewID: NewID,

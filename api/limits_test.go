@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -47,7 +46,7 @@ func displayXML(tag string, w, h int, dpi string) string {
 // soap:Client fault naming the limit and its value, no render is asked for, and the refusal is
 // counted in mapfarm_limit_refusals_total under the limit's name.
 func TestLimitsRefuseBeforeQueuing(t *testing.T) {
-	cat := catalogtest.Open(t, filepath.Join("..", "services", "services.yaml"))
+	cat := catalogtest.Samples(t)
 	var renders atomic.Int32
 	export := exporterFunc(func(context.Context, task.ExportMap) (task.Result, error) {
 		renders.Add(1)

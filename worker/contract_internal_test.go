@@ -5,7 +5,6 @@ import (
 	"context"
 	"image/png"
 	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ import (
 func TestWorkerDrawsWhatItsStandInDraws(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
 	t.Cleanup(func() { rdb.Close() })
-	cat := catalogtest.Open(t, filepath.Join("..", "services", "services.yaml"))
+	cat := catalogtest.Samples(t)
 	r, err := render.NewRenderer()
 	if err != nil {
 		t.Fatal(err)
