@@ -37,9 +37,17 @@ type farm struct {
 	store *blob.MinIO
 }
 
-// startFarm runs api + coordinator + worker on real Redis and MinIO until the test ends. Each
-// option, if any, adjusts the loaded configuration before the farm starts (benchmarks use them).
+// startFarm runs api + coordinator + worker on real Redis and MinIO until the test ends, logging
+// warnings and errors to the test's log. Each option, if any, adjusts the loaded configuration
+// before the farm starts (benchmarks use them).
 func startFarm(t testing.TB, options ...func(*config.Config)) *farm {
+	t.Helper()
+	return startLoggedFarm(t, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), options...)
+}
+
+// startLoggedFarm is startFarm with the farm's logs going to logger, for tests that look at
+// what is logged.
+func startLoggedFarm(t testing.TB, logger *slog.Logger, options ...func(*config.Config)) *farm {
 	t.Helper()
 	mi := testenv.MinIO(t)
 	bucket := testenv.Bucket(t)
@@ -63,7 +71,6 @@ func startFarm(t testing.TB, options ...func(*config.Config)) *farm {
 	ctx, cancel := context.WithCancel(context.Background())
 	urlc := make(chan string, 1)
 	errc := make(chan error, 1)
-	logger := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	go func() {
 		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
 	}()

@@ -18,9 +18,6 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/mapfarm/mapfarm/internal/app"
-	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -352,57 +349,6 @@ func (l *logBuffer) requestLine(rid string, limit time.Duration) string {
 	}
 }
 
-// startLoggedFarm is startFarm (api, coordinator and worker in this process on real Redis and
-// MinIO) with every log line from INFO up kept in logs, for tests that look at what is logged.
-func startLoggedFarm(t testing.TB, logs io.Writer, options ...func(*config.Config)) string {
-	t.Helper()
-	mi := testenv.MinIO(t)
-	for k, v := range map[string]string{
-		"MAPFARM_LISTEN": "127.0.0.1:0", "MAPFARM_SERVICES": "../services/services.yaml",
-		"MAPFARM_REDIS_ADDR": testenv.Redis(t), "MAPFARM_REDIS_DB": strconv.Itoa(testenv.RedisDB(t)),
-		"MAPFARM_STORE": "minio", "MAPFARM_MINIO_ENDPOINT": mi.Endpoint, "MAPFARM_MINIO_BUCKET": testenv.Bucket(t),
-		"MAPFARM_MINIO_ACCESS_KEY": mi.AccessKey, "MAPFARM_MINIO_SECRET_KEY": mi.SecretKey, "MAPFARM_NAMESPACE": namespace,
-	} {
-		t.Setenv(k, v)
-	}
-	cfg, err := config.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range options {
-		o(cfg)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	urlc := make(chan string, 1)
-	errc := make(chan error, 1)
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	go func() {
-		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-errc:
-		cancel()
-		t.Fatalf("farm did not start: %v", err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatal("farm did not start within 60s")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("farm stopped with %v", err)
-			}
-		case <-time.After(40 * time.Second):
-			t.Error("farm did not stop within 40s")
-		}
-	})
-	return url
-}
-
 // panickedTasks returns the tasks of the farm's asynq queues, waiting for a retry or archived
 // (failed for good), whose last error is a panic, as "queue/state/type: error".
 func panickedTasks(t testing.TB, insp *asynq.Inspector) []string {
@@ -449,7 +395,7 @@ func processCPU(t testing.TB) time.Duration {
 // answered.
 func TestHostile(t *testing.T) {
 	logs := &logBuffer{}
-	base := startLoggedFarm(t, logs)
+	base := startLoggedFarm(t, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))).url
 	insp := asynq.NewInspector(asynq.RedisClientOpt{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
 	defer insp.Close()
 	transport := &http.Transport{MaxIdleConnsPerHost: 4}
