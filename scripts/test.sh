@@ -190,10 +190,12 @@ MINIO_BUILD_LOG=$WORK/minio-build.log
 ./scripts/minio.sh path >"$MINIO_BUILD_LOG" 2>&1 &
 MINIO_BUILD_PID=$!
 # Warm the build cache for go vet (plain) and go test (-race) while apt works; errors are
-# reported by the steps themselves, so this one's output is only kept in the temp dir. It builds
-# without the proj tag (libproj-dev may still be on its way): what it leaves in the cache is the
-# third-party packages, most of the compile time, which the tag does not change.
-(go build ./... && go build -race ./...) >"$WORK/warm-build.log" 2>&1 &
+# reported by the steps themselves, so this one's output is only kept in the temp dir. Until
+# libproj-dev is installed it builds without the proj tag: what it leaves in the cache then is
+# the third-party packages, most of the compile time, which the tag does not change.
+warm_tags=()
+[[ -f /usr/include/proj.h ]] && warm_tags=(-tags proj)
+(go build "${warm_tags[@]}" ./... && go build "${warm_tags[@]}" -race ./...) >"$WORK/warm-build.log" 2>&1 &
 WARM_BUILD_PID=$!
 PIDS+=("$WARM_BUILD_PID")
 want_apt=()
