@@ -1,0 +1,83 @@
+package worker
+
+import (
+	"sync"
+	"time"
+)
+
+// memoryReleaser returns the memory freed by heavy renders to the operating system once the
+// last heavy render in progress has finished, at most once per interval (a release that comes
+// too soon is put off to the end of the interval, not dropped, so the last heavy render of a
+// burst is always followed by one).
+//
+// Go's runtime gives freed heap back on its own only slowly (its scavenger), and collects only
+// when the heap grows or every two minutes, so without this a worker that drew a few
+// 4096×4096 images stays at their peak RSS long after. debug.FreeOSMemory collects and returns
+// everything free at once; it costs one full collection, a few milliseconds for a worker's heap.
+type memoryReleaser struct {
+	every time.Duration // not positive: never release
+	free  func()
+
+	mu       sync.Mutex
+	active   int // heavy renders in progress
+	last     time.Time
+	timer    *time.Timer
+	stopped  bool
+	released int // releases done, for tests
+}
+
+func newMemoryReleaser(every time.Duration, free func()) *memoryReleaser {
+	return &memoryReleaser{every: every, free: free}
+}
+
+// start notes a heavy render starting.
+func (m *memoryReleaser) start() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.active++
+}
+
+// done notes a heavy render ending, and releases memory (now, or at the end of the interval)
+// when it was the last one.
+func (m *memoryReleaser) done() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.active--
+	if m.active > 0 || m.every <= 0 || m.timer != nil || m.stopped {
+		return
+	}
+	m.timer = time.AfterFunc(max(0, m.every-time.Since(m.last)), m.release)
+}
+
+// release returns free memory to the OS unless a heavy render has started meanwhile (its end
+// will call for a release of its own).
+func (m *memoryReleaser) release() {
+	m.mu.Lock()
+	m.timer = nil
+	if m.active > 0 || m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	m.last = time.Now()
+	m.released++
+	m.mu.Unlock()
+	m.free()
+}
+
+// stop cancels a release that is waiting.
+func (m *memoryReleaser) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	if m.timer != nil {
+		m.timer.Stop()
+		m.timer = nil
+	}
+}
+
+// releases reports how many releases were done.
+func (m *memoryReleaser) releases() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.released
+}

@@ -1,0 +1,46 @@
+package worker
+
+import (
+	"testing"
+	"time"
+)
+
+// The release follows the last heavy render of a burst, not each one, and one that comes within
+// the interval of the previous release is put off to its end, not dropped.
+func TestMemoryReleaser(t *testing.T) {
+	freed := make(chan time.Time, 8)
+	m := newMemoryReleaser(300*time.Millisecond, func() { freed <- time.Now() })
+	defer m.stop()
+	m.start()
+	m.start()
+	m.done()
+	select {
+	case <-freed:
+		t.Fatal("memory was released while a heavy render was still in progress")
+	case <-time.After(100 * time.Millisecond):
+	}
+	m.done()
+	var first time.Time
+	select {
+	case first = <-freed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no release after the last heavy render ended")
+	}
+	m.start()
+	m.done()
+	select {
+	case at := <-freed:
+		if gap := at.Sub(first); gap < 300*time.Millisecond {
+			t.Errorf("two releases %v apart, want at least the interval (300ms)", gap)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a release due within the interval of the last one was dropped")
+	}
+	if n := m.releases(); n != 2 {
+		t.Errorf("%d releases, want 2", n)
+	}
+	never := newMemoryReleaser(-1, func() { t.Error("released with a negative interval") })
+	never.start()
+	never.done()
+	time.Sleep(50 * time.Millisecond)
+}
