@@ -37,6 +37,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -208,7 +209,7 @@ func New(p Params) *Worker {
 	w := &Worker{p: p, queues: queues, lanes: lanes, err: qerr, inspect: asynq.NewInspectorFromRedisClient(p.Redis),
 		// A one-slot worker's heavy lane gets a slot of its own: the slot is never the heavy one's alone.
 		slots:  make(chan struct{}, max(p.Concurrency, p.HeavySlots+1)),
-		memory: newMemoryReleaser(p.ReleaseMemoryEvery, debug.FreeOSMemory)}
+		memory: newMemoryReleaser(p.ReleaseMemoryEvery, func() { freeOSMemory(p.Logger) })}
 	mux := asynq.NewServeMux()
 	mux.Use(w.track)
 	mux.Use(w.takeSlot)
@@ -344,6 +345,17 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.p.Logger.Info("worker stopped")
 			return nil
 		}
+	}
+}
+
+// freeOSMemory returns the freed memory to the operating system and logs, at debug level, how
+// much the heap kept.
+func freeOSMemory(log *slog.Logger) {
+	debug.FreeOSMemory()
+	if log.Enabled(context.Background(), slog.LevelDebug) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		log.Debug("returned freed memory to the OS", "heap_inuse_mb", ms.HeapInuse>>20, "heap_released_mb", ms.HeapReleased>>20, "sys_mb", ms.Sys>>20)
 	}
 }
 
