@@ -23,7 +23,8 @@ type memoryReleaser struct {
 	last     time.Time
 	timer    *time.Timer
 	stopped  bool
-	released int // releases done, for tests
+	dirty    bool // a heavy render has ended since the last release
+	released int  // releases done, for tests
 }
 
 func newMemoryReleaser(every time.Duration, free func()) *memoryReleaser {
@@ -43,6 +44,7 @@ func (m *memoryReleaser) done() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.active--
+	m.dirty = true
 	if m.active > 0 || m.every <= 0 || m.timer != nil || m.stopped {
 		return
 	}
@@ -60,8 +62,25 @@ func (m *memoryReleaser) release() {
 	}
 	m.last = time.Now()
 	m.released++
+	m.dirty = false
 	m.mu.Unlock()
 	m.free()
+}
+
+// idle releases at once, whatever the interval, when a heavy render has ended since the last
+// release: the worker calls it as it goes to sleep, so an idle worker holds no memory of its
+// last heavy renders.
+func (m *memoryReleaser) idle() {
+	m.mu.Lock()
+	if !m.dirty || m.active > 0 || m.every <= 0 || m.stopped {
+		m.mu.Unlock()
+		return
+	}
+	if m.timer != nil {
+		m.timer.Stop()
+	}
+	m.mu.Unlock()
+	m.release()
 }
 
 // stop cancels a release that is waiting.

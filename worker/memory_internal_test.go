@@ -44,3 +44,32 @@ func TestMemoryReleaser(t *testing.T) {
 	never.done()
 	time.Sleep(50 * time.Millisecond)
 }
+
+// A worker going to sleep releases at once what a heavy render left, even within the interval,
+// and only then.
+func TestMemoryReleaserIdle(t *testing.T) {
+	freed := make(chan struct{}, 8)
+	m := newMemoryReleaser(time.Hour, func() { freed <- struct{}{} })
+	defer m.stop()
+	m.idle()
+	if n := m.releases(); n != 0 {
+		t.Fatalf("%d releases before any heavy render, want 0", n)
+	}
+	m.start()
+	m.done() // the first release is due at once
+	select {
+	case <-freed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no release after the first heavy render")
+	}
+	m.start()
+	m.done() // the next one is an hour away
+	m.idle()
+	if n := m.releases(); n != 2 {
+		t.Errorf("%d releases after going idle, want 2", n)
+	}
+	m.idle()
+	if n := m.releases(); n != 2 {
+		t.Errorf("%d releases after going idle twice with nothing new, want still 2", n)
+	}
+}

@@ -337,6 +337,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		shutdown(servers)
 		if ctx.Err() == nil {
 			w.p.Logger.Debug("worker asleep: its queues are empty", "idle_for", w.idleFor().String())
+			w.memory.idle()
 			w.asleep.Store(true)
 			w.sleep(ctx, wake)
 			w.asleep.Store(false)
@@ -349,8 +350,10 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 // freeOSMemory returns the freed memory to the operating system and logs, at debug level, how
-// much the heap kept.
+// much the heap kept. Two collections: the first moves what sync.Pools hold (the renderer's, the
+// encoders', the store client's buffers) to their victim caches, the second frees them.
 func freeOSMemory(log *slog.Logger) {
+	runtime.GC()
 	debug.FreeOSMemory()
 	if log.Enabled(context.Background(), slog.LevelDebug) {
 		var ms runtime.MemStats
