@@ -23,8 +23,9 @@ import (
 // BenchmarkNormalBesideHeavy measures ordinary renders (256×256 ExportMapImage, one after another)
 // on a 2-slot worker whose queue always holds 4096×4096 renders (three clients sending them back to
 // back), with the heavy lane (lanes=on, the default threshold) and without it (lanes=off: every
-// render on the interactive queue, as before), and reports the ordinary renders' p50 and p99 and
-// the heavy renders done. Real Redis; the worker stores in memory.
+// render on the interactive queue, as before), and with no heavy renders at all (alone), and
+// reports the ordinary renders' p50 and p99 and the heavy renders done. Real Redis; the worker
+// stores in memory.
 //
 //	go test ./worker -run '^$' -bench NormalBesideHeavy -benchtime 100x
 func BenchmarkNormalBesideHeavy(b *testing.B) {
@@ -42,8 +43,13 @@ func BenchmarkNormalBesideHeavy(b *testing.B) {
 			Width: size, Height: size, DPI: 96, Format: "png", Key: "outputs/" + id + ".png", Inline: true,
 			Layers: []task.LayerOverride{{ID: 0, Visible: true, ShowLabels: true}, {ID: 1, Visible: true, ShowLabels: true}}}
 	}
-	for _, lanes := range []bool{true, false} {
-		b.Run(fmt.Sprintf("lanes=%s", map[bool]string{true: "on", false: "off"}[lanes]), func(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		lanes bool
+		heavy int // clients sending heavy renders
+	}{{"alone", true, 0}, {"lanes=on", true, 3}, {"lanes=off", false, 3}} {
+		lanes := tc.lanes
+		b.Run(tc.name, func(b *testing.B) {
 			rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(b), DB: testenv.RedisDB(b)})
 			defer rdb.Close()
 			r, err := render.NewRenderer()
@@ -61,15 +67,18 @@ func BenchmarkNormalBesideHeavy(b *testing.B) {
 				threshold = -1
 			}
 			c := farm.NewClient(rdb, 60*time.Second, farm.HeavyPixels(threshold))
+			// The heavy clients stop first, which cancels their renders; the worker after them.
+			heavyCtx, stopHeavy := context.WithCancel(context.Background())
+			defer stopHeavy()
 			var heavyDone sync.WaitGroup
 			var heavyMu sync.Mutex
 			heavyN := 0
-			for k := range 3 {
+			for k := range tc.heavy {
 				heavyDone.Add(1)
 				go func() {
 					defer heavyDone.Done()
-					for i := 0; ctx.Err() == nil; i++ {
-						if res, err := c.Export(ctx, job(fmt.Sprintf("heavy-%v-%d-%d", lanes, k, i), 4096)); err == nil && res.Error == "" {
+					for i := 0; heavyCtx.Err() == nil; i++ {
+						if res, err := c.Export(heavyCtx, job(fmt.Sprintf("heavy-%v-%d-%d", lanes, k, i), 4096)); err == nil && res.Error == "" {
 							heavyMu.Lock()
 							heavyN++
 							heavyMu.Unlock()
@@ -90,8 +99,11 @@ func BenchmarkNormalBesideHeavy(b *testing.B) {
 				i++
 			}
 			b.StopTimer()
-			cancel()
+			stopHeavy()
 			heavyDone.Wait()
+			for deadline := time.Now().Add(30 * time.Second); w.active.Load() > 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond) // the cancelled renders end
+			}
 			slices.Sort(ms)
 			b.ReportMetric(ms[len(ms)/2], "p50-ms")
 			b.ReportMetric(ms[min(len(ms)-1, len(ms)*99/100)], "p99-ms")
