@@ -44,10 +44,11 @@ func BenchmarkNormalBesideHeavy(b *testing.B) {
 			Layers: []task.LayerOverride{{ID: 0, Visible: true, ShowLabels: true}, {ID: 1, Visible: true, ShowLabels: true}}}
 	}
 	for _, tc := range []struct {
-		name  string
-		lanes bool
-		heavy int // clients sending heavy renders
-	}{{"alone", true, 0}, {"lanes=on", true, 3}, {"lanes=off", false, 3}} {
+		name    string
+		lanes   bool
+		heavy   int           // clients sending heavy renders
+		release time.Duration // Params.ReleaseMemoryEvery
+	}{{"alone", true, 0, 0}, {"lanes=on", true, 3, 0}, {"lanes=on/release=10s", true, 3, 10 * time.Second}, {"lanes=off", false, 3, 0}} {
 		lanes := tc.lanes
 		b.Run(tc.name, func(b *testing.B) {
 			rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(b), DB: testenv.RedisDB(b)})
@@ -57,7 +58,7 @@ func BenchmarkNormalBesideHeavy(b *testing.B) {
 				b.Fatal(err)
 			}
 			w := New(Params{Redis: rdb, Catalog: cat, Concurrency: 2, Renderer: r, Store: &memStore{objs: map[string][]byte{}},
-				Logger: slog.New(slog.DiscardHandler)})
+				ReleaseMemoryEvery: tc.release, Logger: slog.New(slog.DiscardHandler)})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- w.Run(ctx) }()

@@ -5,18 +5,26 @@ import (
 	"time"
 )
 
-// memoryReleaser returns the memory freed by heavy renders to the operating system once the
-// last heavy render in progress has finished, at most once per interval (a release that comes
-// too soon is put off to the end of the interval, not dropped, so the last heavy render of a
-// burst is always followed by one).
+// memoryReleaser returns the memory freed by heavy renders to the operating system when the
+// worker goes to sleep (idle), and, with a positive interval, also once the last heavy render in
+// progress has finished, at most once per interval (a release that comes too soon is put off to
+// the end of the interval, not dropped, so the last heavy render of a burst is followed by one).
+//
+// Releases while the worker works are off by default: a release collects (and, with no task in
+// progress, returns every free page under the runtime's heap lock), and the ordinary renders
+// beside it pay for it: in BenchmarkNormalBesideHeavy their p99 went from about 22 ms to
+// 220–300 ms with a release every 10 s. Large images are not pooled, so between releases the
+// runtime's own collections and scavenger return the memory of heavy renders over seconds.
 //
 // Go's runtime gives freed heap back on its own only slowly (its scavenger), and collects only
 // when the heap grows or every two minutes, so without this a worker that drew a few
 // 4096×4096 images stays at their peak RSS long after. debug.FreeOSMemory collects and returns
 // everything free at once; it costs one full collection, a few milliseconds for a worker's heap.
 type memoryReleaser struct {
-	every time.Duration // not positive: never release
-	free  func()
+	every time.Duration // not positive: only when idle
+	// free releases memory and reports whether it returned all of it to the OS (false: only
+	// collected, the runtime returns the rest over time); idle then releases again.
+	free func() bool
 
 	mu       sync.Mutex
 	active   int // heavy renders in progress
@@ -27,7 +35,7 @@ type memoryReleaser struct {
 	released int  // releases done, for tests
 }
 
-func newMemoryReleaser(every time.Duration, free func()) *memoryReleaser {
+func newMemoryReleaser(every time.Duration, free func() bool) *memoryReleaser {
 	return &memoryReleaser{every: every, free: free}
 }
 
@@ -64,7 +72,11 @@ func (m *memoryReleaser) release() {
 	m.released++
 	m.dirty = false
 	m.mu.Unlock()
-	m.free()
+	if !m.free() {
+		m.mu.Lock()
+		m.dirty = true
+		m.mu.Unlock()
+	}
 }
 
 // idle releases at once, whatever the interval, when a heavy render has ended since the last
@@ -72,7 +84,7 @@ func (m *memoryReleaser) release() {
 // last heavy renders.
 func (m *memoryReleaser) idle() {
 	m.mu.Lock()
-	if !m.dirty || m.active > 0 || m.every <= 0 || m.stopped {
+	if !m.dirty || m.active > 0 || m.stopped {
 		m.mu.Unlock()
 		return
 	}

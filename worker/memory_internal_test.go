@@ -9,7 +9,7 @@ import (
 // the interval of the previous release is put off to its end, not dropped.
 func TestMemoryReleaser(t *testing.T) {
 	freed := make(chan time.Time, 8)
-	m := newMemoryReleaser(300*time.Millisecond, func() { freed <- time.Now() })
+	m := newMemoryReleaser(300*time.Millisecond, func() bool { freed <- time.Now(); return true })
 	defer m.stop()
 	m.start()
 	m.start()
@@ -39,7 +39,7 @@ func TestMemoryReleaser(t *testing.T) {
 	if n := m.releases(); n != 2 {
 		t.Errorf("%d releases, want 2", n)
 	}
-	never := newMemoryReleaser(-1, func() { t.Error("released with a negative interval") })
+	never := newMemoryReleaser(-1, func() bool { t.Error("released with a negative interval"); return true })
 	never.start()
 	never.done()
 	time.Sleep(50 * time.Millisecond)
@@ -49,7 +49,7 @@ func TestMemoryReleaser(t *testing.T) {
 // and only then.
 func TestMemoryReleaserIdle(t *testing.T) {
 	freed := make(chan struct{}, 8)
-	m := newMemoryReleaser(time.Hour, func() { freed <- struct{}{} })
+	m := newMemoryReleaser(time.Hour, func() bool { freed <- struct{}{}; return true })
 	defer m.stop()
 	m.idle()
 	if n := m.releases(); n != 0 {

@@ -17,10 +17,10 @@
 // never draws more than its slots at once, and however many heavy renders are queued, at least
 // one slot is left for the others: ordinary renders do not wait behind 4096×4096 ones.
 //
-// Memory: the renderer does not keep large images for reuse (internal/render), and once the last
-// heavy render in progress has finished, the worker returns the freed memory to the operating
-// system (debug.FreeOSMemory, at most once per ReleaseMemoryEvery), so its RSS comes back to
-// what ordinary renders need instead of staying at the peak of the largest ones.
+// Memory: the renderer does not keep large images for reuse (internal/render), and a worker
+// that goes to sleep after heavy renders returns the freed memory to the operating system
+// (debug.FreeOSMemory), so its RSS comes back to what ordinary renders need instead of staying at
+// the peak of the largest ones; ReleaseMemoryEvery adds releases while it works.
 //
 // Retries: a handler returns asynq.SkipRetry for a request that can never succeed (bad
 // definition expression, unknown map, numbers the renderer refuses), and a plain error for a
@@ -72,8 +72,10 @@ type Params struct {
 	// max(1, Concurrency/2), at most Concurrency-1 so that one is always left for the other
 	// queues. A worker that serves only the heavy queue gives it every slot.
 	HeavySlots int
-	// ReleaseMemoryEvery is how often at most the worker returns freed memory to the operating
-	// system after heavy renders (once none is in progress); default 10s, negative never.
+	// ReleaseMemoryEvery, when positive, is how often at most the worker also releases memory
+	// while it works, once no heavy render is in progress; default 0: only when it goes to
+	// sleep (see memoryReleaser: a release costs the renders beside it up to a few hundred
+	// milliseconds).
 	ReleaseMemoryEvery time.Duration
 	// IdleAfter is how long a worker stays awake with its queues empty before it stops polling
 	// them and sleeps until an enqueue wakes it (task.WakeChannel); default 2s, negative never
@@ -121,7 +123,13 @@ type lane struct {
 	name        string
 	queues      map[string]int
 	concurrency int
+	// poll, when set, is the lane's own poll interval (Params.PollInterval otherwise).
+	poll time.Duration
 }
+
+// heavyPoll is the heavy lane's poll interval beside a normal lane: renders that take seconds do
+// not need the normal lane's millisecond, and an awake worker's polling of Redis does not double.
+const heavyPoll = 10 * time.Millisecond
 
 // laneNames are the lanes' names in logs.
 const (
@@ -159,10 +167,11 @@ func planLanes(names []string, slots, heavySlots int) ([]lane, error) {
 		out = append(out, lane{name: laneNormal, queues: normal, concurrency: slots})
 	}
 	if w, ok := chosen[task.QueueHeavy]; ok {
+		l := lane{name: laneHeavy, queues: map[string]int{task.QueueHeavy: w}, concurrency: heavySlots, poll: heavyPoll}
 		if len(normal) == 0 {
-			heavySlots = slots // nothing else to leave room for
+			l.concurrency, l.poll = slots, 0 // nothing else to leave room for
 		}
-		out = append(out, lane{name: laneHeavy, queues: map[string]int{task.QueueHeavy: w}, concurrency: heavySlots})
+		out = append(out, l)
 	}
 	return out, nil
 }
@@ -197,9 +206,6 @@ func New(p Params) *Worker {
 	for _, l := range lanes {
 		maps.Copy(queues, l.queues)
 	}
-	if p.ReleaseMemoryEvery == 0 {
-		p.ReleaseMemoryEvery = 10 * time.Second
-	}
 	if p.IdleAfter == 0 {
 		p.IdleAfter = 2 * time.Second
 	}
@@ -208,8 +214,9 @@ func New(p Params) *Worker {
 	}
 	w := &Worker{p: p, queues: queues, lanes: lanes, err: qerr, inspect: asynq.NewInspectorFromRedisClient(p.Redis),
 		// A one-slot worker's heavy lane gets a slot of its own: the slot is never the heavy one's alone.
-		slots:  make(chan struct{}, max(p.Concurrency, p.HeavySlots+1)),
-		memory: newMemoryReleaser(p.ReleaseMemoryEvery, func() { freeOSMemory(p.Logger) })}
+		slots: make(chan struct{}, max(p.Concurrency, p.HeavySlots+1)),
+	}
+	w.memory = newMemoryReleaser(p.ReleaseMemoryEvery, w.freeMemory)
 	mux := asynq.NewServeMux()
 	mux.Use(w.track)
 	mux.Use(w.takeSlot)
@@ -240,10 +247,14 @@ func New(p Params) *Worker {
 // newServer returns the asynq server of lane l, which takes tasks while the worker is awake.
 func (w *Worker) newServer(l lane) *asynq.Server {
 	p := w.p
+	poll := p.PollInterval
+	if l.poll > poll {
+		poll = l.poll
+	}
 	return asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
 		Concurrency:       l.concurrency,
 		Queues:            l.queues,
-		TaskCheckInterval: p.PollInterval,
+		TaskCheckInterval: poll,
 		ShutdownTimeout:   30 * time.Second,
 		Logger:            asynqLogger{p.Logger},
 		LogLevel:          asynq.WarnLevel,
@@ -349,17 +360,26 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 }
 
-// freeOSMemory returns the freed memory to the operating system and logs, at debug level, how
-// much the heap kept. Two collections: the first moves what sync.Pools hold (the renderer's, the
-// encoders', the store client's buffers) to their victim caches, the second frees them.
-func freeOSMemory(log *slog.Logger) {
+// freeMemory collects twice (the first collection moves what sync.Pools hold, the renderer's,
+// the encoders', the store client's buffers, to their victim caches, the second frees them),
+// and when no task at all is in progress returns every free page to the operating system at
+// once (debug.FreeOSMemory). That last step holds the runtime's heap lock while it returns the
+// pages, tens of milliseconds after a few 4096×4096 renders, and would stall the renders beside
+// it; with renders in progress the runtime's background scavenger returns the freed pages
+// instead, over seconds (about 30 MB/s here). It logs, at debug level, what the heap kept.
+func (w *Worker) freeMemory() (all bool) {
 	runtime.GC()
-	debug.FreeOSMemory()
-	if log.Enabled(context.Background(), slog.LevelDebug) {
+	if all = w.active.Load() == 0; all {
+		debug.FreeOSMemory()
+	} else {
+		runtime.GC()
+	}
+	if log := w.p.Logger; log.Enabled(context.Background(), slog.LevelDebug) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		log.Debug("returned freed memory to the OS", "heap_inuse_mb", ms.HeapInuse>>20, "heap_released_mb", ms.HeapReleased>>20, "sys_mb", ms.Sys>>20)
+		log.Debug("released memory after heavy renders", "returned_to_os", all, "heap_inuse_mb", ms.HeapInuse>>20, "heap_released_mb", ms.HeapReleased>>20, "sys_mb", ms.Sys>>20)
 	}
+	return all
 }
 
 // shutdown stops the lanes' servers at once, each waiting for its tasks in flight.

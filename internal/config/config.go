@@ -241,11 +241,12 @@ type Worker struct {
 	// 1; at most Concurrency-1, so one slot is always left for other renders (a one-slot worker
 	// gives heavy renders a slot of their own beside it).
 	HeavySlots int `yaml:"heavySlots"`
-	// ReleaseMemoryEvery is how often at most a worker returns freed memory to the operating
-	// system once its heavy renders are done (debug.FreeOSMemory: one full garbage collection),
-	// so that its RSS comes back to its baseline. YAML `worker.releaseMemoryEvery`, env
-	// MAPFARM_WORKER_RELEASE_MEMORY_EVERY. Default 10s; negative: never (the Go runtime then
-	// returns memory on its own, over minutes).
+	// ReleaseMemoryEvery, when positive, makes a worker also release the memory of its heavy
+	// renders while it works, at most this often (garbage collections, and debug.FreeOSMemory
+	// when no task is in progress); it always does when it goes to sleep, so that its RSS comes
+	// back to its baseline. A release costs the renders beside it up to a few hundred
+	// milliseconds (docs/render-lanes.md). YAML `worker.releaseMemoryEvery`, env
+	// MAPFARM_WORKER_RELEASE_MEMORY_EVERY. Default 0: only when going to sleep.
 	ReleaseMemoryEvery time.Duration `yaml:"releaseMemoryEvery"`
 }
 
@@ -491,9 +492,6 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Worker.HeavySlots <= 0 {
 		c.Worker.HeavySlots = max(1, c.Worker.Concurrency/2)
-	}
-	if c.Worker.ReleaseMemoryEvery == 0 {
-		c.Worker.ReleaseMemoryEvery = 10 * time.Second
 	}
 	if c.Worker.PollInterval <= 0 {
 		c.Worker.PollInterval = time.Millisecond

@@ -97,8 +97,8 @@ func TestWorkerHeavyLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Worker.HeavyPixels != 2048*2048 || c.Worker.HeavySlots != 2 || c.Worker.ReleaseMemoryEvery != 10*time.Second {
-		t.Errorf("defaults: heavy pixels %d, heavy slots %d, release every %s; want 4194304, 2 (half of 4), 10s",
+	if c.Worker.HeavyPixels != 2048*2048 || c.Worker.HeavySlots != 2 || c.Worker.ReleaseMemoryEvery != 0 {
+		t.Errorf("defaults: heavy pixels %d, heavy slots %d, release every %s; want 4194304, 2 (half of 4), 0 (when going to sleep only)",
 			c.Worker.HeavyPixels, c.Worker.HeavySlots, c.Worker.ReleaseMemoryEvery)
 	}
 	t.Setenv("MAPFARM_WORKER_HEAVY_PIXELS", "1000000")
