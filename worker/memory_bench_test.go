@@ -37,10 +37,10 @@ func rssMB(b *testing.B) float64 {
 // BenchmarkHeavyRenderRSS draws 30 ExportMapImage renders of 4096×4096 (the soak's heavy rows:
 // plain, and with a selection buffer, which draws on a second full-size surface), two at a time
 // as a 2-slot worker does, after 50 ordinary 256×256 ones, and reports the RSS: at the start
-// (after the ordinary renders), at its peak, after a garbage collection alone (what a worker
-// would reach without the release, before the runtime's slow scavenger returns the memory), and
-// after the worker's release (debug.FreeOSMemory, as memoryReleaser does once the last heavy
-// render is done); then 50 ordinary renders again and the RSS after them.
+// (after the ordinary renders), at its peak, after two garbage collections, 15 s later (the
+// runtime's background scavenger at work), and after the worker's release (debug.FreeOSMemory,
+// as a worker does when it goes to sleep after heavy renders); then 50 ordinary renders again
+// and the RSS after them.
 //
 //	go test ./worker -run '^$' -bench HeavyRenderRSS -benchtime 1x
 func BenchmarkHeavyRenderRSS(b *testing.B) {
