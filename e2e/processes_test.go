@@ -155,7 +155,8 @@ func TestSeparateProcesses(t *testing.T) {
 
 	// The api counts the requests; the coordinator publishes the queues for autoscaling.
 	checkMetrics(t, base+"/metrics", `mapfarm_soap_requests_total{operation="ExportMapImage",outcome="ok"} 24`)
-	checkMetrics(t, "http://"+coordMetrics+"/metrics", `mapfarm_queue_tasks{queue="interactive",state="pending"}`, `mapfarm_queue_latency_seconds{queue="seed"}`)
+	checkMetrics(t, "http://"+coordMetrics+"/metrics", `mapfarm_queue_tasks{queue="interactive",state="pending"}`, `mapfarm_queue_latency_seconds{queue="seed"}`,
+		`mapfarm_queue_tasks{queue="heavy",state="pending"}`)
 	checkMetrics(t, "http://"+coordMetrics+"/readyz", "ready")
 
 	// The operator's tool reads the same service.

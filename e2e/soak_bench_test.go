@@ -71,11 +71,12 @@ type soakSample struct {
 	at                  time.Duration
 	phase               string
 	rssMB               float64
+	heapMB              float64 // Go heap in use (go_memstats_heap_inuse_bytes), -1 unknown
 	goroutines, openFDs int
 }
 
 func (p soakProcess) sample(at time.Duration, phase string) soakSample {
-	s := soakSample{at: at, phase: phase, rssMB: -1, goroutines: -1, openFDs: -1}
+	s := soakSample{at: at, phase: phase, rssMB: -1, heapMB: -1, goroutines: -1, openFDs: -1}
 	pid := strconv.Itoa(p.cmd.Process.Pid)
 	if b, err := os.ReadFile("/proc/" + pid + "/status"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -94,6 +95,10 @@ func (p soakProcess) sample(at time.Duration, phase string) soakSample {
 			if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
 				f, _ := strconv.ParseFloat(v, 64)
 				s.goroutines = int(f)
+			}
+			if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
+				f, _ := strconv.ParseFloat(v, 64)
+				s.heapMB = f / 1e6
 			}
 		}
 		resp.Body.Close()
@@ -267,7 +272,7 @@ func BenchmarkSoak(b *testing.B) {
 		for _, p := range procs {
 			s := p.sample(at, ph)
 			samples[p.role] = append(samples[p.role], s)
-			line += fmt.Sprintf(" | %s rss %6.1f MB gor %4d fds %3d", p.role, s.rssMB, s.goroutines, s.openFDs)
+			line += fmt.Sprintf(" | %s rss %6.1f MB heap %6.1f gor %4d fds %3d", p.role, s.rssMB, s.heapMB, s.goroutines, s.openFDs)
 		}
 		samplesMu.Unlock()
 		fmt.Println(line)

@@ -29,7 +29,7 @@ func recoverPanics(rdb redis.UniversalClient, workerID string, log logger) asynq
 				}
 				id, _ := asynq.GetTaskID(ctx)
 				log.Error("task handler panicked", "type", t.Type(), "task_id", id, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				if q, _ := asynq.GetQueueName(ctx); q == task.QueueInteractive && id != "" {
+				if q, _ := asynq.GetQueueName(ctx); task.IsInteractive(q) && id != "" {
 					res := task.Result{Error: fmt.Sprintf("internal error: the worker failed on this %s task (task id %s)", t.Type(), id)}
 					if rerr := reportResult(ctx, rdb, workerID, id, res); rerr != nil {
 						log.Error("report result", "task_id", id, "err", rerr)

@@ -9,6 +9,19 @@
 //	seed:merge   seedMergeHandler   writes one bundle of a seeding job (seed.go)
 //	cache:metatile  cacheMetatileHandler  draws a cache tile's metatile on demand (seed.go)
 //
+// Lanes: a worker serves its queues in two lanes, each an asynq server of its own. The heavy
+// lane takes task.QueueHeavy (renders whose cost reaches the api's threshold: large images,
+// selection buffers) with HeavySlots slots, fewer than the worker has; the other lane takes
+// QueueInteractive and QueueSeed with all of them. Every task also takes one of the worker's
+// Concurrency render slots (a heavy render beside a one-slot worker gets one more), so a worker
+// never draws more than its slots at once, and however many heavy renders are queued, at least
+// one slot is left for the others: ordinary renders do not wait behind 4096×4096 ones.
+//
+// Memory: the renderer does not keep large images for reuse (internal/render), and a worker
+// that goes to sleep after heavy renders returns the freed memory to the operating system
+// (debug.FreeOSMemory), so its RSS comes back to what ordinary renders need instead of staying at
+// the peak of the largest ones; ReleaseMemoryEvery adds releases while it works.
+//
 // Retries: a handler returns asynq.SkipRetry for a request that can never succeed (bad
 // definition expression, unknown map, numbers the renderer refuses), and a plain error for a
 // transient failure (store unreachable), which asynq retries. A handler that panics is a bug the
@@ -22,7 +35,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,8 +66,17 @@ type Params struct {
 	// Tiles is the store tile caches live in (seeding); nil disables the seed handlers.
 	Tiles        tilecache.Store
 	Renderer     *render.Renderer
-	Concurrency  int           // tasks rendered at once; default 1
+	Concurrency  int           // tasks rendered at once (render slots); default 1
 	PollInterval time.Duration // how often an awake worker with nothing to do checks the queues; default 1ms
+	// HeavySlots is how many of those slots task.QueueHeavy's renders may take at once; default
+	// max(1, Concurrency/2), at most Concurrency-1 so that one is always left for the other
+	// queues. A worker that serves only the heavy queue gives it every slot.
+	HeavySlots int
+	// ReleaseMemoryEvery, when positive, is how often at most the worker also releases memory
+	// while it works, once no heavy render is in progress; default 0: only when it goes to
+	// sleep (see memoryReleaser: a release costs the renders beside it up to a few hundred
+	// milliseconds).
+	ReleaseMemoryEvery time.Duration
 	// IdleAfter is how long a worker stays awake with its queues empty before it stops polling
 	// them and sleeps until an enqueue wakes it (task.WakeChannel); default 2s, negative never
 	// sleeps. A sleeping worker also looks at its queues every SleepCheck (default 5s), for
@@ -62,9 +88,10 @@ type Params struct {
 	ID string
 	// Metrics, when set, records every task's duration and result.
 	Metrics *metrics.Metrics
-	// Queues are the queues to take tasks from (task.QueueInteractive, task.QueueSeed), with
-	// their usual weights; empty means all of them. A worker for only one queue lets seeding
-	// and interactive renders run on separate workers.
+	// Queues are the queues to take tasks from (task.QueueInteractive, which brings
+	// task.QueueHeavy with it, task.QueueHeavy alone, task.QueueSeed), with their usual
+	// weights; empty means all of them. A worker for only one queue lets seeding and
+	// interactive renders run on separate workers.
 	Queues []string
 	// StartAttrs are added to the start log line: the Redis and the store this process uses
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
@@ -76,7 +103,10 @@ type Params struct {
 type Worker struct {
 	p       Params
 	mux     *asynq.ServeMux
-	queues  map[string]int
+	queues  map[string]int // every queue of every lane
+	lanes   []lane
+	slots   chan struct{} // render slots, one token per task in progress
+	memory  *memoryReleaser
 	err     error // a bad Params.Queues, returned by Run
 	inspect *asynq.Inspector
 
@@ -88,21 +118,71 @@ type Worker struct {
 // Asleep reports whether the worker has stopped polling its empty queues (see Run).
 func (w *Worker) Asleep() bool { return w.asleep.Load() }
 
-// queueWeights returns the asynq weights of the named queues; no names: every queue.
-func queueWeights(names []string) (map[string]int, error) {
+// lane is one asynq server of a worker: its queues, with their weights, and its slots.
+type lane struct {
+	name        string
+	queues      map[string]int
+	concurrency int
+	// poll, when set, is the lane's own poll interval (Params.PollInterval otherwise).
+	poll time.Duration
+}
+
+// heavyPoll is the heavy lane's poll interval beside a normal lane: renders that take seconds do
+// not need the normal lane's millisecond, and an awake worker's polling of Redis does not double.
+const heavyPoll = 10 * time.Millisecond
+
+// laneNames are the lanes' names in logs.
+const (
+	laneNormal = "normal"
+	laneHeavy  = "heavy"
+)
+
+// planLanes splits the named queues (none: every queue) into the worker's lanes: the heavy
+// queue in a lane of heavySlots, the others in one of slots. Naming task.QueueInteractive
+// brings task.QueueHeavy with it.
+func planLanes(names []string, slots, heavySlots int) ([]lane, error) {
 	all := task.QueuePriorities()
+	chosen := map[string]int{}
 	if len(names) == 0 {
-		return all, nil
+		chosen = all
 	}
-	out := map[string]int{}
 	for _, n := range names {
 		w, ok := all[n]
 		if !ok {
-			return nil, fmt.Errorf("worker: no queue %q (the queues are %s and %s)", n, task.QueueInteractive, task.QueueSeed)
+			return nil, fmt.Errorf("worker: no queue %q (the queues are %s, %s and %s)", n, task.QueueInteractive, task.QueueHeavy, task.QueueSeed)
 		}
-		out[n] = w
+		chosen[n] = w
+		if n == task.QueueInteractive {
+			chosen[task.QueueHeavy] = all[task.QueueHeavy]
+		}
+	}
+	normal := map[string]int{}
+	for q, w := range chosen {
+		if q != task.QueueHeavy {
+			normal[q] = w
+		}
+	}
+	var out []lane
+	if len(normal) > 0 {
+		out = append(out, lane{name: laneNormal, queues: normal, concurrency: slots})
+	}
+	if w, ok := chosen[task.QueueHeavy]; ok {
+		l := lane{name: laneHeavy, queues: map[string]int{task.QueueHeavy: w}, concurrency: heavySlots, poll: heavyPoll}
+		if len(normal) == 0 {
+			l.concurrency, l.poll = slots, 0 // nothing else to leave room for
+		}
+		out = append(out, l)
 	}
 	return out, nil
+}
+
+// heavySlots is the heavy lane's share of slots render slots: want (0: half), at least 1 and,
+// with two slots or more, at most all but one.
+func heavySlots(want, slots int) int {
+	if want <= 0 {
+		want = slots / 2
+	}
+	return max(1, min(want, slots-1))
 }
 
 // New returns a Worker; Run starts it.
@@ -120,9 +200,11 @@ func New(p Params) *Worker {
 		host, _ := os.Hostname()
 		p.ID = fmt.Sprintf("%s:%d", host, os.Getpid())
 	}
-	queues, qerr := queueWeights(p.Queues)
-	if qerr != nil {
-		queues = map[string]int{} // Run refuses to start
+	p.HeavySlots = heavySlots(p.HeavySlots, p.Concurrency)
+	lanes, qerr := planLanes(p.Queues, p.Concurrency, p.HeavySlots)
+	queues := map[string]int{}
+	for _, l := range lanes {
+		maps.Copy(queues, l.queues)
 	}
 	if p.IdleAfter == 0 {
 		p.IdleAfter = 2 * time.Second
@@ -130,9 +212,14 @@ func New(p Params) *Worker {
 	if p.SleepCheck <= 0 {
 		p.SleepCheck = 5 * time.Second
 	}
-	w := &Worker{p: p, queues: queues, err: qerr, inspect: asynq.NewInspectorFromRedisClient(p.Redis)}
+	w := &Worker{p: p, queues: queues, lanes: lanes, err: qerr, inspect: asynq.NewInspectorFromRedisClient(p.Redis),
+		// A one-slot worker's heavy lane gets a slot of its own: the slot is never the heavy one's alone.
+		slots: make(chan struct{}, max(p.Concurrency, p.HeavySlots+1)),
+	}
+	w.memory = newMemoryReleaser(p.ReleaseMemoryEvery, w.freeMemory)
 	mux := asynq.NewServeMux()
 	mux.Use(w.track)
+	mux.Use(w.takeSlot)
 	watch := &redisWatch{}
 	p.Redis.AddHook(watch)
 	mux.Use(awaitRedis(watch, p.Redis, redisAwayWait, redisAwayPoll))
@@ -157,21 +244,44 @@ func New(p Params) *Worker {
 	return w
 }
 
-// newServer returns the asynq server that takes tasks while the worker is awake.
-func (w *Worker) newServer() *asynq.Server {
+// newServer returns the asynq server of lane l, which takes tasks while the worker is awake.
+func (w *Worker) newServer(l lane) *asynq.Server {
 	p := w.p
+	poll := p.PollInterval
+	if l.poll > poll {
+		poll = l.poll
+	}
 	return asynq.NewServerFromRedisClient(p.Redis, asynq.Config{
-		Concurrency:       p.Concurrency,
-		Queues:            w.queues,
-		TaskCheckInterval: p.PollInterval,
+		Concurrency:       l.concurrency,
+		Queues:            l.queues,
+		TaskCheckInterval: poll,
 		ShutdownTimeout:   30 * time.Second,
 		Logger:            asynqLogger{p.Logger},
 		LogLevel:          asynq.WarnLevel,
 		RetryDelayFunc:    retryDelay,
 		ErrorHandler: asynq.ErrorHandlerFunc(func(ctx context.Context, t *asynq.Task, err error) {
 			id, _ := asynq.GetTaskID(ctx)
-			p.Logger.Warn("task failed", "type", t.Type(), "task_id", id, "err", err)
+			q, _ := asynq.GetQueueName(ctx)
+			p.Logger.Warn("task failed", "type", t.Type(), "queue", q, "task_id", id, "err", err)
 		}),
+	})
+}
+
+// takeSlot holds one of the worker's render slots while a task runs; a task of the heavy queue
+// also counts for the memory release that follows heavy renders.
+func (w *Worker) takeSlot(next asynq.Handler) asynq.Handler {
+	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return fmt.Errorf("%s: waiting for a render slot: %w", t.Type(), context.Cause(ctx))
+		}
+		defer func() { <-w.slots }()
+		if q, _ := asynq.GetQueueName(ctx); q == task.QueueHeavy {
+			w.memory.start()
+			defer w.memory.done()
+		}
+		return next.ProcessTask(ctx, t)
 	})
 }
 
@@ -212,22 +322,33 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 		wake = sub.Channel()
 	}
+	defer w.memory.stop()
 	for started := false; ; started = true {
-		srv := w.newServer()
-		if err := srv.Start(w.mux); err != nil {
-			return fmt.Errorf("worker: start: %w", err)
+		servers := make([]*asynq.Server, 0, len(w.lanes))
+		for _, l := range w.lanes {
+			srv := w.newServer(l)
+			if err := srv.Start(w.mux); err != nil {
+				shutdown(servers)
+				return fmt.Errorf("worker: start lane %s: %w", l.name, err)
+			}
+			servers = append(servers, srv)
 		}
 		if !started {
-			w.p.Logger.Info("worker started", append([]any{"worker_id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues,
-				"idle_after", w.p.IdleAfter.String()}, w.p.StartAttrs...)...)
+			lanes := make([]any, 0, len(w.lanes))
+			for _, l := range w.lanes {
+				lanes = append(lanes, slog.Group("lane_"+l.name, "queues", l.queues, "slots", l.concurrency))
+			}
+			w.p.Logger.Info("worker started", append(append([]any{"worker_id", w.p.ID, "concurrency", w.p.Concurrency, "queues", w.queues,
+				"idle_after", w.p.IdleAfter.String()}, lanes...), w.p.StartAttrs...)...)
 		} else {
 			w.p.Logger.Debug("worker awake")
 		}
 		w.touch()
 		w.awake(ctx, wake)
-		srv.Shutdown()
+		shutdown(servers)
 		if ctx.Err() == nil {
 			w.p.Logger.Debug("worker asleep: its queues are empty", "idle_for", w.idleFor().String())
+			w.memory.idle()
 			w.asleep.Store(true)
 			w.sleep(ctx, wake)
 			w.asleep.Store(false)
@@ -237,6 +358,41 @@ func (w *Worker) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// freeMemory collects twice (the first collection moves what sync.Pools hold, the renderer's,
+// the encoders', the store client's buffers, to their victim caches, the second frees them),
+// and when no task at all is in progress returns every free page to the operating system at
+// once (debug.FreeOSMemory). That last step holds the runtime's heap lock while it returns the
+// pages, tens of milliseconds after a few 4096×4096 renders, and would stall the renders beside
+// it; with renders in progress the runtime's background scavenger returns the freed pages
+// instead, over seconds (about 30 MB/s here). It logs, at debug level, what the heap kept.
+func (w *Worker) freeMemory() (all bool) {
+	runtime.GC()
+	if all = w.active.Load() == 0; all {
+		debug.FreeOSMemory()
+	} else {
+		runtime.GC()
+	}
+	if log := w.p.Logger; log.Enabled(context.Background(), slog.LevelDebug) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		log.Debug("released memory after heavy renders", "returned_to_os", all, "heap_inuse_mb", ms.HeapInuse>>20, "heap_released_mb", ms.HeapReleased>>20, "sys_mb", ms.Sys>>20)
+	}
+	return all
+}
+
+// shutdown stops the lanes' servers at once, each waiting for its tasks in flight.
+func shutdown(servers []*asynq.Server) {
+	var wg sync.WaitGroup
+	for _, srv := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srv.Shutdown()
+		}()
+	}
+	wg.Wait()
 }
 
 // awake returns when ctx is done or, when the worker may sleep, once it has had nothing to do
@@ -321,7 +477,7 @@ func skipAbandoned(rdb redis.UniversalClient) asynq.MiddlewareFunc {
 	return func(next asynq.Handler) asynq.Handler {
 		return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
 			if n, _ := asynq.GetRetryCount(ctx); n > 0 {
-				if q, _ := asynq.GetQueueName(ctx); q == task.QueueInteractive {
+				if q, _ := asynq.GetQueueName(ctx); task.IsInteractive(q) {
 					id, _ := asynq.GetTaskID(ctx)
 					if left, err := rdb.Exists(ctx, task.AbandonedKey(id)).Result(); err == nil && left > 0 {
 						return fmt.Errorf("task %s: its client stopped waiting: %w", id, asynq.SkipRetry)

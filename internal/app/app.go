@@ -144,7 +144,8 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			return err
 		}
 		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
-			Concurrency: cfg.Worker.Concurrency, PollInterval: cfg.Worker.PollInterval, IdleAfter: cfg.Worker.IdleAfter, Logger: logger, Metrics: m,
+			Concurrency: cfg.Worker.Concurrency, HeavySlots: cfg.Worker.HeavySlots, ReleaseMemoryEvery: cfg.Worker.ReleaseMemoryEvery,
+			PollInterval: cfg.Worker.PollInterval, IdleAfter: cfg.Worker.IdleAfter, Logger: logger, Metrics: m,
 			Tiles: store, Queues: cfg.Worker.Queues, StartAttrs: where})
 		g.Go(func() error { return w.Run(gctx) })
 	}
@@ -180,7 +181,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Recent:   recent,
 			Outputs:  store,
 			Catalog:  cat,
-			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout),
+			Exporter: farm.NewClient(rdb, cfg.Limits.RenderTimeout, farm.HeavyPixels(cfg.Worker.HeavyPixels)),
 			Limits: mapserver.Limits{MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxBodyBytes: cfg.Limits.MaxBodyBytes, MaxPoints: cfg.Limits.MaxPoints},
 			OutputURL: func(key string) string { return api.OutputURL(publicURL, key) },

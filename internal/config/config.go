@@ -338,11 +338,32 @@ type Worker struct {
 	// MAPFARM_WORKER_IDLE_AFTER.
 	IdleAfter time.Duration `yaml:"idleAfter"`
 	// Queues are the queues this worker takes tasks from: "interactive" (ExportMapImage,
-	// ExportScaleBar, on-demand tiles) and "seed" (seeding jobs). YAML `worker.queues`, env
-	// MAPFARM_WORKER_QUEUES (comma-separated). Default both, weighted 6:1. Dedicated seed
+	// ExportScaleBar, on-demand tiles; it brings "heavy" with it), "heavy" (the expensive
+	// renders of HeavyPixels, alone: a worker for large images) and "seed" (seeding jobs). YAML
+	// `worker.queues`, env MAPFARM_WORKER_QUEUES (comma-separated). Default all, interactive
+	// and seed weighted 6:1, heavy in a lane of its own (HeavySlots). Dedicated seed
 	// workers (`seed`) and interactive workers (`interactive`) keep ExportMapImage latency
 	// flat during big seeds (docs/seeding.md).
 	Queues []string `yaml:"queues"`
+	// HeavyPixels is the cost from which an ExportMapImage or ExportScaleBar render is heavy:
+	// its width × height, times one more for every layer drawn on a surface of its own (a
+	// selection buffer, a translucent layer). The api queues heavy renders on the "heavy"
+	// queue, which every worker serves with HeavySlots of its slots, so expensive renders never
+	// hold them all (README, Limits). YAML `worker.heavyPixels`, env MAPFARM_WORKER_HEAVY_PIXELS.
+	// Default 4194304 (2048×2048); negative: no heavy queue. Read by the api.
+	HeavyPixels int64 `yaml:"heavyPixels"`
+	// HeavySlots is how many of a worker's Concurrency slots heavy renders may take at once. YAML
+	// `worker.heavySlots`, env MAPFARM_WORKER_HEAVY_SLOTS. Default half of Concurrency, at least
+	// 1; at most Concurrency-1, so one slot is always left for other renders (a one-slot worker
+	// gives heavy renders a slot of their own beside it).
+	HeavySlots int `yaml:"heavySlots"`
+	// ReleaseMemoryEvery, when positive, makes a worker also release the memory of its heavy
+	// renders while it works, at most this often (garbage collections, and debug.FreeOSMemory
+	// when no task is in progress); it always does when it goes to sleep, so that its RSS comes
+	// back to its baseline. A release costs the renders beside it up to a few hundred
+	// milliseconds (docs/render-lanes.md). YAML `worker.releaseMemoryEvery`, env
+	// MAPFARM_WORKER_RELEASE_MEMORY_EVERY. Default 0: only when going to sleep.
+	ReleaseMemoryEvery time.Duration `yaml:"releaseMemoryEvery"`
 }
 
 // Tiles tunes how the api reads tiles of stored caches (GetMapTile, GetLayerTile and the
@@ -426,6 +447,7 @@ func (c *Config) applyEnv() error {
 	}
 	num("MAPFARM_REDIS_DB", &c.Redis.DB)
 	num("MAPFARM_WORKER_CONCURRENCY", &c.Worker.Concurrency)
+	num("MAPFARM_WORKER_HEAVY_SLOTS", &c.Worker.HeavySlots)
 	if v, ok := os.LookupEnv("MAPFARM_MAX_BODY_BYTES"); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -438,6 +460,7 @@ func (c *Config) applyEnv() error {
 		"MAPFARM_TILE_INDEX_BYTES":    &c.Tiles.IndexBytes,
 		"MAPFARM_TILE_PAGE_BYTES":     &c.Tiles.PageBytes,
 		"MAPFARM_RECENT_OUTPUT_BYTES": &c.Tiles.RecentBytes,
+		"MAPFARM_WORKER_HEAVY_PIXELS": &c.Worker.HeavyPixels,
 	} {
 		if v, ok := os.LookupEnv(key); ok {
 			n, err := strconv.ParseInt(v, 10, 64)
@@ -469,6 +492,7 @@ func (c *Config) applyEnv() error {
 	duration("MAPFARM_LEGISLATIVE_RELOAD", &c.LegislativeReload)
 	duration("MAPFARM_WORKER_POLL_INTERVAL", &c.Worker.PollInterval)
 	duration("MAPFARM_WORKER_IDLE_AFTER", &c.Worker.IdleAfter)
+	duration("MAPFARM_WORKER_RELEASE_MEMORY_EVERY", &c.Worker.ReleaseMemoryEvery)
 	duration("MAPFARM_OPERATION_TIMEOUT", &c.Limits.OperationTimeout)
 	if v, ok := os.LookupEnv("MAPFARM_RATE_LIMIT"); ok {
 		f, err := strconv.ParseFloat(v, 64)
@@ -580,6 +604,12 @@ func (c *Config) applyDefaults() {
 	if c.Worker.IdleAfter == 0 {
 		c.Worker.IdleAfter = 2 * time.Second
 	}
+	if c.Worker.HeavyPixels == 0 {
+		c.Worker.HeavyPixels = 2048 * 2048
+	}
+	if c.Worker.HeavySlots <= 0 {
+		c.Worker.HeavySlots = max(1, c.Worker.Concurrency/2)
+	}
 	if c.Worker.PollInterval <= 0 {
 		c.Worker.PollInterval = time.Millisecond
 	}
@@ -653,8 +683,8 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("config: security.rateLimit must not be negative"))
 	}
 	for _, q := range c.Worker.Queues {
-		if q != "interactive" && q != "seed" {
-			errs = append(errs, fmt.Errorf("config: worker.queues: %q is neither interactive nor seed", q))
+		if q != "interactive" && q != "heavy" && q != "seed" {
+			errs = append(errs, fmt.Errorf("config: worker.queues: %q is not interactive, heavy or seed", q))
 		}
 	}
 	switch c.LogLevel {

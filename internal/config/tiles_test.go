@@ -88,3 +88,31 @@ func TestWorkerPollInterval(t *testing.T) {
 		t.Error("MAPFARM_WORKER_POLL_INTERVAL=25 (no unit) was accepted")
 	}
 }
+
+// TestWorkerHeavyLane: the heavy lane's threshold, slots and memory release have defaults and
+// their variables; "heavy" is a queue a worker may be given.
+func TestWorkerHeavyLane(t *testing.T) {
+	t.Setenv("MAPFARM_WORKER_CONCURRENCY", "4")
+	c, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker.HeavyPixels != 2048*2048 || c.Worker.HeavySlots != 2 || c.Worker.ReleaseMemoryEvery != 0 {
+		t.Errorf("defaults: heavy pixels %d, heavy slots %d, release every %s; want 4194304, 2 (half of 4), 0 (when going to sleep only)",
+			c.Worker.HeavyPixels, c.Worker.HeavySlots, c.Worker.ReleaseMemoryEvery)
+	}
+	t.Setenv("MAPFARM_WORKER_HEAVY_PIXELS", "1000000")
+	t.Setenv("MAPFARM_WORKER_HEAVY_SLOTS", "3")
+	t.Setenv("MAPFARM_WORKER_RELEASE_MEMORY_EVERY", "-1s")
+	t.Setenv("MAPFARM_WORKER_QUEUES", "heavy")
+	if c, err = Load(""); err != nil {
+		t.Fatal(err)
+	}
+	if c.Worker.HeavyPixels != 1e6 || c.Worker.HeavySlots != 3 || c.Worker.ReleaseMemoryEvery != -time.Second || len(c.Worker.Queues) != 1 {
+		t.Errorf("from the environment: %+v", c.Worker)
+	}
+	t.Setenv("MAPFARM_WORKER_HEAVY_PIXELS", "4M")
+	if _, err := Load(""); err == nil {
+		t.Error("MAPFARM_WORKER_HEAVY_PIXELS=4M was accepted")
+	}
+}

@@ -7,6 +7,11 @@
 // client goes away (its context is cancelled) or stops waiting, the task is deleted from the
 // queue, or, when a worker has it already, cancelled there (asynq's cancellation, which ends
 // the draw's context).
+//
+// Expensive renders go on a queue of their own: ExportMap and ExportScaleBar tasks whose cost
+// (task.ExportMapCost, task.ExportScaleBarCost) reaches the client's heavy threshold are queued
+// on task.QueueHeavy, which workers serve with fewer slots than they have, so that they never
+// hold every slot (see internal/task's lanes.go and worker.Params.HeavySlots).
 package farm
 
 import (
@@ -26,36 +31,51 @@ var ErrTimeout = errors.New("farm: no worker finished the render in time")
 
 // Client enqueues renders and waits for their results.
 type Client struct {
-	queue   *task.Queue
-	inspect *asynq.Inspector
-	rdb     redis.UniversalClient
-	timeout time.Duration
+	queue       *task.Queue
+	inspect     *asynq.Inspector
+	rdb         redis.UniversalClient
+	timeout     time.Duration
+	heavyPixels int64
 }
+
+// Option changes a Client.
+type Option func(*Client)
+
+// HeavyPixels sets the cost from which a render goes on task.QueueHeavy (default
+// task.DefaultHeavyPixels); not positive: every render goes on task.QueueInteractive.
+func HeavyPixels(n int64) Option { return func(c *Client) { c.heavyPixels = n } }
 
 // NewClient returns a client over a Redis connection. rdb must allow as many connections as
 // there are concurrent waits (each wait holds one for a blocking pop).
-func NewClient(rdb redis.UniversalClient, timeout time.Duration) *Client {
-	return &Client{queue: task.NewQueue(rdb), inspect: asynq.NewInspectorFromRedisClient(rdb), rdb: rdb, timeout: timeout}
+func NewClient(rdb redis.UniversalClient, timeout time.Duration, opts ...Option) *Client {
+	c := &Client{queue: task.NewQueue(rdb), inspect: asynq.NewInspectorFromRedisClient(rdb), rdb: rdb, timeout: timeout,
+		heavyPixels: task.DefaultHeavyPixels}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
-// Export queues an ExportMap task and waits for its result.
+// Export queues an ExportMap task, on the heavy queue when it is expensive, and waits for its
+// result.
 func (c *Client) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
 	deadline := c.deadline(ctx)
 	t, err := task.NewExportMap(job, time.Until(deadline))
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t, deadline)
+	return c.run(ctx, job.ID, t, task.InteractiveQueue(task.ExportMapCost(job), c.heavyPixels), deadline)
 }
 
-// ExportScaleBar queues an ExportScaleBar task and waits for its result.
+// ExportScaleBar queues an ExportScaleBar task, on the heavy queue when it is expensive, and
+// waits for its result.
 func (c *Client) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
 	deadline := c.deadline(ctx)
 	t, err := task.NewExportScaleBar(job, time.Until(deadline))
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t, deadline)
+	return c.run(ctx, job.ID, t, task.InteractiveQueue(task.ExportScaleBarCost(job), c.heavyPixels), deadline)
 }
 
 // RenderMetatile queues a CacheMetatile task (an on-demand cache tile) and waits for its result.
@@ -65,7 +85,7 @@ func (c *Client) RenderMetatile(ctx context.Context, job task.CacheMetatile) (ta
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t, deadline)
+	return c.run(ctx, job.ID, t, task.QueueInteractive, deadline)
 }
 
 // deadline is when the client stops waiting: the render timeout from now, or ctx's deadline
@@ -78,13 +98,14 @@ func (c *Client) deadline(ctx context.Context) time.Time {
 	return deadline
 }
 
-func (c *Client) run(ctx context.Context, id string, t *asynq.Task, deadline time.Time) (task.Result, error) {
-	if _, err := c.queue.EnqueueContext(ctx, t); err != nil {
+// run puts t on queue (the last option wins over the task's own) and waits for its result.
+func (c *Client) run(ctx context.Context, id string, t *asynq.Task, queue string, deadline time.Time) (task.Result, error) {
+	if _, err := c.queue.EnqueueContext(ctx, t, asynq.Queue(queue)); err != nil {
 		return task.Result{}, fmt.Errorf("farm: enqueue %s: %w", t.Type(), err)
 	}
 	wait := time.Until(deadline)
 	if wait < time.Millisecond {
-		c.abandon(id)
+		c.abandon(queue, id)
 		return task.Result{}, ErrTimeout
 	}
 	// A blocking pop does not end when ctx is cancelled (go-redis checks ctx only between
@@ -94,10 +115,10 @@ func (c *Client) run(ctx context.Context, id string, t *asynq.Task, deadline tim
 	vals, err := c.rdb.BLPop(context.WithoutCancel(ctx), wait, task.DoneKey(id)).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
-		c.abandon(id)
+		c.abandon(queue, id)
 		return task.Result{}, fmt.Errorf("%w (waited %s for task %s)", ErrTimeout, wait.Round(time.Millisecond), id)
 	case ctx.Err() != nil:
-		c.abandon(id)
+		c.abandon(queue, id)
 		return task.Result{}, fmt.Errorf("farm: task %s abandoned: %w", id, context.Cause(ctx))
 	case err != nil:
 		return task.Result{}, fmt.Errorf("farm: wait for task %s: %w", id, err)
@@ -124,8 +145,8 @@ func (c *Client) wake(id string) {
 
 // abandon stops a task nobody waits for any more: deleted while it is queued, cancelled on
 // its worker once it runs. Best effort: a task that ends meanwhile has nothing left to stop.
-func (c *Client) abandon(id string) {
-	if err := c.inspect.DeleteTask(task.QueueInteractive, id); err == nil {
+func (c *Client) abandon(queue, id string) {
+	if err := c.inspect.DeleteTask(queue, id); err == nil {
 		return
 	}
 	// Running (or about to be retried): asynq puts a cancelled task up for retry, so mark it

@@ -72,6 +72,7 @@ func (r *Renderer) Draw(ctx context.Context, m Map, v View) (*image.RGBA, error)
 	st.surface.reset(img)
 	err := r.drawTo(ctx, st.surface, st, m, v)
 	st.surface.reset(nil)
+	st.surface.dropSpare(maxPooledBytes)
 	r.states.Put(st)
 	if err != nil {
 		r.Release(img)
@@ -88,9 +89,16 @@ func (r *Renderer) DrawTo(ctx context.Context, s Surface, m Map, v View) error {
 	return r.drawTo(ctx, s, &drawState{}, m, v)
 }
 
-// Release puts img back in the pool for reuse by a later Draw. img must not be used afterwards.
+// maxPooledBytes bounds the image buffers the Renderer keeps for reuse (images and group
+// images): 16 MiB, a 2048×2048 image. A larger one is left to the garbage collector, so that
+// the memory of an occasional large render is given back instead of staying in a pool, where
+// a later small render could even keep it alive for good.
+const maxPooledBytes = 16 << 20
+
+// Release puts img back in the pool for reuse by a later Draw, unless it is larger than
+// maxPooledBytes. img must not be used afterwards.
 func (r *Renderer) Release(img *image.RGBA) {
-	if img != nil {
+	if img != nil && cap(img.Pix) <= maxPooledBytes {
 		r.images.Put(img)
 	}
 }

@@ -84,6 +84,18 @@ func (s *GGSurface) reset(img *image.RGBA) {
 	s.NewPath()
 }
 
+// dropSpare forgets the spare group image when it holds more than maxBytes, so that a pooled
+// surface does not keep a large render's memory.
+func (s *GGSurface) dropSpare(maxBytes int) {
+	for _, g := range s.spare {
+		if cap(g.Pix) > maxBytes {
+			clear(s.spare)
+			s.spare = s.spare[:0]
+			return
+		}
+	}
+}
+
 // Image returns the image the surface draws into (the bottom one when groups are open).
 func (s *GGSurface) Image() *image.RGBA {
 	if len(s.parent) > 0 {

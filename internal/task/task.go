@@ -25,15 +25,19 @@ import (
 	"github.com/hibiken/asynq"
 )
 
-// Queues. Workers weigh them 6:1, so seeding never starves interactive renders.
+// Queues. Workers weigh interactive and seed 6:1, so seeding never starves interactive renders;
+// QueueHeavy, the interactive renders of high cost (lanes.go), has a lane of its own in every
+// worker, with fewer slots, so that expensive renders never hold them all.
 const (
 	QueueInteractive = "interactive"
+	QueueHeavy       = "heavy"
 	QueueSeed        = "seed"
 )
 
-// QueuePriorities is the asynq queue weighting every worker uses.
+// QueuePriorities names every queue with the asynq weight a worker gives it within its lane
+// (QueueHeavy is alone in its lane).
 func QueuePriorities() map[string]int {
-	return map[string]int{QueueInteractive: 6, QueueSeed: 1}
+	return map[string]int{QueueInteractive: 6, QueueHeavy: 6, QueueSeed: 1}
 }
 
 // Task type names.
