@@ -101,14 +101,22 @@ func TestSeparateProcesses(t *testing.T) {
 	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	addr := freePort(t)
 	env := farmEnv(t, addr)
-	startProcess(t, bin, "worker", env)
-	startProcess(t, bin, "worker", env)
+	// Each worker serves /readyz once it has checked the farm's store identity, which it waits
+	// for while the api (started last) has not published it: the renders below start only when
+	// both workers are past that wait, or one worker could do them all.
+	workerMetrics := []string{freePort(t), freePort(t)}
+	for _, m := range workerMetrics {
+		startProcess(t, bin, "worker", append(env, "MAPFARM_METRICS_LISTEN="+m))
+	}
 	coordMetrics := freePort(t)
 	startProcess(t, bin, "coordinator", append(env, "MAPFARM_METRICS_LISTEN="+coordMetrics))
 	startProcess(t, bin, "api", env)
 
 	base := "http://" + addr
 	waitReady(t, base+"/readyz", 60*time.Second)
+	for _, m := range workerMetrics {
+		waitReady(t, "http://"+m+"/readyz", 60*time.Second)
+	}
 	endpoint := base + "/arcgis/services/world/MapServer"
 
 	const requests, clients = 24, 4
