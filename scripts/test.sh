@@ -51,7 +51,7 @@ FUZZ_TARGETS=(
 	./internal/blob:FuzzDiskKey
 	./internal/soap:FuzzReadRequest
 	./internal/where:FuzzParse
-	./internal/feature/gpkg:FuzzDecodeGeometry
+	./internal/feature/gpkg/geomblob:FuzzDecodeGeometry
 	./internal/feature/geojson:FuzzParse
 )
 if [[ ${MAPFARM_FUZZ_ALL:-0} == 1 ]]; then

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg/geomblob"
+
 	"github.com/paulmach/orb"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -324,7 +326,7 @@ func (f *File) scan(t *Table, bound *orb.Bound, withGeom bool, fn func(*Row) err
 		row.ID = id
 		row.Geom = nil
 		if blob, ok := raw[1].([]byte); ok {
-			g, err := DecodeGeometry(blob)
+			g, err := geomblob.Decode(blob)
 			if err != nil {
 				return fmt.Errorf("gpkg: %s id %d: %w", t.Name, id, err)
 			}

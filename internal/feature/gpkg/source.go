@@ -3,13 +3,14 @@ package gpkg
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg/geomblob"
 
 	"github.com/paulmach/orb"
 
@@ -120,7 +121,7 @@ func (s *Source) sampleVertices(ctx context.Context) error {
 		if err := rows.Scan(&blob); err != nil {
 			return s.fail(err)
 		}
-		if g, err := DecodeGeometry(blob); err == nil && g != nil {
+		if g, err := geomblob.Decode(blob); err == nil && g != nil {
 			n++
 			total += feature.VertexCount(g)
 		}
@@ -389,7 +390,7 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 				if !s.keepEnvelope(p, blob) {
 					continue
 				}
-				g, err := DecodeGeometry(blob)
+				g, err := geomblob.Decode(blob)
 				if err != nil {
 					return s.fail(fmt.Errorf("id %d: %w", id, err))
 				}
@@ -431,7 +432,7 @@ func (s *Source) keepEnvelope(p *plan, blob []byte) bool {
 	if !ok {
 		return true
 	}
-	env, ok := HeaderEnvelope(blob)
+	env, ok := geomblob.Envelope(blob)
 	return !ok || env.Intersects(b)
 }
 
@@ -588,22 +589,4 @@ func checkStats(fields []feature.Field, stats []feature.Stat, cols []int) error 
 		}
 	}
 	return nil
-}
-
-// HeaderEnvelope returns the envelope a GeoPackage geometry blob carries in
-// its header, without decoding the WKB; ok is false when it has none.
-func HeaderEnvelope(blob []byte) (orb.Bound, bool) {
-	if len(blob) < 8+32 || blob[0] != 'G' || blob[1] != 'P' {
-		return orb.Bound{}, false
-	}
-	flags := blob[3]
-	if (flags&flagEnvelopeMask)>>1 == 0 || flags&flagEmpty != 0 {
-		return orb.Bound{}, false
-	}
-	var order binary.ByteOrder = binary.BigEndian
-	if flags&flagLittleEndian != 0 {
-		order = binary.LittleEndian
-	}
-	f := func(i int) float64 { return math.Float64frombits(order.Uint64(blob[8+8*i:])) }
-	return orb.Bound{Min: orb.Point{f(0), f(2)}, Max: orb.Point{f(1), f(3)}}, true
 }

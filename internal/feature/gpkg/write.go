@@ -2,18 +2,16 @@ package gpkg
 
 import (
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/encoding/wkb"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg/geomblob"
 	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
@@ -166,7 +164,7 @@ func (w *Writer) begin() error {
 // OID value may be nil to number rows automatically; dates as
 // "2006-01-02" strings or time.Time).
 func (w *Writer) Add(values []any, g orb.Geometry) error {
-	blob, err := EncodeGeometry(g, w.srsID)
+	blob, err := geomblob.Encode(g, w.srsID)
 	if err != nil {
 		return err
 	}
@@ -220,26 +218,6 @@ func (w *Writer) Close() error {
 // SpatiaLite.
 const envelopeSQL = `mapfarm_double(substr(geom, 9, 8)) AS mapfarm_minx, mapfarm_double(substr(geom, 17, 8)) AS mapfarm_maxx,
 	mapfarm_double(substr(geom, 25, 8)) AS mapfarm_miny, mapfarm_double(substr(geom, 33, 8)) AS mapfarm_maxy`
-
-// EncodeGeometry writes a GeoPackage geometry blob: a little-endian "GP"
-// header with the envelope, then WKB. A nil geometry is NULL.
-func EncodeGeometry(g orb.Geometry, srsID int) ([]byte, error) {
-	if g == nil {
-		return nil, nil
-	}
-	body, err := wkb.Marshal(g, binary.LittleEndian)
-	if err != nil {
-		return nil, fmt.Errorf("gpkg: encode geometry: %w", err)
-	}
-	b := g.Bound()
-	out := make([]byte, 0, 40+len(body))
-	out = append(out, 'G', 'P', 0, flagLittleEndian|1<<1)
-	out = binary.LittleEndian.AppendUint32(out, uint32(int32(srsID)))
-	for _, v := range []float64{b.Min[0], b.Max[0], b.Min[1], b.Max[1]} {
-		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
-	}
-	return append(out, body...), nil
-}
 
 // WriteGrid writes a table of side×side unit squares (EPSG:3857 units)
 // with a name and a value, for tests and benchmarks.

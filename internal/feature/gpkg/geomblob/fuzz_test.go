@@ -1,4 +1,4 @@
-package gpkg_test
+package geomblob_test
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/paulmach/orb"
 
-	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg/geomblob"
 )
 
 // FuzzDecodeGeometry feeds arbitrary bytes to the GeoPackage geometry reader (header, envelope
@@ -23,7 +23,7 @@ func FuzzDecodeGeometry(f *testing.F) {
 		orb.MultiPolygon{{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}},
 		orb.Collection{orb.Point{1, 1}, orb.LineString{{0, 0}, {1, 1}}},
 	} {
-		blob, err := gpkg.EncodeGeometry(g, 4326)
+		blob, err := geomblob.Encode(g, 4326)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -36,15 +36,15 @@ func FuzzDecodeGeometry(f *testing.F) {
 	f.Add(huge)
 	f.Add([]byte("GP"))
 	f.Fuzz(func(t *testing.T, blob []byte) {
-		g, err := gpkg.DecodeGeometry(blob)
+		g, err := geomblob.Decode(blob)
 		if err != nil || g == nil {
 			return
 		}
-		again, err := gpkg.EncodeGeometry(g, 4326)
+		again, err := geomblob.Encode(g, 4326)
 		if err != nil {
 			return // e.g. a collection type the writer does not write
 		}
-		g2, err := gpkg.DecodeGeometry(again)
+		g2, err := geomblob.Decode(again)
 		if err != nil {
 			t.Fatalf("re-encoded %T does not decode: %v", g, err)
 		}

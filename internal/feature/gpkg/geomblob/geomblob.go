@@ -1,4 +1,7 @@
-package gpkg
+// Package geomblob reads and writes GeoPackage geometry blobs (GeoPackage 1.3 §2.1.3): the "GP"
+// header with its optional envelope, then ISO WKB. It is the part of the GeoPackage format that
+// holds untrusted bytes and has no SQLite in it, so it is fuzzed on its own.
+package geomblob
 
 import (
 	"encoding/binary"
@@ -7,10 +10,11 @@ import (
 	"math"
 
 	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
 )
 
-// ErrGeometry is wrapped by every geometry decoding error.
-var ErrGeometry = errors.New("gpkg: invalid geometry")
+// ErrInvalid is wrapped by every decoding error.
+var ErrInvalid = errors.New("gpkg: invalid geometry")
 
 // Envelope flags of the GeoPackage binary header (spec §2.1.3.1.1).
 const (
@@ -20,20 +24,20 @@ const (
 	flagExtended     = 1 << 5
 )
 
-// DecodeGeometry decodes a GeoPackage geometry blob: the "GP" header (with
+// Decode decodes a GeoPackage geometry blob: the "GP" header (with
 // its optional envelope) followed by ISO WKB. Z and M ordinates are dropped.
 // A NULL blob (nil) or a blob flagged empty yields a nil geometry and no
 // error.
-func DecodeGeometry(blob []byte) (orb.Geometry, error) {
+func Decode(blob []byte) (orb.Geometry, error) {
 	if blob == nil {
 		return nil, nil
 	}
 	if len(blob) < 8 || blob[0] != 'G' || blob[1] != 'P' {
-		return nil, fmt.Errorf("%w: missing GP header", ErrGeometry)
+		return nil, fmt.Errorf("%w: missing GP header", ErrInvalid)
 	}
 	flags := blob[3]
 	if flags&flagExtended != 0 {
-		return nil, fmt.Errorf("%w: extended geometry types are not supported", ErrGeometry)
+		return nil, fmt.Errorf("%w: extended geometry types are not supported", ErrInvalid)
 	}
 	var envLen int
 	switch (flags & flagEnvelopeMask) >> 1 {
@@ -45,14 +49,14 @@ func DecodeGeometry(blob []byte) (orb.Geometry, error) {
 	case 4:
 		envLen = 64
 	default:
-		return nil, fmt.Errorf("%w: bad envelope indicator", ErrGeometry)
+		return nil, fmt.Errorf("%w: bad envelope indicator", ErrInvalid)
 	}
 	if flags&flagEmpty != 0 {
 		return nil, nil
 	}
 	start := 8 + envLen
 	if len(blob) < start {
-		return nil, fmt.Errorf("%w: truncated header", ErrGeometry)
+		return nil, fmt.Errorf("%w: truncated header", ErrInvalid)
 	}
 	d := wkbReader{buf: blob[start:]}
 	g := d.geometry(0)
@@ -72,7 +76,7 @@ type wkbReader struct {
 
 func (r *wkbReader) fail(msg string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s at byte %d", ErrGeometry, msg, r.off)
+		r.err = fmt.Errorf("%w: %s at byte %d", ErrInvalid, msg, r.off)
 	}
 }
 
@@ -247,4 +251,42 @@ func (r *wkbReader) geometry(depth int) orb.Geometry {
 	}
 	r.fail(fmt.Sprintf("unsupported WKB type %d", typ))
 	return nil
+}
+
+// Encode writes a GeoPackage geometry blob: a little-endian "GP" header with the envelope, then
+// WKB. A nil geometry is NULL.
+func Encode(g orb.Geometry, srsID int) ([]byte, error) {
+	if g == nil {
+		return nil, nil
+	}
+	body, err := wkb.Marshal(g, binary.LittleEndian)
+	if err != nil {
+		return nil, fmt.Errorf("gpkg: encode geometry: %w", err)
+	}
+	b := g.Bound()
+	out := make([]byte, 0, 40+len(body))
+	out = append(out, 'G', 'P', 0, flagLittleEndian|1<<1)
+	out = binary.LittleEndian.AppendUint32(out, uint32(int32(srsID)))
+	for _, v := range []float64{b.Min[0], b.Max[0], b.Min[1], b.Max[1]} {
+		out = binary.LittleEndian.AppendUint64(out, math.Float64bits(v))
+	}
+	return append(out, body...), nil
+}
+
+// Envelope returns the envelope a GeoPackage geometry blob carries in
+// its header, without decoding the WKB; ok is false when it has none.
+func Envelope(blob []byte) (orb.Bound, bool) {
+	if len(blob) < 8+32 || blob[0] != 'G' || blob[1] != 'P' {
+		return orb.Bound{}, false
+	}
+	flags := blob[3]
+	if (flags&flagEnvelopeMask)>>1 == 0 || flags&flagEmpty != 0 {
+		return orb.Bound{}, false
+	}
+	var order binary.ByteOrder = binary.BigEndian
+	if flags&flagLittleEndian != 0 {
+		order = binary.LittleEndian
+	}
+	f := func(i int) float64 { return math.Float64frombits(order.Uint64(blob[8+8*i:])) }
+	return orb.Bound{Min: orb.Point{f(0), f(2)}, Max: orb.Point{f(1), f(3)}}, true
 }
