@@ -3,15 +3,15 @@ package blob
 import (
 	"bytes"
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
 	"net/http"
-	"os"
 	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/config"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -47,19 +47,6 @@ type MinIOConfig struct {
 	// for seconds while the server is down; the farm uses 2, because its
 	// tasks are retried by the queue and its api should fail fast.
 	MaxRetries int
-}
-
-// certPool reads a PEM file of certificate authorities.
-func certPool(file string) (*x509.CertPool, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("%s holds no PEM certificate", file)
-	}
-	return pool, nil
 }
 
 // idleConns is how many idle connections to the server the default
@@ -102,7 +89,7 @@ func NewMinIO(ctx context.Context, cfg MinIOConfig) (*MinIO, error) {
 			if !secure {
 				return nil, fmt.Errorf("blob: minio %s: a CA file is set but the endpoint is plain http (set UseSSL)", endpoint)
 			}
-			pool, err := certPool(cfg.CAFile)
+			pool, err := config.CertPool(cfg.CAFile)
 			if err != nil {
 				return nil, fmt.Errorf("blob: minio %s: CA file: %w", endpoint, err)
 			}

@@ -12,9 +12,7 @@ package redisconn
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hibiken/asynq"
@@ -119,23 +117,10 @@ func tlsConfig(caFile string) (*tls.Config, error) {
 	if caFile == "" {
 		return c, nil
 	}
-	pool, err := certPool(caFile)
+	pool, err := config.CertPool(caFile)
 	if err != nil {
 		return nil, fmt.Errorf("redis: redis.caFile (MAPFARM_REDIS_CA_FILE): %w", err)
 	}
 	c.RootCAs = pool
 	return c, nil
-}
-
-// certPool reads a PEM file of certificate authorities.
-func certPool(file string) (*x509.CertPool, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("%s holds no PEM certificate", file)
-	}
-	return pool, nil
 }
