@@ -49,7 +49,11 @@ minio_path() {
 	tmp=$(mktemp -d "$BIN_DIR/.build.XXXXXX")
 	start=$SECONDS
 	log "building $MINIO_MODULE@$MINIO_VERSION into $BIN (takes several minutes the first time)"
-	if ! env -u GOFLAGS GOBIN="$tmp" CGO_ENABLED=0 go install "$MINIO_MODULE@$MINIO_VERSION" >&2; then
+	# A test server need not be fast: built without optimisation, inlining and DWARF it takes
+	# about a quarter less CPU (264 s against 348 s of one core, measured with an empty build
+	# cache), the largest single step of a fresh machine's test run.
+	if ! env -u GOFLAGS GOBIN="$tmp" CGO_ENABLED=0 go install -trimpath -gcflags='all=-N -l' -ldflags='-s -w' \
+		"$MINIO_MODULE@$MINIO_VERSION" >&2; then
 		rm -rf "$tmp"
 		log "build failed"
 		return 1
