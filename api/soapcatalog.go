@@ -20,6 +20,6 @@ func catalogRoute(p Params, soapH *soapHandler) gin.HandlerFunc {
 		if g, ok := c.Get(grantKey); ok {
 			visible = g.(token.Grant).Allows
 		}
-		cat.Serve(c.Writer, c.Request, visible)
+		c.Set("soap_op", cat.Serve(c.Writer, c.Request, visible))
 	}
 }

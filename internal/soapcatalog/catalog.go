@@ -172,13 +172,14 @@ func (c *Catalog) buffer() *bytes.Buffer {
 }
 
 // ServeHTTP serves the Catalog to every client (Serve with no Visible).
-func (c *Catalog) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.Serve(w, r, nil) }
+func (c *Catalog) ServeHTTP(w http.ResponseWriter, r *http.Request) { _ = c.Serve(w, r, nil) }
 
 // Serve answers one request to /arcgis/services: POST a SOAP 1.1 request of a Catalog
 // operation, GET ?wsdl the WSDL. visible filters the services listed (nil: all).
 // Faults are sent as the MapServer endpoint sends them: HTTP 500 with a soap:Client or
 // soap:Server fault, 413 for a body over MaxBodyBytes, 400 for a body that could not be read.
-func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible) {
+// It returns the operation it ran ("" if none), for the caller's request log.
+func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible) (op string) {
 	buf := c.buffer()
 	defer c.bufs.Put(buf)
 	switch r.Method {
@@ -186,16 +187,16 @@ func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible)
 		if !hasQueryKey(r.URL.RawQuery, "wsdl") {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			_, _ = io.WriteString(w, "SOAP Catalog of the map services. POST SOAP 1.1 requests here; the WSDL is at ?wsdl.\n")
-			return
+			return ""
 		}
 		c.p.Codec.WriteCatalogWSDL(buf, c.p.PublicURL+"/arcgis/services")
 		c.write(w, http.StatusOK, buf)
-		return
+		return ""
 	case http.MethodPost:
 	default:
 		w.Header().Set("Allow", "GET, HEAD, POST")
 		c.fault(w, buf, http.StatusMethodNotAllowed, soap.ClientFault("method %s is not allowed: POST SOAP requests, GET ?wsdl", r.Method))
-		return
+		return ""
 	}
 
 	var body io.Reader = r.Body
@@ -218,7 +219,7 @@ func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible)
 		default:
 			c.fault(w, buf, http.StatusInternalServerError, soap.AsFault(err))
 		}
-		return
+		return ""
 	}
 	start := time.Now()
 	resp, err := c.Do(req.Operation, req.Body, visible)
@@ -234,9 +235,10 @@ func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible)
 			c.p.Logger.Error("catalog operation failed", "op", req.Operation, "err", err)
 		}
 		c.fault(w, buf, http.StatusInternalServerError, f)
-		return
+		return req.Operation
 	}
 	c.write(w, http.StatusOK, buf)
+	return req.Operation
 }
 
 func (c *Catalog) fault(w http.ResponseWriter, buf *bytes.Buffer, status int, f *soap.Fault) {
