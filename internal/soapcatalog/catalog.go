@@ -171,9 +171,6 @@ func (c *Catalog) buffer() *bytes.Buffer {
 	return new(bytes.Buffer)
 }
 
-// ServeHTTP serves the Catalog to every client (Serve with no Visible).
-func (c *Catalog) ServeHTTP(w http.ResponseWriter, r *http.Request) { _ = c.Serve(w, r, nil) }
-
 // Serve answers one request to /arcgis/services: POST a SOAP 1.1 request of a Catalog
 // operation, GET ?wsdl the WSDL. visible filters the services listed (nil: all).
 // Faults are sent as the MapServer endpoint sends them: HTTP 500 with a soap:Client or
