@@ -45,11 +45,11 @@ type Security struct {
 
 const clientKey = "client"
 
-// protected reports whether a path needs a token: the SOAP endpoints and WSDLs, the JSON API
-// and the seeding admin API. Health, metrics, rendered images (unguessable, short-lived) and
-// cached tiles stay open.
+// protected reports whether a path needs a token: the SOAP endpoints and WSDLs, the Catalog's
+// among them, the JSON API and the seeding admin API. Health, metrics, rendered images
+// (unguessable, short-lived) and cached tiles stay open.
 func protected(path string) bool {
-	return strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
+	return path == "/arcgis/services" || strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
 		path == "/admin" || strings.HasPrefix(path, "/admin/")
 }
 

@@ -2,6 +2,7 @@
 //
 //	POST /arcgis/services/<service>/MapServer        SOAP 1.1 MapServer endpoint (soap.go)
 //	GET  /arcgis/services/<service>/MapServer?wsdl   the WSDL, generated from the message types (soap.go)
+//	POST /arcgis/services, GET ?wsdl                  the SOAP Catalog of the services (soapcatalog.go)
 //	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
 //	GET  /healthz, /readyz                            liveness and readiness (health.go)
@@ -32,6 +33,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/internal/soapcatalog"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -79,6 +81,8 @@ type Params struct {
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
 	// processes on different stores show in the logs. internal/app sets them.
 	StartAttrs []any
+	// Catalog lists the services for the SOAP Catalog at /arcgis/services; nil leaves it out.
+	Catalog soapcatalog.Services
 }
 
 // Server is the HTTP front end.
@@ -117,6 +121,9 @@ func New(p Params) *Server {
 	soapH := &soapHandler{p: p}
 	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)
 	e.GET("/arcgis/services/:service/MapServer", soapH.serveGet)
+	if p.Catalog != nil {
+		e.Match([]string{http.MethodGet, http.MethodPost}, "/arcgis/services", catalogRoute(p, soapH))
+	}
 	e.GET("/arcgis/output/:name", s.serveOutput)
 	e.HEAD("/arcgis/output/:name", s.serveOutput)
 	e.GET("/healthz", s.healthz)

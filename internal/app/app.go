@@ -221,6 +221,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Codec:       soap.NewCodec(cfg.Namespace, codecLimits(cfg.Limits)),
 			Limits:      requestLimits(cfg.Limits),
 			Legislative: leg,
+			Catalog:     cat,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
 			Ready:      ready,

@@ -19,8 +19,27 @@ type WSDLOptions struct {
 // ArcGIS's: wrapped document/literal, unqualified children, soapAction "" on every operation,
 // portType MapServerPort, binding MapServerBinding, service <Name>_MapServer.
 func (c *Codec) WriteWSDL(buf *bytes.Buffer, opt WSDLOptions) {
+	types := make([]*gisxml.TypeDef, len(c.schema.Types))
+	for i := range c.schema.Types {
+		types[i] = &c.schema.Types[i]
+	}
 	w := &wsdlWriter{c: c, buf: buf}
-	ns := c.namespace
+	w.write(w.operations(false), types, "MapServer", strings.ReplaceAll(opt.ServiceName, "/", "_")+"_MapServer", opt.Address)
+}
+
+// WriteCatalogWSDL writes the WSDL of the SOAP Catalog (/arcgis/services), generated from the
+// same Go types: the Catalog operations and the types they use, portType ServiceCatalogPort,
+// binding ServiceCatalogBinding, service Catalog, as ArcGIS names them; address is the
+// endpoint URL written in soap:address.
+func (c *Codec) WriteCatalogWSDL(buf *bytes.Buffer, address string) {
+	w := &wsdlWriter{c: c, buf: buf}
+	ops := w.operations(true)
+	w.write(ops, w.typesUsedBy(ops), "ServiceCatalog", "Catalog", address)
+}
+
+// write writes a WSDL of ops and types; the portType is port+"Port", the binding port+"Binding".
+func (w *wsdlWriter) write(ops []gisxml.OperationDef, types []*gisxml.TypeDef, port, service, address string) {
+	buf, ns := w.buf, w.c.namespace
 	buf.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n")
 	buf.WriteString(`<definitions xmlns:e="`)
 	escapeText(buf, ns)
@@ -32,13 +51,12 @@ func (c *Codec) WriteWSDL(buf *bytes.Buffer, opt WSDLOptions) {
 	escapeText(buf, ns)
 	buf.WriteString("\">\n")
 
-	ops := w.mapServerOps()
 	for _, op := range ops {
 		w.wrapperElement(op.Name, op.Request)
 		w.wrapperElement(op.Name+"Response", op.Response)
 	}
-	for i := range c.schema.Types {
-		w.typeDecl(&c.schema.Types[i])
+	for _, t := range types {
+		w.typeDecl(t)
 	}
 	buf.WriteString("</xs:schema>\n</types>\n")
 
@@ -46,20 +64,20 @@ func (c *Codec) WriteWSDL(buf *bytes.Buffer, opt WSDLOptions) {
 		buf.WriteString(`<message name="` + op.Name + `In"><part name="parameters" element="e:` + op.Name + `"/></message>` + "\n")
 		buf.WriteString(`<message name="` + op.Name + `Out"><part name="parameters" element="e:` + op.Name + `Response"/></message>` + "\n")
 	}
-	buf.WriteString(`<portType name="MapServerPort">` + "\n")
+	buf.WriteString(`<portType name="` + port + `Port">` + "\n")
 	for _, op := range ops {
 		buf.WriteString(`<operation name="` + op.Name + `"><input message="e:` + op.Name + `In"/><output message="e:` + op.Name + `Out"/></operation>` + "\n")
 	}
 	buf.WriteString("</portType>\n")
-	buf.WriteString(`<binding name="MapServerBinding" type="e:MapServerPort"><soap:binding transport="http://schemas.xmlsoap.org/soap/http"/>` + "\n")
+	buf.WriteString(`<binding name="` + port + `Binding" type="e:` + port + `Port"><soap:binding transport="http://schemas.xmlsoap.org/soap/http"/>` + "\n")
 	for _, op := range ops {
 		buf.WriteString(`<operation name="` + op.Name + `"><soap:operation soapAction="" style="document"/><input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation>` + "\n")
 	}
 	buf.WriteString("</binding>\n")
 	buf.WriteString(`<service name="`)
-	escapeText(buf, strings.ReplaceAll(opt.ServiceName, "/", "_")+"_MapServer")
-	buf.WriteString(`"><port name="MapServerPort" binding="e:MapServerBinding"><soap:address location="`)
-	escapeText(buf, opt.Address)
+	escapeText(buf, service)
+	buf.WriteString(`"><port name="` + port + `Port" binding="e:` + port + `Binding"><soap:address location="`)
+	escapeText(buf, address)
 	buf.WriteString("\"/></port></service>\n</definitions>\n")
 }
 
@@ -68,14 +86,60 @@ type wsdlWriter struct {
 	buf *bytes.Buffer
 }
 
-func (w *wsdlWriter) mapServerOps() []gisxml.OperationDef {
+// operations returns the Catalog operations (catalog) or the MapServer ones, in schema order.
+func (w *wsdlWriter) operations(catalog bool) []gisxml.OperationDef {
 	var ops []gisxml.OperationDef
 	for _, op := range w.c.schema.Operations {
-		if !op.Catalog {
+		if op.Catalog == catalog {
 			ops = append(ops, op)
 		}
 	}
 	return ops
+}
+
+// typesUsedBy returns, in schema order, the types the operations' messages reach: field types,
+// array items, bases, and the types derived from any of them (an xsi:type may name those).
+func (w *wsdlWriter) typesUsedBy(ops []gisxml.OperationDef) []*gisxml.TypeDef {
+	s := w.c.schema
+	used := map[string]bool{}
+	var visit func(name string)
+	var visitFields func(t reflect.Type)
+	visit = func(name string) {
+		t, ok := s.Type(name)
+		if !ok || used[name] {
+			return
+		}
+		used[name] = true
+		if t.Base != "" {
+			visit(t.Base)
+		}
+		if t.Kind == gisxml.KindArray {
+			visit(t.ItemType)
+		} else if t.Kind == gisxml.KindComplex && t.Go != nil && t.Go.Kind() == reflect.Struct {
+			visitFields(t.Go)
+		}
+		for i := range s.Types {
+			if d := &s.Types[i]; d.Name != name && s.DerivesFrom(d.Name, name) {
+				visit(d.Name)
+			}
+		}
+	}
+	visitFields = func(t reflect.Type) {
+		for _, f := range w.c.fieldsOf(t) {
+			visit(f.typ)
+		}
+	}
+	for _, op := range ops {
+		visitFields(op.Request)
+		visitFields(op.Response)
+	}
+	var out []*gisxml.TypeDef
+	for i := range s.Types {
+		if used[s.Types[i].Name] {
+			out = append(out, &s.Types[i])
+		}
+	}
+	return out
 }
 
 // wrapperElement declares a request or response element with its children in order.

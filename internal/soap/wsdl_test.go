@@ -145,3 +145,72 @@ func TestWSDLMatchesReference(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// TestCatalogWSDLMatchesReference compares the Catalog WSDL written from the Go types with
+// ArcGIS's 10.7 Catalog WSDL (/arcgis/services?wsdl, prefix and namespace rewritten): the same
+// operation elements and types, no more and no fewer, with the same fields in the same order,
+// and the port, binding and service names a client built from the reference looks for.
+func TestCatalogWSDLMatchesReference(t *testing.T) {
+	ref, err := os.ReadFile("../../e2e/testdata/reference-Catalog-10.7.wsdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(ns))
+	var ours bytes.Buffer
+	newCodec().WriteCatalogWSDL(&ours, "http://127.0.0.1/arcgis/services")
+	want, got := shapes(t, ref), shapes(t, ours.Bytes())
+	if len(want) != 19 {
+		t.Fatalf("read %d definitions from the reference, want 19 (14 elements, 5 types)", len(want))
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok {
+			t.Errorf("missing %s", name)
+		} else if !slices.Equal(w, g) {
+			t.Errorf("%s\n  reference: %s\n  ours:      %s", name, strings.Join(w, ", "), strings.Join(g, ", "))
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s is not in the reference Catalog WSDL", name)
+		}
+	}
+	var defs struct {
+		PortType struct {
+			Name string `xml:"name,attr"`
+			Ops  []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"operation"`
+		} `xml:"portType"`
+		Binding struct {
+			Name string `xml:"name,attr"`
+			Type string `xml:"type,attr"`
+		} `xml:"binding"`
+		Service struct {
+			Name string `xml:"name,attr"`
+			Port struct {
+				Name    string `xml:"name,attr"`
+				Binding string `xml:"binding,attr"`
+				Address struct {
+					Location string `xml:"location,attr"`
+				} `xml:"address"`
+			} `xml:"port"`
+		} `xml:"service"`
+	}
+	if err := xml.Unmarshal(ours.Bytes(), &defs); err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, o := range defs.PortType.Ops {
+		ops = append(ops, o.Name)
+	}
+	slices.Sort(ops)
+	wantOps := []string{"GetFolders", "GetMessageFormats", "GetMessageVersion", "GetServiceDescriptions", "GetServiceDescriptionsEx", "GetTokenServiceURL", "RequiresTokens"}
+	if defs.PortType.Name != "ServiceCatalogPort" || !slices.Equal(ops, wantOps) {
+		t.Errorf("portType %q with %v, want ServiceCatalogPort with %v", defs.PortType.Name, ops, wantOps)
+	}
+	if b, s := defs.Binding, defs.Service; b.Name != "ServiceCatalogBinding" || b.Type != "e:ServiceCatalogPort" ||
+		s.Name != "Catalog" || s.Port.Name != "ServiceCatalogPort" || s.Port.Binding != "e:ServiceCatalogBinding" ||
+		s.Port.Address.Location != "http://127.0.0.1/arcgis/services" {
+		t.Errorf("binding %+v, service %+v", b, s)
+	}
+}
