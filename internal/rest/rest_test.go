@@ -1,7 +1,14 @@
 package rest_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,17 +16,42 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
+	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/worker"
 )
 
 // newHandler is the REST handler on the sample catalog.
 func newHandler(t testing.TB) http.Handler {
 	t.Helper()
 	c := catalogtest.Samples(t)
-	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}})
+	r, err := render.NewRenderer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
+		Exporter: &localFarm{cat: c, r: r}, NewID: func() string { n++; return "img" + strconv.Itoa(n) },
+		OutputURL: func(key string) string { return "http://farm.test/arcgis/" + key }})
 	return rest.New(rest.Params{Ops: ops, Services: c, PublicURL: "http://farm.test", MaxRecordCount: 1000})
+}
+
+// localFarm renders with the worker's own drawing, in process.
+type localFarm struct {
+	cat *catalog.Catalog
+	r   *render.Renderer
+}
+
+func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
+	data, f, err := worker.DrawExportMap(ctx, l.cat, l.r, job)
+	if err != nil {
+		return task.Result{Error: err.Error(), ClientError: true}, nil
+	}
+	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
 }
 
 // get sends a GET and returns the status and body.
@@ -195,5 +227,129 @@ func TestQuery(t *testing.T) {
 		if !ok || e["code"] != 400.0 || len(e["details"].([]any)) == 0 {
 			t.Errorf("%s: %v, want a 400 error with details", bad, e)
 		}
+	}
+}
+
+func decodePNG(t *testing.T, data []byte) image.Image {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("not a PNG: %v (%.200s)", err, data)
+	}
+	return img
+}
+
+// differing counts the pixels that differ between two images of the same size.
+func differing(a, b image.Image) int {
+	n := 0
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			r1, g1, b1, a1 := a.At(x, y).RGBA()
+			r2, g2, b2, a2 := b.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// export draws the map through ExportMapImage: f=image answers the bytes at the asked size
+// (corners in any order), layers=hide changes the picture, transparent=true leaves the
+// background transparent, f=json answers the image's URL and extent.
+func TestExport(t *testing.T) {
+	h := newHandler(t)
+	const base = "/arcgis/rest/services/world/MapServer/export?bboxSR=4326&imageSR=4326&size=200,100&format=png32&f=image"
+	code, body := get(t, h, base+"&bbox=-180,-90,180,90")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	full := decodePNG(t, body)
+	if b := full.Bounds(); b.Dx() != 200 || b.Dy() != 100 {
+		t.Fatalf("export size %v", b)
+	}
+	_, body = get(t, h, base+"&bbox=-180,90,180,-90") // esri-leaflet's order
+	if d := differing(full, decodePNG(t, body)); d != 0 {
+		t.Errorf("bbox corners in another order: %d pixels differ", d)
+	}
+	_, body = get(t, h, base+"&bbox=-180,-90,180,90&layers=hide:0,1")
+	if d := differing(full, decodePNG(t, body)); d < 1000 {
+		t.Errorf("layers=hide:0,1 changed %d pixels", d)
+	}
+	_, body = get(t, h, base+"&bbox=-180,-90,180,90&layers=show:&transparent=true")
+	empty := decodePNG(t, body)
+	if _, _, _, a := empty.At(100, 50).RGBA(); a != 0 {
+		t.Errorf("transparent empty map: alpha %d at the centre", a)
+	}
+	v := getJSON(t, h, "/arcgis/rest/services/world/MapServer/export?bbox=-180,-90,180,90&bboxSR=4326&size=200,100&f=json")
+	if href, _ := v["href"].(string); !strings.HasPrefix(href, "http://farm.test/arcgis/outputs/") || v["width"] != 200.0 || v["extent"] == nil {
+		t.Errorf("export f=json: %v", v)
+	}
+	for _, bad := range []string{"&bbox=1,2,3", "&bbox=0,0,10,10&size=0,5", "&bbox=0,0,10,10&format=webp", "&bbox=0,0,10,10&layers=show", "&bbox=0,0,10,10&layerDefs=9:x=1"} {
+		e, ok := getJSON(t, h, "/arcgis/rest/services/world/MapServer/export?f=json"+bad)["error"].(map[string]any)
+		if !ok || e["code"] != 400.0 {
+			t.Errorf("%s: %v, want a 400 error", bad, e)
+		}
+	}
+}
+
+// GDAL's WMS driver draws the REST map service with its ArcGIS (AGS) mini-driver, which asks
+// export for the image: gdal_translate's PNG equals the export of the same extent and size.
+// (GDAL opens a bare …/MapServer?f=json only for a cached service, whose tiles it then reads
+// from tile/{level}/{row}/{col}.) Needs gdal_translate (gdal-bin); the server listens on
+// loopback only.
+func TestGDALDrawsMapService(t *testing.T) {
+	if _, err := exec.LookPath("gdal_translate"); err != nil {
+		t.Skip("gdal_translate (gdal-bin) is not installed")
+	}
+	h := newHandler(t)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	dir := t.TempDir()
+	config := filepath.Join(dir, "world.xml")
+	xml := `<GDAL_WMS><Service name="AGS"><ServerUrl>` + srv.URL + `/arcgis/rest/services/world/MapServer</ServerUrl>` +
+		`<BBoxOrder>xyXY</BBoxOrder><SRS>EPSG:4326</SRS><ImageFormat>png</ImageFormat><Transparent>FALSE</Transparent></Service>` +
+		`<DataWindow><UpperLeftX>-180</UpperLeftX><UpperLeftY>90</UpperLeftY><LowerRightX>180</LowerRightX><LowerRightY>-90</LowerRightY>` +
+		`<SizeX>512</SizeX><SizeY>256</SizeY></DataWindow><BandsCount>3</BandsCount><BlockSizeX>512</BlockSizeX><BlockSizeY>256</BlockSizeY></GDAL_WMS>`
+	if err := os.WriteFile(config, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "world.png")
+	cmd := exec.Command("gdal_translate", "-of", "PNG", config, out)
+	cmd.Env = append(cmd.Environ(), "CPL_DEBUG=ON", "GDAL_HTTP_TIMEOUT=60", "GDAL_DEFAULT_WMS_CACHE_PATH="+filepath.Join(dir, "cache"))
+	msg, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("gdal_translate: %v\n%s", err, msg)
+	}
+	if !strings.Contains(string(msg), "/export?") {
+		t.Errorf("GDAL did not call export:\n%s", msg)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := decodePNG(t, data)
+	code, body := get(t, h, "/arcgis/rest/services/world/MapServer/export?bbox=-180,-90,180,90&bboxSR=4326&imageSR=4326&size=512,256&format=png&f=image")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, body)
+	}
+	want := decodePNG(t, body)
+	if got.Bounds() != want.Bounds() {
+		t.Fatalf("GDAL drew %v, export %v", got.Bounds(), want.Bounds())
+	}
+	// GDAL writes RGB (no alpha band asked for): compare colours only.
+	diff := 0
+	for y := 0; y < 256; y++ {
+		for x := 0; x < 512; x++ {
+			r1, g1, b1, _ := got.At(x, y).RGBA()
+			r2, g2, b2, _ := want.At(x, y).RGBA()
+			if r1>>8 != r2>>8 || g1>>8 != g2>>8 || b1>>8 != b2>>8 {
+				diff++
+			}
+		}
+	}
+	if diff != 0 {
+		t.Errorf("%d of %d pixels differ between GDAL's drawing and export's", diff, 512*256)
 	}
 }
