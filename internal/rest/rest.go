@@ -1,8 +1,6 @@
 // Package rest is the ArcGIS REST front end of the map services: the catalog
 // (/arcgis/rest/info, /arcgis/rest/services) and the MapServer resource with its layers and
-// tables, their query, and export, answered as ArcGIS Server 10.7 answers them.
-//
-// identify and find are not served yet.
+// tables, their query, export, identify and find, answered as ArcGIS Server 10.7 answers them.
 //
 // A handler here only decodes the REST parameters into the gisxml request of a transport-free
 // operation of internal/mapserver, runs it through (*mapserver.Server).Do, and encodes the
@@ -11,7 +9,7 @@
 //
 // One file per resource: catalog.go, mapservice.go (root, layers, one layer; renderer.go for
 // drawingInfo), query.go (geometry.go decodes geometry parameters, features.go encodes feature
-// sets as Esri JSON and GeoJSON), export.go; errors.go writes errors as ArcGIS does; json.go holds the
+// sets as Esri JSON and GeoJSON), export.go, identify.go (identify and find); errors.go writes errors as ArcGIS does; json.go holds the
 // JSON writer and the encoding of geometries and spatial references.
 package rest
 
@@ -149,6 +147,10 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 		return ms.layers(q)
 	case len(rest) == 1 && rest[0] == "export":
 		return ms.export(q)
+	case len(rest) == 1 && rest[0] == "identify":
+		return ms.identify(q)
+	case len(rest) == 1 && rest[0] == "find":
+		return ms.find(q)
 	case len(rest) == 1:
 		id, err := layerID(rest[0])
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -351,5 +352,41 @@ func TestGDALDrawsMapService(t *testing.T) {
 	}
 	if diff != 0 {
 		t.Errorf("%d of %d pixels differ between GDAL's drawing and export's", diff, 512*256)
+	}
+}
+
+// identify finds the country under a click (esri-leaflet's request, in degrees), and find
+// finds a country by name; both name the layer, the display field and its value.
+func TestIdentifyAndFind(t *testing.T) {
+	h := newHandler(t)
+	v := getJSON(t, h, "/arcgis/rest/services/world/MapServer/identify?sr=4326&layers=all:1&tolerance=3&returnGeometry=true&imageDisplay=512,512,96"+
+		"&mapExtent=-20,30,40,60&geometry="+url.QueryEscape(`{"x":2.35,"y":46.8,"spatialReference":{"wkid":4326}}`)+"&geometryType=esriGeometryPoint&f=json")
+	rs := v["results"].([]any)
+	if len(rs) != 1 {
+		t.Fatalf("identify: %.500v", v)
+	}
+	r := rs[0].(map[string]any)
+	g := r["geometry"].(map[string]any)
+	if r["layerId"] != 1.0 || r["layerName"] != "Countries" || r["value"] != "France" || r["displayFieldName"] != "NAME" ||
+		r["geometryType"] != "esriGeometryPolygon" || g["spatialReference"].(map[string]any)["wkid"] != 4326.0 {
+		t.Errorf("identify result: %.500v", r)
+	}
+	if x := g["rings"].([]any)[0].([]any)[0].([]any)[0].(float64); x < -180 || x > 180 {
+		t.Errorf("identify geometry is not in sr=4326: x %v", x)
+	}
+	v = getJSON(t, h, "/arcgis/rest/services/world/MapServer/find?searchText=Franc&contains=true&searchFields=NAME&layers=1&returnGeometry=false&returnFieldName=true&f=json")
+	rs = v["results"].([]any)
+	if len(rs) != 1 {
+		t.Fatalf("find: %.500v", v)
+	}
+	r = rs[0].(map[string]any)
+	if r["value"] != "France" || r["foundFieldName"] != "NAME" || r["attributes"].(map[string]any)["NAME"] != "France" || r["geometry"] != nil {
+		t.Errorf("find result: %.500v", r)
+	}
+	for _, bad := range []string{"identify?geometry=1,2&mapExtent=0,0,10,10", "identify?geometry=1,2&imageDisplay=5,5,96", "find?layers=1"} {
+		e, ok := getJSON(t, h, "/arcgis/rest/services/world/MapServer/"+bad+"&f=json")["error"].(map[string]any)
+		if !ok || e["code"] != 400.0 {
+			t.Errorf("%s: %v, want a 400 error", bad, e)
+		}
 	}
 }
