@@ -190,7 +190,17 @@ func (ms *mapService) query(q *request, id int) error {
 	if err != nil {
 		return err
 	}
+	extentOnly, err := boolParam(q, "returnExtentOnly", false)
+	if err != nil {
+		return err
+	}
 	mapName := info.Name
+	if q.param("outStatistics") != "" {
+		return ms.statistics(q, mapName, lq)
+	}
+	if extentOnly && !countOnly {
+		return ms.extent(q, mapName, lq)
+	}
 	if countOnly {
 		resp, err := ms.do(q, "QueryRowCount", &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 		if err != nil {

@@ -390,3 +390,25 @@ func TestIdentifyAndFind(t *testing.T) {
 		}
 	}
 }
+
+// outStatistics groups through QueryDataStatistics; returnExtentOnly is the extent of the
+// matching shapes.
+func TestQueryStatisticsAndExtent(t *testing.T) {
+	h := newHandler(t)
+	const q = "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=" + "STATE%3D%27Delaware%27%20OR%20STATE%3D%27Hawaii%27"
+	v := getJSON(t, h, q+"&groupByFieldsForStatistics=STATE&orderByFields=STATE&outStatistics="+
+		url.QueryEscape(`[{"statisticType":"count","onStatisticField":"fid","outStatisticFieldName":"n"}]`))
+	fs := features(t, v)
+	if len(fs) != 2 {
+		t.Fatalf("statistics: %.400v", v)
+	}
+	a, b := fs[0]["attributes"].(map[string]any), fs[1]["attributes"].(map[string]any)
+	if a["STATE"] != "Delaware" || a["n"] != 3.0 || b["STATE"] != "Hawaii" || b["n"] != 5.0 {
+		t.Errorf("counties by state: %v %v", a, b)
+	}
+	e := getJSON(t, h, q+"&returnExtentOnly=true&outSR=4326")["extent"].(map[string]any)
+	if e["xmin"].(float64) < -161 || e["xmin"].(float64) > -154 || e["xmax"].(float64) < -76 || e["xmax"].(float64) > -75 ||
+		e["spatialReference"].(map[string]any)["wkid"] != 4326.0 {
+		t.Errorf("extent of Delaware and Hawaii counties: %v", e)
+	}
+}
