@@ -365,3 +365,20 @@ func readFile(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// The REST API is mounted on the api: a trailing slash after MapServer (esri-leaflet sends it)
+// and POST with a form body (ArcGIS takes both) reach it.
+func TestRESTRoutes(t *testing.T) {
+	h, _ := restServer(t, Security{})
+	if _, v := restGet(t, h, "/arcgis/rest/services/world/MapServer/?f=json"); v["mapName"] != "Layers" {
+		t.Errorf("MapServer/: %.200v", v)
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/arcgis/rest/services/world/MapServer/1/query", strings.NewReader("where=1%3D1&returnCountOnly=true&f=json"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	h.ServeHTTP(rec, req)
+	var v map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil || v["count"] == nil {
+		t.Errorf("POST query: %d %s", rec.Code, rec.Body.String())
+	}
+}

@@ -24,12 +24,15 @@ import (
 )
 
 // Routes are the paths the handler serves, in httprouter (gin) syntax, for the HTTP front end to
-// mount; each path is served for GET and POST (ArcGIS takes both, with form bodies).
+// mount; each path is served for GET and POST (ArcGIS takes both, with form bodies). Routes of
+// other handlers below /arcgis/rest/services/:service/MapServer/ (tile/…, WMTS/…) must name
+// the service :service too, as gin requires of one path segment.
 var Routes = []string{
 	"/arcgis/rest/info",
 	"/arcgis/rest/services",
 	"/arcgis/rest/services/:service",
 	"/arcgis/rest/services/:service/MapServer",
+	"/arcgis/rest/services/:service/MapServer/", // esri-leaflet's form
 	"/arcgis/rest/services/:service/MapServer/:op",
 	"/arcgis/rest/services/:service/MapServer/:op/:sub",
 }
