@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"math"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,18 +54,32 @@ func TestEncodeFeatureSetIsValidJSON(t *testing.T) {
 	}
 }
 
-// BenchmarkEncodeFeatures measures the JSON encoding of query answers; the target is at
-// least 100,000 features/s (the features/s metric).
+// cpuTime is the CPU time this process has used (user and system).
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEncodeFeatures measures the JSON encoding of query answers (1,000-feature pages of
+// 33-vertex polygons with 5 attributes); the target is at least 100,000 features/s. features/s
+// is by the wall clock; features/cpu-s by the process's CPU time, which a machine shared with
+// other builds does not skew.
 func BenchmarkEncodeFeatures(b *testing.B) {
 	const n = 1000 // a maxRecordCount page
 	rs := benchRecordSet(n)
 	var w jsonWriter
 	b.ReportAllocs()
+	cpu := cpuTime(b)
 	b.ResetTimer()
 	for b.Loop() {
 		w = jsonWriter{b: w.b[:0]}
 		encodeFeatureSet(&w, rs, "NAME", "fid", false)
 	}
+	b.StopTimer()
 	b.SetBytes(int64(len(w.b)))
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "features/s")
+	b.ReportMetric(float64(n*b.N)/(cpuTime(b)-cpu).Seconds(), "features/cpu-s")
 }
