@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image"
+	"math"
 	"image/png"
 	"io"
 	"net/http"
@@ -17,12 +18,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
+	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/worker"
 )
 
@@ -410,5 +416,54 @@ func TestQueryStatisticsAndExtent(t *testing.T) {
 	if e["xmin"].(float64) < -161 || e["xmin"].(float64) > -154 || e["xmax"].(float64) < -76 || e["xmax"].(float64) > -75 ||
 		e["spatialReference"].(map[string]any)["wkid"] != 4326.0 {
 		t.Errorf("extent of Delaware and Hawaii counties: %v", e)
+	}
+}
+
+// Where the map has a stored fused cache, the root says singleFusedMapCache and gives tileInfo
+// with the cache's LODs, from the cache operations.
+func TestRootTileInfo(t *testing.T) {
+	c := catalogtest.Samples(t)
+	svc, _ := c.Service("world")
+	m, _ := svc.Map("Layers")
+	d, err := seed.DrawingOf(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := tilecache.New(store, tilecache.Options{Root: seed.CacheRoot("world", "Layers")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.WriteMetadata(context.Background(), tilecache.CacheInfo{Scheme: d.Scheme, Storage: tilecache.CompactV2}, orb.Bound{}); err != nil {
+		t.Fatal(err)
+	}
+	// A stored conf.xml and a bundle in the fused folder make a fused cache.
+	bundle := seed.CacheRoot("world", "Layers") + "/" + tilecache.FusedLayer + "/L00/R0000C0000.bundle"
+	if err := store.Put(context.Background(), bundle, []byte("bundle"), "application/octet-stream"); err != nil {
+		t.Fatal(err)
+	}
+	ops := mapserver.New(mapserver.Params{Catalog: c, Tiles: store, Limits: mapserver.Limits{MaxRecordCount: 1000}})
+	h := rest.New(rest.Params{Ops: ops, Services: c})
+	root := getJSON(t, h, "/arcgis/rest/services/world/MapServer?f=json")
+	ti, ok := root["tileInfo"].(map[string]any)
+	if root["singleFusedMapCache"] != true || !ok {
+		t.Fatalf("root: %v", root)
+	}
+	lods := ti["lods"].([]any)
+	if ti["rows"] != 256.0 || ti["cols"] != 256.0 || len(lods) != len(d.Scheme.LODs) || ti["spatialReference"].(map[string]any)["wkid"] == nil {
+		t.Errorf("tileInfo: %.600v", ti)
+	}
+	first := lods[0].(map[string]any)
+	if first["level"] != 0.0 || math.Abs(first["resolution"].(float64)-d.Scheme.LODs[0].Resolution) > 1e-9 || math.Abs(first["scale"].(float64)-d.Scheme.LODs[0].Scale) > 1e-6 {
+		t.Errorf("lod 0: %v, scheme %+v", first, d.Scheme.LODs[0])
+	}
+	if o := ti["origin"].(map[string]any); o["x"].(float64) > -2e7 || o["y"].(float64) < 2e7 {
+		t.Errorf("origin: %v", o)
+	}
+	if root2 := getJSON(t, h, "/arcgis/rest/services/usa/MapServer?f=json"); root2["singleFusedMapCache"] != false || root2["tileInfo"] != nil {
+		t.Errorf("usa has no cache: %v %v", root2["singleFusedMapCache"], root2["tileInfo"])
 	}
 }
