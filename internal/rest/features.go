@@ -11,12 +11,11 @@ import (
 // exceededTransferLimit when the page is not the last.
 func encodeFeatureSet(w *jsonWriter, rs *gisxml.RecordSet, display, idField string, exceeded bool) {
 	var fields []*gisxml.Field
-	shape := -1
 	var shapeDef *gisxml.GeometryDef
 	if rs.Fields != nil {
-		for i, f := range rs.Fields.FieldArray {
+		for _, f := range rs.Fields.FieldArray {
 			if f.GeometryDef != nil {
-				shape, shapeDef = i, f.GeometryDef
+				shapeDef = f.GeometryDef
 				continue
 			}
 			fields = append(fields, f)
@@ -49,18 +48,35 @@ func encodeFeatureSet(w *jsonWriter, rs *gisxml.RecordSet, display, idField stri
 	}
 	w.arrClose()
 	w.key("features")
-	w.arrOpen()
-	// Keys are encoded once, not per feature.
-	keys := make([][]byte, len(rs.Fields.FieldArray))
-	for i, f := range rs.Fields.FieldArray {
-		keys[i] = append(appendString(nil, f.Name), ':')
+	writeFeatures(w, rs)
+	if exceeded {
+		w.key("exceededTransferLimit")
+		w.bool(true)
 	}
+	w.objClose()
+}
+
+// writeFeatures writes a record set's records as Esri JSON features: attributes, and the
+// geometry when the set has a shape field.
+func writeFeatures(w *jsonWriter, rs *gisxml.RecordSet) {
+	shape := -1
+	var keys [][]byte // encoded once, not per feature
+	if rs.Fields != nil {
+		keys = make([][]byte, len(rs.Fields.FieldArray))
+		for i, f := range rs.Fields.FieldArray {
+			keys[i] = append(appendString(nil, f.Name), ':')
+			if f.GeometryDef != nil {
+				shape = i
+			}
+		}
+	}
+	w.arrOpen()
 	for _, r := range rs.Records {
 		w.objOpen()
 		w.key("attributes")
 		w.objOpen()
 		for i, v := range r.Values {
-			if i == shape {
+			if i == shape || i >= len(keys) {
 				continue
 			}
 			w.sep()
@@ -76,11 +92,6 @@ func encodeFeatureSet(w *jsonWriter, rs *gisxml.RecordSet, display, idField stri
 		w.objClose()
 	}
 	w.arrClose()
-	if exceeded {
-		w.key("exceededTransferLimit")
-		w.bool(true)
-	}
-	w.objClose()
 }
 
 // encodeGeoJSON writes a record set as a GeoJSON FeatureCollection (RFC 7946: polygons with

@@ -1,6 +1,7 @@
 // Package rest is the ArcGIS REST front end of the map services: the catalog
 // (/arcgis/rest/info, /arcgis/rest/services) and the MapServer resource with its layers and
-// tables, their query, export, identify and find, answered as ArcGIS Server 10.7 answers them.
+// tables, their query, queryRelatedRecords and attachments, legend, export, identify and find,
+// answered as ArcGIS Server 10.7 answers them.
 //
 // A handler here only decodes the REST parameters into the gisxml request of a transport-free
 // operation of internal/mapserver, runs it through (*mapserver.Server).Do, and encodes the
@@ -9,14 +10,16 @@
 //
 // One file per resource: catalog.go, mapservice.go (root, layers, one layer; renderer.go for
 // drawingInfo), query.go (geometry.go decodes geometry parameters, features.go encodes feature
-// sets as Esri JSON and GeoJSON), export.go, identify.go (identify and find); errors.go writes errors as ArcGIS does; json.go holds the
-// JSON writer and the encoding of geometries and spatial references.
+// sets as Esri JSON and GeoJSON), export.go, identify.go (identify and find), related.go
+// (legend, queryRelatedRecords, attachments); errors.go writes errors as ArcGIS does; json.go
+// holds the JSON writer and the encoding of geometries and spatial references.
 package rest
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -35,6 +38,8 @@ var Routes = []string{
 	"/arcgis/rest/services/:service/MapServer/", // esri-leaflet's form
 	"/arcgis/rest/services/:service/MapServer/:op",
 	"/arcgis/rest/services/:service/MapServer/:op/:sub",
+	"/arcgis/rest/services/:service/MapServer/:op/:sub/attachments",
+	"/arcgis/rest/services/:service/MapServer/:op/:sub/attachments/:attachment",
 }
 
 // Services lists the catalog's services.
@@ -148,6 +153,8 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 		return ms.root(q)
 	case len(rest) == 1 && rest[0] == "layers":
 		return ms.layers(q)
+	case len(rest) == 1 && rest[0] == "legend":
+		return ms.legend(q)
 	case len(rest) == 1 && rest[0] == "export":
 		return ms.export(q)
 	case len(rest) == 1 && rest[0] == "identify":
@@ -166,6 +173,26 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 			return err
 		}
 		return ms.query(q, id)
+	case len(rest) == 2 && rest[1] == "queryRelatedRecords":
+		id, err := layerID(rest[0])
+		if err != nil {
+			return err
+		}
+		return ms.queryRelatedRecords(q, id)
+	case (len(rest) == 3 || len(rest) == 4) && rest[2] == "attachments":
+		id, err := layerID(rest[0])
+		if err != nil {
+			return err
+		}
+		oid, err := strconv.Atoi(rest[1])
+		if err != nil {
+			return badRequest("Invalid feature ID: %q", rest[1])
+		}
+		var attachment string
+		if len(rest) == 4 {
+			attachment = rest[3]
+		}
+		return ms.attachments(q, id, oid, attachment)
 	}
 	return notFoundErr("Requested path was not found")
 }

@@ -3,6 +3,7 @@ package rest_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"image"
 	"image/png"
@@ -465,5 +466,55 @@ func TestRootTileInfo(t *testing.T) {
 	}
 	if root2 := getJSON(t, h, "/arcgis/rest/services/usa/MapServer?f=json"); root2["singleFusedMapCache"] != false || root2["tileInfo"] != nil {
 		t.Errorf("usa has no cache: %v %v", root2["singleFusedMapCache"], root2["tileInfo"])
+	}
+}
+
+// legend gives each layer's classes with PNG swatches; queryRelatedRecords follows a
+// relationship; attachments list a feature's files and serve their bytes.
+func TestLegendRelatedAttachments(t *testing.T) {
+	h := newHandler(t)
+	lg := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/legend?f=json")
+	layers := lg["layers"].([]any)
+	if len(layers) == 0 {
+		t.Fatalf("legend: %.300v", lg)
+	}
+	l0 := layers[0].(map[string]any)
+	entry := l0["legend"].([]any)[0].(map[string]any)
+	data, err := base64.StdEncoding.DecodeString(entry["imageData"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := decodePNG(t, data); l0["layerName"] != "States" || entry["contentType"] != "image/png" || img.Bounds().Dx() != int(entry["width"].(float64)) {
+		t.Errorf("legend of States: %v", entry)
+	}
+	v := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/1/queryRelatedRecords?objectIds=1&relationshipId=2&outFields=NAME&returnGeometry=false&f=json")
+	groups := v["relatedRecordGroups"].([]any)
+	if len(groups) != 1 {
+		t.Fatalf("related: %.400v", v)
+	}
+	g := groups[0].(map[string]any)
+	recs := g["relatedRecords"].([]any)
+	if g["objectId"] != 1.0 || len(recs) != 1 || recs[0].(map[string]any)["attributes"].(map[string]any)["NAME"] != "Arizona" {
+		t.Errorf("the state of Mohave county: %.400v", g)
+	}
+	var infos []any
+	oid := 0
+	for oid = 1; oid < 60 && len(infos) == 0; oid++ {
+		v := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/3/"+strconv.Itoa(oid)+"/attachments?f=json")
+		infos, _ = v["attachmentInfos"].([]any)
+	}
+	if len(infos) == 0 {
+		t.Fatal("no feature of State facts has attachments")
+	}
+	a := infos[0].(map[string]any)
+	code, body := get(t, h, "/arcgis/rest/services/usa/MapServer/3/"+strconv.Itoa(oid-1)+"/attachments/"+strconv.Itoa(int(a["id"].(float64))))
+	if code != 200 || len(body) != int(a["size"].(float64)) {
+		t.Errorf("attachment %v: %d, %d bytes", a, code, len(body))
+	}
+	if code, _ := get(t, h, "/arcgis/rest/services/usa/MapServer/3/"+strconv.Itoa(oid)+"/attachments/"+strconv.Itoa(int(a["id"].(float64)))+"?f=json"); code != 200 {
+		t.Errorf("another feature's attachment, f=json: HTTP %d, want 200 with the error in the body", code)
+	}
+	if e, ok := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/3/"+strconv.Itoa(oid)+"/attachments/"+strconv.Itoa(int(a["id"].(float64)))+"?f=json")["error"].(map[string]any); !ok || e["code"] != 404.0 {
+		t.Errorf("another feature's attachment: %v, want 404", e)
 	}
 }
