@@ -168,14 +168,10 @@ func deref(p *float64) float64 {
 	return *p
 }
 
+// parentOf is a layer's parentLayerId: -1 for a top-level layer (the maps here have no group
+// layers, and GetServerInfo writes -1 for none).
 func parentOf(l *gisxml.MapLayerInfo) int {
-	if l.ParentLayerID == 0 && l.LayerID == 0 {
-		return -1
-	}
-	if l.ParentLayerID < 0 {
-		return -1
-	}
-	if l.ParentLayerID == 0 {
+	if l.ParentLayerID <= 0 {
 		return -1
 	}
 	return l.ParentLayerID

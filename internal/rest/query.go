@@ -84,6 +84,14 @@ func (ms *mapService) decodeQuery(q *request, info *gisxml.MapServerInfo, id int
 	if strings.TrimSpace(qf.WhereClause) == "1=1" {
 		qf.WhereClause = ""
 	}
+	if text := q.param("text"); text != "" && lq.display != "" {
+		// text: a LIKE on the display field, ANDed with where.
+		like := lq.display + " LIKE '%" + strings.ReplaceAll(text, "'", "''") + "%'"
+		if qf.WhereClause != "" {
+			like = "(" + qf.WhereClause + ") AND " + like
+		}
+		qf.WhereClause = like
+	}
 	if s := q.param("objectIds"); s != "" {
 		var ids gisxml.ArrayOfInt
 		for _, p := range strings.Split(s, ",") {
@@ -167,8 +175,21 @@ func (lq *layerQuery) subFields(out string) (string, error) {
 	return strings.Join(names, ","), nil
 }
 
-// query answers /<id>/query on a layer or table.
+// query answers /<id>/query on a layer or table. Its refusals read as ArcGIS's: "Unable to
+// complete operation." with the cause, then "Unable to complete Query operation.", in details.
 func (ms *mapService) query(q *request, id int) error {
+	err := ms.runQuery(q, id)
+	if err == nil {
+		return nil
+	}
+	e := asError(err)
+	if e.Code != 400 {
+		return err
+	}
+	return &Error{Code: 400, Message: "Unable to complete operation.", Details: append(append([]string{}, e.Details...), "Unable to complete Query operation."), err: err}
+}
+
+func (ms *mapService) runQuery(q *request, id int) error {
 	switch q.f {
 	case "json", "pjson", "geojson":
 	default:

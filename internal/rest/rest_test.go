@@ -217,6 +217,10 @@ func TestQuery(t *testing.T) {
 	if _, ok := fs[0]["geometry"]; ok {
 		t.Errorf("returnGeometry=false answered a geometry")
 	}
+	v = getJSON(t, h, "/arcgis/rest/services/usa/MapServer/0/query?f=json&text=Carol&outFields=NAME&returnGeometry=false&orderByFields=NAME")
+	if fs := features(t, v); len(fs) != 2 || fs[0]["attributes"].(map[string]any)["NAME"] != "North Carolina" {
+		t.Errorf("text=Carol: %.300v", v)
+	}
 	v = getJSON(t, h, "/arcgis/rest/services/usa/MapServer/2/query?f=json&where=1%3D1&outFields=*&resultRecordCount=5")
 	if len(features(t, v)) != 5 || v["exceededTransferLimit"] != true || v["geometryType"] != nil {
 		t.Errorf("table query: %.300v", v)
@@ -232,8 +236,8 @@ func TestQuery(t *testing.T) {
 	}
 	for _, bad := range []string{"&where=NOPE%3D1", "&returnCountOnly=maybe", "&geometry=1,2,3", "&outSR=bogus", "&spatialRel=esriSpatialRelNear&geometry=1,2"} {
 		e, ok := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/1/query?f=json"+bad)["error"].(map[string]any)
-		if !ok || e["code"] != 400.0 || len(e["details"].([]any)) == 0 {
-			t.Errorf("%s: %v, want a 400 error with details", bad, e)
+		if d, _ := e["details"].([]any); !ok || e["code"] != 400.0 || e["message"] != "Unable to complete operation." || len(d) != 2 || d[1] != "Unable to complete Query operation." {
+			t.Errorf("%s: %v, want ArcGIS's 400 error with the cause in details", bad, e)
 		}
 	}
 }
