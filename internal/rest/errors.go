@@ -55,8 +55,8 @@ func asError(err error) *Error {
 	return &Error{Code: http.StatusInternalServerError, Message: "Unable to complete operation.", Details: []string{}, err: err}
 }
 
-// WriteError writes err as ArcGIS does. For the JSON formats (f=json, pjson, geojson, and any
-// unknown f) the HTTP status is 200 and the code is in the body, as ArcGIS Server answers;
+// WriteError writes err as ArcGIS does. For the JSON formats (f=json, pjson, geojson, none, and
+// any unknown f) the HTTP status is 200 and the code is in the body, as ArcGIS Server answers;
 // for f=image and f=html the status is the error's code too, and so it is for 429 (over the
 // rate limit), which clients must see to back off.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
@@ -82,7 +82,7 @@ func writeError(w http.ResponseWriter, f string, e *Error) {
 	b.objClose()
 	b.objClose()
 	status := http.StatusOK
-	if e.Code == http.StatusTooManyRequests || f == "image" || f == "kmz" || f == "html" || f == "" {
+	if e.Code == http.StatusTooManyRequests || f == "image" || f == "kmz" || f == "html" {
 		status = e.Code
 		if status < 400 || status > 599 {
 			status = http.StatusBadRequest

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -21,8 +22,13 @@ type mapService struct {
 	info *gisxml.MapServerInfo // GetServerInfo of the default map, fetched once
 }
 
-// do runs one operation of the service.
+// do runs one operation of the service, after the request limits.
 func (ms *mapService) do(q *request, op string, req any) (any, error) {
+	if check := ms.h.p.Check; check != nil {
+		if err := check(op, req); err != nil {
+			return nil, &Error{Code: http.StatusBadRequest, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
+		}
+	}
 	return ms.h.p.Ops.Do(q.ctx, ms.call, op, req)
 }
 

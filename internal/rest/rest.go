@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
@@ -59,6 +60,11 @@ type Params struct {
 	CurrentVersion float64
 	// PublicURL is the base URL clients use, no trailing slash (soapUrl, export hrefs).
 	PublicURL string
+	// Check, when set, checks an operation's request against the request limits before it runs
+	// (limits.Request.Check, as the SOAP endpoint does); a refusal is a 400.
+	Check func(op string, req any) error
+	// OperationTimeout bounds every operation, as for SOAP; 0: none.
+	OperationTimeout time.Duration
 	// TokenBased says the services need a token; TokenServicesURL is where to get one.
 	TokenBased       bool
 	TokenServicesURL string
@@ -106,6 +112,11 @@ func (q *request) param(name string) string { return q.params[strings.ToLower(na
 // ServeHTTP routes a request by its path.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, ctx: r.Context(), params: map[string]string{}}
+	if h.p.OperationTimeout > 0 {
+		var cancel context.CancelFunc
+		q.ctx, cancel = context.WithTimeout(q.ctx, h.p.OperationTimeout)
+		defer cancel()
+	}
 	if err := r.ParseForm(); err != nil {
 		q.f = "json"
 		h.writeError(q, badRequest("Unable to read the request: %v", err))

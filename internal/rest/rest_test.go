@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
@@ -520,5 +522,20 @@ func TestLegendRelatedAttachments(t *testing.T) {
 	}
 	if e, ok := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/3/"+strconv.Itoa(oid)+"/attachments/"+strconv.Itoa(int(a["id"].(float64)))+"?f=json")["error"].(map[string]any); !ok || e["code"] != 404.0 {
 		t.Errorf("another feature's attachment: %v, want 404", e)
+	}
+}
+
+// The request limits apply to REST as to SOAP: a query naming more ids than MaxIDs is refused
+// before it runs, naming the limit.
+func TestRequestLimits(t *testing.T) {
+	c := catalogtest.Samples(t)
+	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000}})
+	h := rest.New(rest.Params{Ops: ops, Services: c, Check: limits.Request{MaxIDs: 10}.Check})
+	if v := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/1/query?f=json&objectIds=1,2,3,4,5,6,7,8,9,10&returnCountOnly=true"); v["count"] != 10.0 {
+		t.Errorf("10 ids: %v", v)
+	}
+	e, ok := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/1/query?f=json&objectIds=1,2,3,4,5,6,7,8,9,10,11&returnCountOnly=true")["error"].(map[string]any)
+	if !ok || e["code"] != 400.0 || !strings.Contains(fmt.Sprint(e["details"]), "10") {
+		t.Errorf("11 ids: %v, want a 400 naming the limit", e)
 	}
 }
