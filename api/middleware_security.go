@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mapfarm/mapfarm/internal/limits"
+	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
@@ -49,8 +50,14 @@ const clientKey = "client"
 // among them, the JSON API and the seeding admin API. Health, metrics, rendered images
 // (unguessable, short-lived) and cached tiles stay open.
 func protected(path string) bool {
-	return path == "/arcgis/services" || strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
+	return path == "/arcgis/services" || strings.HasPrefix(path, "/arcgis/services/") || isREST(path) || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
 		path == "/admin" || strings.HasPrefix(path, "/admin/")
+}
+
+// isREST reports whether a path is the ArcGIS REST API's services (its catalog and map
+// services; /arcgis/rest/info stays open, as ArcGIS's does, so clients can find the token URL).
+func isREST(path string) bool {
+	return path == "/arcgis/rest/services" || strings.HasPrefix(path, "/arcgis/rest/services/")
 }
 
 func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
@@ -154,7 +161,9 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 func serviceOf(path string) string {
 	rest, ok := strings.CutPrefix(path, "/arcgis/services/")
 	if !ok {
-		return ""
+		if rest, ok = strings.CutPrefix(path, "/arcgis/rest/services/"); !ok {
+			return ""
+		}
 	}
 	svc, _, _ := strings.Cut(rest, "/")
 	return svc
@@ -165,6 +174,11 @@ func serviceOf(path string) string {
 func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 	if p := c.Request.URL.Path; p == "/admin" || strings.HasPrefix(p, "/admin/") {
 		c.AbortWithStatusJSON(status, gin.H{"error": soapMsg})
+		return
+	}
+	if isREST(c.Request.URL.Path) {
+		rest.WriteError(c.Writer, c.Request, rest.NewError(restCode(status, soapMsg), soapMsg))
+		c.Abort()
 		return
 	}
 	if isJSONAPI(c.Request.URL.Path) {
@@ -181,6 +195,18 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 	s.p.Codec.WriteFault(&buf, soap.ClientFault("%s", soapMsg))
 	c.Data(status, "text/xml; charset=utf-8", buf.Bytes())
 	c.Abort()
+}
+
+// restCode is the code ArcGIS puts in a REST error for a refused request: 499 Token Required,
+// 498 Invalid Token, 403 for a service the token does not open, 429 over the rate limit.
+func restCode(status int, msg string) int {
+	switch {
+	case msg == "Token Required":
+		return 499
+	case msg == "Invalid Token":
+		return 498
+	}
+	return status
 }
 
 // limiters holds one token bucket per client, forgetting clients idle for ten minutes.

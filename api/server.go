@@ -7,6 +7,7 @@
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
 //	GET  /healthz, /readyz                            liveness and readiness (health.go)
 //	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
+//	GET/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
 // The api answers information operations itself and sends renders to the farm through the
@@ -32,6 +33,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/soapcatalog"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -74,6 +76,8 @@ type Params struct {
 	// reading bundles through TileIndex (nil: a private index cache).
 	Tiles     tilecache.Store
 	TileIndex *tilecache.IndexCache
+	// REST serves the ArcGIS REST API (internal/rest) at its rest.Routes; nil leaves it out.
+	REST http.Handler
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
@@ -126,6 +130,12 @@ func New(p Params) *Server {
 	}
 	e.GET("/arcgis/output/:name", s.serveOutput)
 	e.HEAD("/arcgis/output/:name", s.serveOutput)
+	if p.REST != nil {
+		for _, path := range rest.Routes {
+			e.GET(path, gin.WrapH(p.REST))
+			e.POST(path, gin.WrapH(p.REST))
+		}
+	}
 	e.GET("/healthz", s.healthz)
 	if p.Metrics != nil {
 		e.GET("/metrics", gin.WrapH(p.Metrics.Handler()))

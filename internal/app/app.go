@@ -29,6 +29,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -224,6 +225,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Catalog:     cat,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
+			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil,
+				Check: requestLimits(cfg.Limits).Check, OperationTimeout: cfg.Limits.OperationTimeout,
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
 			Ready:      ready,
 			Logger:     logger,
 			Metrics:    m,

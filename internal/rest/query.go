@@ -1,0 +1,350 @@
+package rest
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+)
+
+// layerQuery is a decoded query on one layer or table: what to ask the operations.
+type layerQuery struct {
+	table    gisxml.MapTableDescription
+	idField  string
+	display  string
+	fields   []*gisxml.Field // the published fields, shape aside
+	shape    string          // the shape field's name; "" for a table
+	filter   gisxml.QueryFilterKind
+	base     *gisxml.QueryFilter
+	orderBy  string
+	offset   int
+	count    int // resultRecordCount; 0: maxRecordCount
+	geometry bool
+}
+
+func boolParam(q *request, name string, def bool) (bool, error) {
+	switch strings.ToLower(q.param(name)) {
+	case "":
+		return def, nil
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, badRequest("'%s' parameter is invalid: %q", name, q.param(name))
+}
+
+func intParam(q *request, name string) (int, error) {
+	s := q.param(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, badRequest("'%s' parameter is invalid: %q", name, s)
+	}
+	return n, nil
+}
+
+// decodeQuery turns the query parameters into a filter for layer or table id.
+func (ms *mapService) decodeQuery(q *request, info *gisxml.MapServerInfo, id int) (*layerQuery, error) {
+	lq := &layerQuery{}
+	var fs *gisxml.Fields
+	if l := findLayer(info, id); l != nil {
+		lq.table = &gisxml.LayerDescription{LayerID: id, Visible: true}
+		lq.idField, lq.display, fs = l.IDField, l.DisplayField, l.Fields
+	} else if t := findTable(info, id); t != nil {
+		lq.table = &gisxml.StandaloneTableDescription{ID: id}
+		lq.idField, lq.display, fs = strp(t.IDField), strp(t.DisplayField), t.Fields
+	} else {
+		return nil, badRequest("Invalid layer ID: %d", id)
+	}
+	if fs != nil {
+		for _, f := range fs.FieldArray {
+			if f.GeometryDef != nil {
+				lq.shape = f.Name
+			} else {
+				lq.fields = append(lq.fields, f)
+			}
+		}
+	}
+	var err error
+	if lq.geometry, err = boolParam(q, "returnGeometry", true); err != nil {
+		return nil, err
+	}
+	lq.geometry = lq.geometry && lq.shape != ""
+	if lq.offset, err = intParam(q, "resultOffset"); err != nil {
+		return nil, err
+	}
+	if lq.count, err = intParam(q, "resultRecordCount"); err != nil {
+		return nil, err
+	}
+	qf := &gisxml.QueryFilter{WhereClause: q.param("where")}
+	if strings.TrimSpace(qf.WhereClause) == "1=1" {
+		qf.WhereClause = ""
+	}
+	if text := q.param("text"); text != "" && lq.display != "" {
+		// text: a LIKE on the display field, ANDed with where.
+		like := lq.display + " LIKE '%" + strings.ReplaceAll(text, "'", "''") + "%'"
+		if qf.WhereClause != "" {
+			like = "(" + qf.WhereClause + ") AND " + like
+		}
+		qf.WhereClause = like
+	}
+	if s := q.param("objectIds"); s != "" {
+		var ids gisxml.ArrayOfInt
+		for _, p := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil {
+				return nil, badRequest("'objectIds' parameter is invalid: %q", s)
+			}
+			ids = append(ids, n)
+		}
+		qf.FIDSet = &gisxml.FIDSet{FIDArray: ids}
+	}
+	outSR, err := parseSR("outSR", q.param("outSR"))
+	if err != nil {
+		return nil, err
+	}
+	if outSR == nil && q.f == "geojson" {
+		outSR = srValue(&jsonSR{WKID: 4326})
+	}
+	qf.OutputSpatialReference = outSR
+	subFields, err := lq.subFields(q.param("outFields"))
+	if err != nil {
+		return nil, err
+	}
+	qf.SubFields = &subFields
+	if ob := strings.TrimSpace(q.param("orderByFields")); ob != "" {
+		lq.orderBy = "ORDER BY " + ob
+		qf.PostfixClause = &lq.orderBy
+	}
+	distinct, err := boolParam(q, "returnDistinctValues", false)
+	if err != nil {
+		return nil, err
+	}
+	if distinct {
+		d := "DISTINCT"
+		qf.PrefixClause = &d
+	}
+	lq.base = qf
+	lq.filter = qf
+	if g := q.param("geometry"); g != "" {
+		inSR, err := parseSR("inSR", q.param("inSR"))
+		if err != nil {
+			return nil, err
+		}
+		geom, err := parseGeometry(g, q.param("geometryType"), inSR)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := spatialRel(q.param("spatialRel"))
+		if err != nil {
+			return nil, err
+		}
+		lq.filter = &gisxml.SpatialFilter{QueryFilter: *qf, SearchOrder: gisxml.SearchOrderSpatial, SpatialRel: rel, SpatialRelDescription: q.param("relationParam"), FilterGeometry: geom}
+		lq.base = &lq.filter.(*gisxml.SpatialFilter).QueryFilter
+	}
+	return lq, nil
+}
+
+// subFields is the SubFields of outFields: "*" every field, a list those fields (checked by the
+// operation), nothing the id field only, as ArcGIS answers; the shape last when asked for.
+func (lq *layerQuery) subFields(out string) (string, error) {
+	var names []string
+	switch out = strings.TrimSpace(out); out {
+	case "*":
+		for _, f := range lq.fields {
+			names = append(names, f.Name)
+		}
+	case "":
+		names = append(names, lq.idField)
+	default:
+		for _, n := range strings.Split(out, ",") {
+			if n = strings.TrimSpace(n); n == "*" {
+				return lq.subFields("*")
+			} else if n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	if lq.geometry {
+		names = append(names, lq.shape)
+	}
+	return strings.Join(names, ","), nil
+}
+
+// query answers /<id>/query on a layer or table. Its refusals read as ArcGIS's: "Unable to
+// complete operation." with the cause, then "Unable to complete Query operation.", in details.
+func (ms *mapService) query(q *request, id int) error {
+	err := ms.runQuery(q, id)
+	if err == nil {
+		return nil
+	}
+	e := asError(err)
+	if e.Code != 400 {
+		return err
+	}
+	return &Error{Code: 400, Message: "Unable to complete operation.", Details: append(append([]string{}, e.Details...), "Unable to complete Query operation."), err: err}
+}
+
+func (ms *mapService) runQuery(q *request, id int) error {
+	switch q.f {
+	case "json", "pjson", "geojson":
+	default:
+		return badRequest("f=%s is not supported for query: use json, pjson or geojson", q.f)
+	}
+	info, err := ms.serverInfo(q)
+	if err != nil {
+		return err
+	}
+	lq, err := ms.decodeQuery(q, info, id)
+	if err != nil {
+		return err
+	}
+	countOnly, err := boolParam(q, "returnCountOnly", false)
+	if err != nil {
+		return err
+	}
+	idsOnly, err := boolParam(q, "returnIdsOnly", false)
+	if err != nil {
+		return err
+	}
+	extentOnly, err := boolParam(q, "returnExtentOnly", false)
+	if err != nil {
+		return err
+	}
+	mapName := info.Name
+	if q.param("outStatistics") != "" {
+		return ms.statistics(q, mapName, lq)
+	}
+	if extentOnly && !countOnly {
+		return ms.extent(q, mapName, lq)
+	}
+	if countOnly {
+		resp, err := ms.do(q, "QueryRowCount", &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+		if err != nil {
+			return err
+		}
+		var w jsonWriter
+		w.objOpen()
+		w.key("count")
+		w.int(int64(resp.(*gisxml.QueryRowCountResponse).Result))
+		w.objClose()
+		return ms.h.writeJSON(q, &w)
+	}
+	if idsOnly {
+		ids, err := ms.ids(q, mapName, lq)
+		if err != nil {
+			return err
+		}
+		var w jsonWriter
+		w.objOpen()
+		w.key("objectIdFieldName")
+		w.str(lq.idField)
+		w.key("objectIds")
+		if len(ids) == 0 {
+			w.null()
+		} else {
+			w.arrOpen()
+			for _, id := range ids {
+				w.int(int64(id))
+			}
+			w.arrClose()
+		}
+		w.objClose()
+		return ms.h.writeJSON(q, &w)
+	}
+	rs, exceeded, err := ms.records(q, mapName, lq)
+	if err != nil {
+		return err
+	}
+	var w jsonWriter
+	if q.f == "geojson" {
+		encodeGeoJSON(&w, rs, lq.idField, exceeded)
+		q.f = "json"
+	} else {
+		encodeFeatureSet(&w, rs, lq.display, lq.idField, exceeded)
+	}
+	return ms.h.writeJSON(q, &w)
+}
+
+func (ms *mapService) ids(q *request, mapName string, lq *layerQuery) (gisxml.ArrayOfInt, error) {
+	resp, err := ms.do(q, "QueryRowIDs", &gisxml.QueryRowIDs{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+	if err != nil {
+		return nil, err
+	}
+	return resp.(*gisxml.QueryRowIDsResponse).Result, nil
+}
+
+// records runs the query for its records, one page of at most maxRecordCount (or
+// resultRecordCount) from resultOffset; exceeded says more records matched. Without an order,
+// pages are slices of the matching ids (QueryRowIDs is not capped) fetched as a FIDSet; with
+// orderByFields or DISTINCT, the page is cut from the operation's first maxRecordCount records.
+func (ms *mapService) records(q *request, mapName string, lq *layerQuery) (*gisxml.RecordSet, bool, error) {
+	limit := ms.h.p.MaxRecordCount
+	if lq.count > 0 && lq.count < limit {
+		limit = lq.count
+	}
+	if lq.orderBy != "" || lq.base.PrefixClause != nil {
+		if lq.offset+limit > ms.h.p.MaxRecordCount && lq.offset > 0 {
+			return nil, false, badRequest("resultOffset + resultRecordCount over maxRecordCount (%d) is not supported with orderByFields or returnDistinctValues", ms.h.p.MaxRecordCount)
+		}
+		rs, err := ms.data(q, mapName, lq, lq.filter)
+		if err != nil {
+			return nil, false, err
+		}
+		n, err := ms.do(q, "QueryRowCount", &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+		if err != nil {
+			return nil, false, err
+		}
+		total := n.(*gisxml.QueryRowCountResponse).Result
+		recs := rs.Records
+		from := min(lq.offset, len(recs))
+		to := min(from+limit, len(recs))
+		rs.Records = recs[from:to]
+		return rs, lq.base.PrefixClause == nil && lq.offset+len(rs.Records) < total || len(recs) > to, nil
+	}
+	ids, err := ms.ids(q, mapName, lq)
+	if err != nil {
+		return nil, false, err
+	}
+	from := min(lq.offset, len(ids))
+	to := min(from+limit, len(ids))
+	page := ids[from:to]
+	// The page's ids restrict the same filter.
+	filter := lq.filter
+	base := *lq.base
+	base.FIDSet = &gisxml.FIDSet{FIDArray: page}
+	if len(page) == 0 {
+		// An empty FIDSet means no restriction to the operations: ask for an id no row has.
+		base.FIDSet = &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{math.MinInt32}}
+	}
+	switch f := lq.filter.(type) {
+	case *gisxml.SpatialFilter:
+		sf := *f
+		sf.QueryFilter = base
+		filter = &sf
+	default:
+		filter = &base
+	}
+	rs, err := ms.data(q, mapName, lq, filter)
+	if err != nil {
+		return nil, false, err
+	}
+	return rs, to < len(ids), nil
+}
+
+func (ms *mapService) data(q *request, mapName string, lq *layerQuery, filter gisxml.QueryFilterKind) (*gisxml.RecordSet, error) {
+	resp, err := ms.do(q, "QueryData", &gisxml.QueryData{MapName: mapName, MapTableDescription: lq.table, QueryFilter: filter,
+		QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}})
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := resp.(*gisxml.QueryDataResponse).Result.Object.(*gisxml.RecordSet)
+	if !ok {
+		return nil, badRequest("the query answered no record set")
+	}
+	return rs, nil
+}

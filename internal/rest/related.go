@@ -1,0 +1,212 @@
+package rest
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+)
+
+// legend answers /legend: each layer's legend classes with their swatches as base64 PNG,
+// from GetLegendInfo.
+func (ms *mapService) legend(q *request) error {
+	if err := jsonFormat(q); err != nil {
+		return err
+	}
+	info, err := ms.serverInfo(q)
+	if err != nil {
+		return err
+	}
+	resp, err := ms.do(q, "GetLegendInfo", &gisxml.GetLegendInfo{MapName: info.Name,
+		LegendPatch: &gisxml.MapServerLegendPatch{Width: 20, Height: 20, ImageDPI: 96},
+		ImageType:   &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}})
+	if err != nil {
+		return err
+	}
+	var w jsonWriter
+	w.objOpen()
+	w.key("layers")
+	w.arrOpen()
+	for _, li := range resp.(*gisxml.GetLegendInfoResponse).Result {
+		w.objOpen()
+		w.key("layerId")
+		w.int(int64(li.LayerID))
+		w.key("layerName")
+		w.str(li.Name)
+		w.key("layerType")
+		w.str("Feature Layer")
+		if l := findLayer(info, li.LayerID); l != nil {
+			w.key("minScale")
+			w.float(l.MinScale)
+			w.key("maxScale")
+			w.float(l.MaxScale)
+		}
+		w.key("legend")
+		w.arrOpen()
+		for _, g := range li.LegendGroups {
+			for _, c := range g.LegendClasses {
+				w.objOpen()
+				w.key("label")
+				w.str(c.Label)
+				if img := c.SymbolImage; img != nil {
+					w.key("imageData")
+					w.str(base64.StdEncoding.EncodeToString(img.ImageData))
+					w.key("contentType")
+					w.str(strp(img.ImageType))
+					w.key("height")
+					w.int(int64(img.ImageHeight))
+					w.key("width")
+					w.int(int64(img.ImageWidth))
+				}
+				w.objClose()
+			}
+		}
+		w.arrClose()
+		w.objClose()
+	}
+	w.arrClose()
+	w.objClose()
+	return ms.h.writeJSON(q, &w)
+}
+
+// queryRelatedRecords answers /<id>/queryRelatedRecords through QueryRelatedRecords: one group
+// of related records per source object id.
+func (ms *mapService) queryRelatedRecords(q *request, id int) error {
+	if err := jsonFormat(q); err != nil {
+		return err
+	}
+	info, err := ms.serverInfo(q)
+	if err != nil {
+		return err
+	}
+	ids, err := parseIDs("objectIds", q.param("objectIds"))
+	if err != nil || len(ids) == 0 {
+		return badRequest("'objectIds' parameter is invalid: %q", q.param("objectIds"))
+	}
+	rel, err := strconv.Atoi(q.param("relationshipId"))
+	if err != nil {
+		return badRequest("'relationshipId' parameter is invalid: %q", q.param("relationshipId"))
+	}
+	returnGeometry, err := boolParam(q, "returnGeometry", true)
+	if err != nil {
+		return err
+	}
+	outSR, err := parseSR("outSR", q.param("outSR"))
+	if err != nil {
+		return err
+	}
+	rd := &gisxml.RelateDescription{RelationshipID: rel, IncludeGeometry: &returnGeometry, OutputSpatialReference: outSR,
+		ResultFormat: gisxml.RelateResultRelatedRecordSetAsObject}
+	if f := strings.TrimSpace(q.param("outFields")); f != "" && f != "*" {
+		rd.RelatedTableFields = &f
+	}
+	if d := q.param("definitionExpression"); d != "" {
+		rd.RelatedTableDefinitionExpression = &d
+	}
+	resp, err := ms.do(q, "QueryRelatedRecords", &gisxml.QueryRelatedRecords{MapName: info.Name, SourceTableID: id,
+		SourceFIDSet: &gisxml.FIDSet{FIDArray: ids}, RelateDescription: rd})
+	if err != nil {
+		return err
+	}
+	set, ok := resp.(*gisxml.QueryRelatedRecordsResponse).Result.Object.(*gisxml.RelatedRecordSet)
+	if !ok {
+		return badRequest("the relationship query answered no record set")
+	}
+	// Each group is written as a feature set's features; the fields once.
+	var w jsonWriter
+	w.objOpen()
+	var shapeDef *gisxml.GeometryDef
+	if set.RelatedRecordFields != nil {
+		for _, f := range set.RelatedRecordFields.FieldArray {
+			if f.GeometryDef != nil {
+				shapeDef = f.GeometryDef
+			}
+		}
+	}
+	if shapeDef != nil {
+		w.key("geometryType")
+		w.str(esriType(string(shapeDef.GeometryType)))
+		w.key("spatialReference")
+		w.spatialReference(shapeDef.SpatialReference)
+	}
+	w.key("fields")
+	w.arrOpen()
+	if set.RelatedRecordFields != nil {
+		for _, f := range set.RelatedRecordFields.FieldArray {
+			if f.GeometryDef == nil {
+				writeField(&w, f, "")
+			}
+		}
+	}
+	w.arrClose()
+	w.key("relatedRecordGroups")
+	w.arrOpen()
+	for _, g := range set.RelatedRecordGroups {
+		w.objOpen()
+		w.key("objectId")
+		w.int(int64(g.SourceRowID))
+		w.key("relatedRecords")
+		writeFeatures(&w, &gisxml.RecordSet{Fields: set.RelatedRecordFields, Records: g.Records})
+		w.objClose()
+	}
+	w.arrClose()
+	w.objClose()
+	return ms.h.writeJSON(q, &w)
+}
+
+// attachments answers /<id>/<oid>/attachments (the list) and …/attachments/<aid> (the bytes),
+// from QueryAttachmentInfos and QueryAttachmentData.
+func (ms *mapService) attachments(q *request, id, oid int, attachment string) error {
+	info, err := ms.serverInfo(q)
+	if err != nil {
+		return err
+	}
+	if attachment != "" {
+		aid, err := strconv.Atoi(attachment)
+		if err != nil {
+			return badRequest("Invalid attachment ID: %q", attachment)
+		}
+		resp, err := ms.do(q, "QueryAttachmentData", &gisxml.QueryAttachmentData{MapName: info.Name, TableID: id,
+			AttachmentIDs: gisxml.ArrayOfInt{aid}, TransportType: gisxml.TransportTypeEmbedded})
+		if err != nil {
+			return err
+		}
+		data := resp.(*gisxml.QueryAttachmentDataResponse).Result
+		if len(data) != 1 || data[0].AttachmentInfo == nil || data[0].AttachmentInfo.ParentID != oid {
+			return notFoundErr("Attachment %d of feature %d not found", aid, oid)
+		}
+		q.w.Header().Set("Content-Type", data[0].AttachmentInfo.ContentType)
+		q.w.Header().Set("Content-Disposition", `inline; filename="`+strings.ReplaceAll(data[0].AttachmentInfo.Name, `"`, "")+`"`)
+		q.w.WriteHeader(http.StatusOK)
+		_, _ = q.w.Write(data[0].Data)
+		return nil
+	}
+	if err := jsonFormat(q); err != nil {
+		return err
+	}
+	resp, err := ms.do(q, "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{MapName: info.Name, TableID: id, RowIDs: gisxml.ArrayOfInt{oid}})
+	if err != nil {
+		return err
+	}
+	var w jsonWriter
+	w.objOpen()
+	w.key("attachmentInfos")
+	w.arrOpen()
+	for _, a := range resp.(*gisxml.QueryAttachmentInfosResponse).Result {
+		w.objOpen()
+		w.key("id")
+		w.int(int64(a.AttachmentID))
+		w.key("contentType")
+		w.str(a.ContentType)
+		w.key("size")
+		w.int(int64(a.Size))
+		w.key("name")
+		w.str(a.Name)
+		w.objClose()
+	}
+	w.arrClose()
+	w.objClose()
+	return ms.h.writeJSON(q, &w)
+}

@@ -1,0 +1,157 @@
+package rest
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+)
+
+// statTypes maps outStatistics' statisticType to the schema's statistics.
+var statTypes = map[string]gisxml.DataStatType{
+	"count": gisxml.DataStatTypeCount, "sum": gisxml.DataStatTypeSum, "min": gisxml.DataStatTypeMin, "max": gisxml.DataStatTypeMax,
+	"avg": gisxml.DataStatTypeAverage, "stddev": gisxml.DataStatTypeStdDev, "var": gisxml.DataStatTypeVariance,
+}
+
+// statistics answers a query with outStatistics through QueryDataStatistics: one feature per
+// group of groupByFieldsForStatistics, attributes only.
+func (ms *mapService) statistics(q *request, mapName string, lq *layerQuery) error {
+	var defs []struct {
+		StatisticType         string `json:"statisticType"`
+		OnStatisticField      string `json:"onStatisticField"`
+		OutStatisticFieldName string `json:"outStatisticFieldName"`
+	}
+	if err := json.Unmarshal([]byte(q.param("outStatistics")), &defs); err != nil || len(defs) == 0 {
+		return badRequest("'outStatistics' parameter is invalid: %q", q.param("outStatistics"))
+	}
+	req := &gisxml.StatisticsRequest{}
+	for _, d := range defs {
+		t, ok := statTypes[strings.ToLower(d.StatisticType)]
+		if !ok || d.OnStatisticField == "" {
+			return badRequest("'outStatistics' parameter is invalid: statisticType %q on %q", d.StatisticType, d.OnStatisticField)
+		}
+		sd := &gisxml.StatisticDescription{StatisticFieldName: d.OnStatisticField, StatisticType: t}
+		if d.OutStatisticFieldName != "" {
+			name := d.OutStatisticFieldName
+			sd.ResultFieldName = &name
+		}
+		req.StatisticDescriptions = append(req.StatisticDescriptions, sd)
+	}
+	if g := strings.TrimSpace(q.param("groupByFieldsForStatistics")); g != "" {
+		req.GroupByFields = &g
+	}
+	if o := strings.TrimSpace(q.param("orderByFields")); o != "" {
+		req.OrderByFields = &o
+	}
+	// The statistics run on the filter without the record options (fields, order, shape).
+	base := *lq.base
+	base.SubFields, base.PostfixClause, base.PrefixClause, base.OutputSpatialReference = nil, nil, nil, nil
+	var filter gisxml.QueryFilterKind = &base
+	if sf, ok := lq.filter.(*gisxml.SpatialFilter); ok {
+		c := *sf
+		c.QueryFilter = base
+		filter = &c
+	}
+	resp, err := ms.do(q, "QueryDataStatistics", &gisxml.QueryDataStatistics{MapName: mapName, MapTableDescription: lq.table, StatisticsRequest: req, QueryFilter: filter})
+	if err != nil {
+		return err
+	}
+	rs := resp.(*gisxml.QueryDataStatisticsResponse).Result
+	var w jsonWriter
+	if q.f == "geojson" {
+		encodeGeoJSON(&w, rs, "", false)
+		q.f = "json"
+	} else {
+		encodeFeatureSet(&w, rs, "", "", false)
+	}
+	return ms.h.writeJSON(q, &w)
+}
+
+// extent answers returnExtentOnly: the extent of the matching features' shapes in outSR,
+// read page by page through QueryData.
+func (ms *mapService) extent(q *request, mapName string, lq *layerQuery) error {
+	if lq.shape == "" {
+		return badRequest("returnExtentOnly needs a layer with geometry")
+	}
+	ids, err := ms.ids(q, mapName, lq)
+	if err != nil {
+		return err
+	}
+	fields := lq.shape
+	base := *lq.base
+	base.SubFields, base.PostfixClause, base.PrefixClause = &fields, nil, nil
+	bounds := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	var sr gisxml.SpatialReference
+	for from := 0; from < len(ids); from += ms.h.p.MaxRecordCount {
+		page := base
+		page.FIDSet = &gisxml.FIDSet{FIDArray: ids[from:min(from+ms.h.p.MaxRecordCount, len(ids))]}
+		var filter gisxml.QueryFilterKind = &page
+		if sf, ok := lq.filter.(*gisxml.SpatialFilter); ok {
+			c := *sf
+			c.QueryFilter = page
+			filter = &c
+		}
+		rs, err := ms.data(q, mapName, lq, filter)
+		if err != nil {
+			return err
+		}
+		if rs.Fields != nil && len(rs.Fields.FieldArray) > 0 && rs.Fields.FieldArray[0].GeometryDef != nil {
+			sr = rs.Fields.FieldArray[0].GeometryDef.SpatialReference
+		}
+		for _, r := range rs.Records {
+			for _, v := range r.Values {
+				extend(&bounds, v)
+			}
+		}
+	}
+	if sr == nil {
+		sr = lq.base.OutputSpatialReference
+	}
+	var w jsonWriter
+	w.objOpen()
+	w.key("extent")
+	w.objOpen()
+	for i, k := range []string{"xmin", "ymin", "xmax", "ymax"} {
+		w.key(k)
+		if math.IsInf(bounds[i], 0) {
+			w.str("NaN") // as ArcGIS writes the extent of nothing
+		} else {
+			w.float(bounds[i])
+		}
+	}
+	w.key("spatialReference")
+	w.spatialReference(sr)
+	w.objClose()
+	w.objClose()
+	return ms.h.writeJSON(q, &w)
+}
+
+// extend grows b by the points of a schema geometry.
+func extend(b *[4]float64, g any) {
+	add := func(p gisxml.Point) {
+		if x, y, ok := pointXY(p); ok {
+			b[0], b[1], b[2], b[3] = min(b[0], x), min(b[1], y), max(b[2], x), max(b[3], y)
+		}
+	}
+	switch x := g.(type) {
+	case *gisxml.PointN:
+		add(x)
+	case *gisxml.MultipointN:
+		for _, p := range x.PointArray {
+			add(p)
+		}
+	case *gisxml.PolylineN:
+		for _, p := range x.PathArray {
+			for _, pt := range p.PathPart().PointArray {
+				add(pt)
+			}
+		}
+	case *gisxml.PolygonN:
+		for _, r := range x.RingArray {
+			for _, pt := range r.PointArray {
+				add(pt)
+			}
+		}
+	}
+}
