@@ -49,9 +49,12 @@ const clientKey = "client"
 // and the seeding admin API. Health, metrics, rendered images (unguessable, short-lived) and
 // cached tiles stay open.
 func protected(path string) bool {
-	return strings.HasPrefix(path, "/arcgis/services/") || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
+	return strings.HasPrefix(path, "/arcgis/services/") || isREST(path) || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
 		path == "/admin" || strings.HasPrefix(path, "/admin/")
 }
+
+// isREST reports whether a path is a REST map service's (its tiles and WMTS among them).
+func isREST(path string) bool { return strings.HasPrefix(path, "/arcgis/rest/services/") }
 
 func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
 
@@ -150,11 +153,14 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 	s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
 }
 
-// serviceOf is the map service a SOAP path names (/arcgis/services/<service>/MapServer…), or "".
+// serviceOf is the map service a SOAP or REST path names (/arcgis/services/<service>/MapServer…,
+// /arcgis/rest/services/<service>/MapServer…), or "".
 func serviceOf(path string) string {
 	rest, ok := strings.CutPrefix(path, "/arcgis/services/")
 	if !ok {
-		return ""
+		if rest, ok = strings.CutPrefix(path, "/arcgis/rest/services/"); !ok {
+			return ""
+		}
 	}
 	svc, _, _ := strings.Cut(rest, "/")
 	return svc
@@ -165,6 +171,18 @@ func serviceOf(path string) string {
 func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 	if p := c.Request.URL.Path; p == "/admin" || strings.HasPrefix(p, "/admin/") {
 		c.AbortWithStatusJSON(status, gin.H{"error": soapMsg})
+		return
+	}
+	if isREST(c.Request.URL.Path) {
+		// ArcGIS's codes: 499 token required, 498 invalid token, 403 not permitted.
+		code := status
+		switch soapMsg {
+		case "Token Required":
+			code = 499
+		case "Invalid Token":
+			code = 498
+		}
+		c.AbortWithStatusJSON(status, gin.H{"error": gin.H{"code": code, "message": soapMsg, "details": []string{}}})
 		return
 	}
 	if isJSONAPI(c.Request.URL.Path) {
