@@ -64,13 +64,18 @@ type xmlLayer struct {
 		Title      string `xml:"ows:Title"`
 		Identifier string `xml:"ows:Identifier"`
 	} `xml:"Style"`
-	Format      string   `xml:"Format"`
-	Links       []string `xml:"TileMatrixSetLink>TileMatrixSet"`
+	Format      string    `xml:"Format"`
+	Links       []xmlLink `xml:"TileMatrixSetLink"`
 	ResourceURL struct {
 		Format       string `xml:"format,attr"`
 		ResourceType string `xml:"resourceType,attr"`
 		Template     string `xml:"template,attr"`
 	} `xml:"ResourceURL"`
+}
+
+// xmlLink names one tile matrix set of a layer (one per link, as the schema has it).
+type xmlLink struct {
+	Set string `xml:"TileMatrixSet"`
 }
 
 type xmlTileMatrixSet struct {
@@ -92,7 +97,7 @@ type xmlTileMatrix struct {
 	MatrixHeight     int    `xml:"MatrixHeight"`
 }
 
-func num(f float64) string { return strconv.FormatFloat(f, 'g', 17, 64) }
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func corner(x, y float64) string { return num(x) + " " + num(y) }
 
@@ -137,7 +142,7 @@ func (h *Handler) serveCapabilities(w http.ResponseWriter, r *http.Request, svc 
 		}
 		xl.Style.IsDefault, xl.Style.Title, xl.Style.Identifier = true, "Default Style", "default"
 		for _, s := range c.Sets {
-			xl.Links = append(xl.Links, s.ID)
+			xl.Links = append(xl.Links, xmlLink{Set: s.ID})
 		}
 		xl.ResourceURL.Format, xl.ResourceURL.ResourceType = l.Format, "tile"
 		xl.ResourceURL.Template = base + "/tile/1.0.0/" + url.PathEscape(l.ID) + "/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}" + query

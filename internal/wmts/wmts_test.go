@@ -156,3 +156,44 @@ func TestConditionalGetTile(t *testing.T) {
 		}
 	}
 }
+
+// A Web Mercator cache (WKID 102100) on the standard origin and resolutions gets
+// GoogleMapsCompatible beside default028mm, for the levels that are the well-known set's only
+// (here level 3 has another resolution), each set in a TileMatrixSetLink of its own.
+func TestGoogleMapsCompatibleLevels(t *testing.T) {
+	scheme := tilecache.WebMercator()
+	scheme.SpatialReference.WKID = 102100
+	scheme.LODs = scheme.LODs[:6]
+	scheme.LODs[3].Resolution *= 1.001
+	m := &catalog.Map{Name: "Layers", SR: proj.SR{WKID: 3857}, Layers: []*catalog.Layer{{ID: 1, Name: "Countries"}}}
+	ops := &fakeOps{svc: &catalog.Service{Name: "wm", Maps: []*catalog.Map{m}}, scheme: scheme, calls: map[string]int{}}
+	h := wmts.New(wmts.Params{Ops: ops, PublicURL: "http://farm.test"})
+	rec := get(h.ServeKVP, "/?service=WMTS&request=GetCapabilities", "service", "wm")
+	var caps struct {
+		Links []struct {
+			Sets []string `xml:"TileMatrixSet"`
+		} `xml:"Contents>Layer>TileMatrixSetLink"`
+		Sets []struct {
+			Identifier string `xml:"Identifier"`
+			CRS        string `xml:"SupportedCRS"`
+			Matrices   []struct {
+				ID      string `xml:"Identifier"`
+				TopLeft string `xml:"TopLeftCorner"`
+			} `xml:"TileMatrix"`
+		} `xml:"Contents>TileMatrixSet"`
+	}
+	if err := xml.Unmarshal(rec.Body.Bytes(), &caps); err != nil {
+		t.Fatalf("%v: %s", err, rec.Body)
+	}
+	if fmt.Sprint(caps.Links) != "[{[default028mm]} {[GoogleMapsCompatible]}]" || len(caps.Sets) != 2 {
+		t.Fatalf("links %v, %d sets", caps.Links, len(caps.Sets))
+	}
+	var ids []string
+	for _, m := range caps.Sets[1].Matrices {
+		ids = append(ids, m.ID)
+	}
+	if caps.Sets[0].CRS != "urn:ogc:def:crs:EPSG::3857" || len(caps.Sets[0].Matrices) != 6 || fmt.Sprint(ids) != "[0 1 2 4 5]" ||
+		caps.Sets[1].Matrices[0].TopLeft != "-20037508.3427892 20037508.3427892" || caps.Sets[0].Matrices[0].TopLeft != "-20037508.342787 20037508.342787" {
+		t.Errorf("sets %+v", caps.Sets)
+	}
+}
