@@ -160,3 +160,30 @@ func TestTileRoutesRateLimitAndCORS(t *testing.T) {
 		}
 	}
 }
+
+// A service without a cache has no tiles: the REST tile resource answers ArcGIS's 404, WMTS an
+// exception report with 404, for the capabilities as for a tile; HEAD gets the status alone.
+func TestTileRoutesOfUncachedService(t *testing.T) {
+	h, _ := tileServer(t, Security{})
+	resp, body := serve(h, "/arcgis/rest/services/usa/MapServer/tile/0/0/0")
+	if resp.StatusCode != 404 || arcgisErrorCode(t, body) != 404 {
+		t.Errorf("tile: %s %s", resp.Status, body)
+	}
+	for _, path := range []string{
+		"/arcgis/rest/services/usa/MapServer/WMTS/1.0.0/WMTSCapabilities.xml",
+		"/arcgis/rest/services/usa/MapServer/WMTS?SERVICE=WMTS&REQUEST=GetCapabilities",
+		"/arcgis/rest/services/usa/MapServer/WMTS/tile/1.0.0/usa/default/default028mm/0/0/0",
+	} {
+		resp, body := serve(h, path)
+		if resp.StatusCode != 404 || !bytes.Contains(body, []byte(`<Exception exceptionCode="NoApplicableCode"><ExceptionText>`)) ||
+			!bytes.Contains(body, []byte("has no tile cache")) {
+			t.Errorf("%s: %s %s", path, resp.Status, body)
+		}
+	}
+	req := httptest.NewRequest(http.MethodHead, "/arcgis/rest/services/world/MapServer/tile/0/0/0", nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") == "" || rec.Header().Get("ETag") == "" {
+		t.Errorf("HEAD: %d, %d bytes, headers %v", rec.Code, rec.Body.Len(), rec.Header())
+	}
+}
