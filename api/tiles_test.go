@@ -63,7 +63,7 @@ func tileServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	return h, tile
 }
 
-func serve(h http.Handler, path string, header ...string) (*http.Response, []byte) {
+func tileGet(h http.Handler, path string, header ...string) (*http.Response, []byte) {
 	req := httptest.NewRequest(http.MethodGet, path, nil)
 	req.RemoteAddr = "203.0.113.9:5555"
 	for i := 0; i+1 < len(header); i += 2 {
@@ -76,8 +76,8 @@ func serve(h http.Handler, path string, header ...string) (*http.Response, []byt
 	return resp, body
 }
 
-// arcgisErrorCode returns the code of an ArcGIS REST error body, or fails.
-func arcgisErrorCode(t *testing.T, body []byte) int {
+// tileErrorCode returns the code of an ArcGIS REST error body, or fails.
+func tileErrorCode(t *testing.T, body []byte) int {
 	t.Helper()
 	var e struct {
 		Error *struct {
@@ -113,24 +113,24 @@ func TestTileRoutesNeedTokens(t *testing.T) {
 		{"forged", "?token=" + tok[:len(tok)-2] + "xx", "", 401, 498},
 		{"another service's", "?token=" + usa, "", 403, 403},
 	} {
-		resp, body := serve(h, path+c.query)
-		if resp.StatusCode != c.status || arcgisErrorCode(t, body) != c.code {
+		resp, body := tileGet(h, path+c.query)
+		if resp.StatusCode != c.status || tileErrorCode(t, body) != c.code {
 			t.Errorf("%s token: %s %s", c.name, resp.Status, body)
 		}
-		resp, _ = serve(h, "/arcgis/rest/services/world/MapServer/WMTS?SERVICE=WMTS&REQUEST=GetCapabilities"+strings.Replace(c.query, "?", "&", 1))
+		resp, _ = tileGet(h, "/arcgis/rest/services/world/MapServer/WMTS?SERVICE=WMTS&REQUEST=GetCapabilities"+strings.Replace(c.query, "?", "&", 1))
 		if resp.StatusCode != c.status {
 			t.Errorf("%s token, WMTS: %s", c.name, resp.Status)
 		}
 	}
-	resp, body := serve(h, path+"?token="+tok)
+	resp, body := tileGet(h, path+"?token="+tok)
 	if resp.StatusCode != 200 || !bytes.Equal(body, tile) || resp.Header.Get("Cache-Control") != "public, max-age=3600" {
 		t.Errorf("token parameter: %s %s, %d bytes", resp.Status, resp.Header.Get("Cache-Control"), len(body))
 	}
-	resp, body = serve(h, path, "Authorization", "Bearer "+tok)
+	resp, body = tileGet(h, path, "Authorization", "Bearer "+tok)
 	if resp.StatusCode != 200 || !bytes.Equal(body, tile) || resp.Header.Get("Cache-Control") != "private, max-age=3600" {
 		t.Errorf("bearer token: %s %s, %d bytes", resp.Status, resp.Header.Get("Cache-Control"), len(body))
 	}
-	resp, body = serve(h, "/arcgis/rest/services/world/MapServer/WMTS/1.0.0/WMTSCapabilities.xml?token="+tok)
+	resp, body = tileGet(h, "/arcgis/rest/services/world/MapServer/WMTS/1.0.0/WMTSCapabilities.xml?token="+tok)
 	if want := `template="http://farm.test/arcgis/rest/services/world/MapServer/WMTS/tile/1.0.0/world/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}?token=` + tok + `"`; resp.StatusCode != 200 || !bytes.Contains(body, []byte(want)) {
 		t.Errorf("capabilities with a token: %s\n%s", resp.Status, body)
 	}
@@ -148,12 +148,12 @@ func TestTileRoutesRateLimitAndCORS(t *testing.T) {
 		{"/arcgis/rest/services/world/MapServer/tile/2/0/0", 404},
 		{"/arcgis/rest/services/world/MapServer/tile/0/0/0", 429},
 	} {
-		resp, body := serve(h, c.path, "Origin", origin)
+		resp, body := tileGet(h, c.path, "Origin", origin)
 		if resp.StatusCode != c.status || resp.Header.Get("Access-Control-Allow-Origin") != origin {
 			t.Errorf("request %d: %s, Access-Control-Allow-Origin %q: %.200s", i, resp.Status, resp.Header.Get("Access-Control-Allow-Origin"), body)
 		}
 		if c.status != 200 {
-			arcgisErrorCode(t, body)
+			tileErrorCode(t, body)
 		}
 		if c.status == 429 && resp.Header.Get("Retry-After") == "" {
 			t.Error("429 without Retry-After")
@@ -165,8 +165,8 @@ func TestTileRoutesRateLimitAndCORS(t *testing.T) {
 // exception report with 404, for the capabilities as for a tile; HEAD gets the status alone.
 func TestTileRoutesOfUncachedService(t *testing.T) {
 	h, _ := tileServer(t, Security{})
-	resp, body := serve(h, "/arcgis/rest/services/usa/MapServer/tile/0/0/0")
-	if resp.StatusCode != 404 || arcgisErrorCode(t, body) != 404 {
+	resp, body := tileGet(h, "/arcgis/rest/services/usa/MapServer/tile/0/0/0")
+	if resp.StatusCode != 404 || tileErrorCode(t, body) != 404 {
 		t.Errorf("tile: %s %s", resp.Status, body)
 	}
 	for _, path := range []string{
@@ -174,7 +174,7 @@ func TestTileRoutesOfUncachedService(t *testing.T) {
 		"/arcgis/rest/services/usa/MapServer/WMTS?SERVICE=WMTS&REQUEST=GetCapabilities",
 		"/arcgis/rest/services/usa/MapServer/WMTS/tile/1.0.0/usa/default/default028mm/0/0/0",
 	} {
-		resp, body := serve(h, path)
+		resp, body := tileGet(h, path)
 		if resp.StatusCode != 404 || !bytes.Contains(body, []byte(`<Exception exceptionCode="NoApplicableCode"><ExceptionText>`)) ||
 			!bytes.Contains(body, []byte("has no tile cache")) {
 			t.Errorf("%s: %s %s", path, resp.Status, body)
