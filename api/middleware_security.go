@@ -157,7 +157,8 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 	s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
 }
 
-// serviceOf is the map service a SOAP path names (/arcgis/services/<service>/MapServer…), or "".
+// serviceOf is the map service a SOAP or REST path names (/arcgis/services/<service>/MapServer…,
+// /arcgis/rest/services/<service>/MapServer…), or "".
 func serviceOf(path string) string {
 	rest, ok := strings.CutPrefix(path, "/arcgis/services/")
 	if !ok {

@@ -8,6 +8,7 @@
 //	GET  /healthz, /readyz                            liveness and readiness (health.go)
 //	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
 //	GET/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
+//	GET  /arcgis/rest/services/<service>/MapServer/tile/…  REST tiles and WMTS (…/WMTS…): tiles.go, internal/wmts
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
 // The api answers information operations itself and sends renders to the farm through the
@@ -37,6 +38,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/soapcatalog"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/wmts"
 )
 
 // Outputs reads rendered images back for serving.
@@ -152,6 +154,9 @@ func New(p Params) *Server {
 		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, logger: p.Logger, caches: memcache.New[string, openCache]("opened caches", openCachesBytes)}
 		p.Metrics.RegisterCaches(ch.caches)
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
+	}
+	if p.Ops != nil {
+		routeTiles(e, wmts.New(wmts.Params{Ops: p.Ops, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
 	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)

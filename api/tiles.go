@@ -1,0 +1,33 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mapfarm/mapfarm/internal/wmts"
+)
+
+// tileRoutePrefix is the route prefix of a REST map service, under which tiles and WMTS are.
+const tileRoutePrefix = "/arcgis/rest/services/:service/MapServer"
+
+// routeTiles serves the REST tile resource and WMTS (internal/wmts) for GET and HEAD.
+func routeTiles(e *gin.Engine, h *wmts.Handler) {
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(method, tileRoutePrefix+"/tile/:level/:row/:col", tileHandler(h.ServeTile, "service", "level", "row", "col"))
+		e.Handle(method, tileRoutePrefix+"/WMTS", tileHandler(h.ServeKVP, "service"))
+		e.Handle(method, tileRoutePrefix+"/WMTS/*path", tileHandler(h.ServeREST, "service", "path"))
+	}
+}
+
+// tileHandler runs a net/http handler with gin's path parameters as the request's path
+// values, and the request id in its context.
+func tileHandler(h http.HandlerFunc, names ...string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		r := c.Request.WithContext(wmts.WithRequestID(c.Request.Context(), c.GetString(requestIDKey)))
+		for _, n := range names {
+			r.SetPathValue(n, c.Param(n))
+		}
+		h(c.Writer, r)
+	}
+}

@@ -1,0 +1,155 @@
+// Package wmts serves the tiles of the farm's caches over HTTP GET: the ArcGIS REST tile
+// resource (…/MapServer/tile/{level}/{row}/{col}) and OGC WMTS 1.0.0 (GetCapabilities and
+// GetTile, in KVP and RESTful encodings, as ArcGIS Server 10.7 publishes them under
+// …/MapServer/WMTS).
+//
+// It is a codec only: every tile and every tiling scheme comes from the cache operations of
+// internal/mapserver (GetMapTile, GetLayerTile, GetCacheDescriptionInfo), called through
+// (*mapserver.Server).Do, so the REST, WMTS and SOAP answers cannot differ. The handlers are
+// net/http handlers; the router names the path parameters with (*http.Request).SetPathValue
+// (see each handler for the names) and puts the request id in the context (WithRequestID).
+package wmts
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
+)
+
+// Ops runs the cache operations; *mapserver.Server implements it.
+type Ops interface {
+	Do(ctx context.Context, c *mapserver.Call, op string, req any) (any, error)
+	Service(name string) (*catalog.Service, bool)
+}
+
+// Handler serves the REST tile resource and WMTS of every service.
+type Handler struct {
+	ops       Ops
+	publicURL string
+	timeout   time.Duration
+	logger    *slog.Logger
+	cache     contentsCache
+}
+
+// Params configure a Handler.
+type Params struct {
+	Ops Ops
+	// PublicURL is the base URL clients use, no trailing slash; the capabilities name their
+	// resource URLs under it.
+	PublicURL string
+	// Timeout bounds each operation (0: none).
+	Timeout time.Duration
+	Logger  *slog.Logger
+}
+
+// New returns a Handler.
+func New(p Params) *Handler {
+	if p.Logger == nil {
+		p.Logger = slog.Default()
+	}
+	return &Handler{ops: p.Ops, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger}
+}
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the request id the handlers log and pass to operations.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// call runs one operation for a service, bounded by the handler's timeout.
+func (h *Handler) call(ctx context.Context, svc *catalog.Service, op string, req any) (any, error) {
+	if h.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.timeout)
+		defer cancel()
+	}
+	return h.ops.Do(ctx, &mapserver.Call{Service: svc, RequestID: requestID(ctx)}, op, req)
+}
+
+// writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG
+// and JPEG tiles), a strong ETag of the content, Cache-Control, and 304 Not Modified when the
+// client's If-None-Match names the ETag. A request carrying an Authorization header is
+// answered private, so that shared caches do not hand its tiles to others.
+func writeTile(w http.ResponseWriter, r *http.Request, data []byte) {
+	sum := sha256.Sum256(data)
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	hd := w.Header()
+	hd.Set("ETag", etag)
+	if r.Header.Get("Authorization") != "" {
+		hd.Set("Cache-Control", "private, max-age=3600")
+	} else {
+		hd.Set("Cache-Control", "public, max-age=3600")
+	}
+	if etagMatch(r.Header.Values("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hd.Set("Content-Type", http.DetectContentType(data))
+	hd.Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(data)
+	}
+}
+
+// etagMatch reports whether If-None-Match header values name etag (weak comparison, as RFC
+// 9110 prescribes for If-None-Match), or are "*".
+func etagMatch(values []string, etag string) bool {
+	for _, v := range values {
+		for len(v) > 0 {
+			v = trimSpaceComma(v)
+			if v == "" {
+				break
+			}
+			if v[0] == '*' {
+				return true
+			}
+			tag := v
+			if len(tag) > 2 && tag[:2] == "W/" {
+				tag = tag[2:]
+			}
+			if tag == "" || tag[0] != '"' {
+				break
+			}
+			end := 1
+			for end < len(tag) && tag[end] != '"' {
+				end++
+			}
+			if end == len(tag) {
+				break
+			}
+			if tag[:end+1] == etag {
+				return true
+			}
+			v = tag[end+1:]
+		}
+	}
+	return false
+}
+
+func trimSpaceComma(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == ',') {
+		s = s[1:]
+	}
+	return s
+}
+
+// clientGone reports whether err comes from the client hanging up (or the operation timing
+// out because of it), which is no server failure.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}

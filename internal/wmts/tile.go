@@ -1,0 +1,80 @@
+package wmts
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
+)
+
+// ServeTile serves the REST tile resource of a service's fused cache, for GET and HEAD:
+//
+//	/arcgis/rest/services/<service>/MapServer/tile/<level>/<row>/<col>
+//
+// with path values "service", "level", "row" and "col". The tile is GetMapTile's of the
+// service's default map. As in ArcGIS Server, a tile that is not in the cache (not stored, or
+// outside the tiling scheme) answers HTTP 404; the body is ArcGIS's JSON error. The blankTile
+// parameter changes nothing: these caches never hold blank stand-in tiles.
+func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
+	svc, ok := h.ops.Service(r.PathValue("service"))
+	if !ok {
+		writeRESTError(w, http.StatusNotFound, "Service not found", "service "+strconv.Quote(r.PathValue("service"))+" does not exist")
+		return
+	}
+	var at [3]int
+	for i, name := range []string{"level", "row", "col"} {
+		n, err := strconv.Atoi(r.PathValue(name))
+		if err != nil || n < 0 {
+			writeRESTError(w, http.StatusBadRequest, "Invalid URL", "the tile's "+name+" must be a whole number ≥ 0, not "+strconv.Quote(r.PathValue(name)))
+			return
+		}
+		at[i] = n
+	}
+	resp, err := h.call(r.Context(), svc, "GetMapTile", &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
+	if err != nil {
+		h.restFailed(w, r, err)
+		return
+	}
+	writeTile(w, r, resp.(*gisxml.GetMapTileResponse).Result)
+}
+
+// restFailed answers an operation's error as ArcGIS REST does for tiles: 404 for a tile the
+// cache does not have (missing, outside the scheme, or no cache at all), 500 with only the
+// request id for a failure of the server, whose cause goes to the log.
+func (h *Handler) restFailed(w http.ResponseWriter, r *http.Request, err error) {
+	id := requestID(r.Context())
+	switch {
+	case clientGone(r, err):
+		h.logger.Info("client went away before the tile was read", "request_id", id, "path", r.URL.Path)
+	case errors.Is(err, mapserver.ErrNotFound), errors.Is(err, mapserver.ErrInvalidArgument):
+		writeRESTError(w, http.StatusNotFound, "Tile not found", err.Error())
+	default:
+		h.logger.Error("tile: operation failed", "request_id", id, "err", err)
+		writeRESTError(w, http.StatusInternalServerError, "Unable to complete operation.", "the server failed; the cause is in its log (request id "+id+")")
+	}
+}
+
+// restError is ArcGIS REST's error body.
+type restError struct {
+	Error struct {
+		Code    int      `json:"code"`
+		Message string   `json:"message"`
+		Details []string `json:"details"`
+	} `json:"error"`
+}
+
+func writeRESTError(w http.ResponseWriter, status int, msg string, details ...string) {
+	var e restError
+	e.Error.Code, e.Error.Message, e.Error.Details = status, msg, details
+	if e.Error.Details == nil {
+		e.Error.Details = []string{}
+	}
+	b, _ := json.Marshal(e) // a struct of strings and an int always encodes
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
