@@ -60,6 +60,11 @@ func isREST(path string) bool {
 	return path == "/arcgis/rest/services" || strings.HasPrefix(path, "/arcgis/rest/services/")
 }
 
+// isTileRoute reports whether a REST path is a map service's tiles or WMTS (api/tiles.go).
+func isTileRoute(path string) bool {
+	return strings.Contains(path, "/MapServer/tile/") || strings.Contains(path, "/MapServer/WMTS")
+}
+
 func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
 
 const grantKey = "grant"
@@ -178,7 +183,14 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 		return
 	}
 	if isREST(c.Request.URL.Path) {
-		rest.WriteError(c.Writer, c.Request, rest.NewError(restCode(status, soapMsg), soapMsg))
+		e := rest.NewError(restCode(status, soapMsg), soapMsg)
+		if isTileRoute(c.Request.URL.Path) {
+			// Tile and WMTS clients read images, not JSON: the refusal is in the HTTP status
+			// (401, 403), with ArcGIS's error body beside it.
+			c.AbortWithStatusJSON(status, gin.H{"error": gin.H{"code": e.Code, "message": e.Message, "details": []string{}}})
+			return
+		}
+		rest.WriteError(c.Writer, c.Request, e)
 		c.Abort()
 		return
 	}
