@@ -335,21 +335,7 @@ func runSQLDifferential(t *testing.T, d where.Dialect, db sqlDB, rows [][]any) {
 					want = append(want, r[0].(int64))
 				}
 			}
-			var args []any
-			text, exact, err := e.SQL(where.SQLTarget{
-				Dialect: d, Schema: sqlSchema,
-				Column: func(i int) string { return `"` + sqlSchema[i].Name + `"` },
-				Param: func(v any) string {
-					args = append(args, v)
-					if d == where.PostgreSQL {
-						return fmt.Sprintf("$%d", len(args))
-					}
-					return "?"
-				},
-			})
-			if err != nil {
-				t.Fatalf("SQL: %v", err)
-			}
+			text, args, exact := translate(t, e, sqlSchema, d)
 			if strings.Contains(strings.NewReplacer("''", "", "' '", "", "'!'", "").Replace(text), "'") {
 				t.Errorf("SQL %q holds a string literal; every value must be a parameter", text)
 			}
