@@ -230,23 +230,13 @@ func exportLoop(endpoint string, interval time.Duration, max int, stop <-chan st
 // throughout fail only around the failover; it logs how long that window was.
 func TestSentinelFailoverMidSeed(t *testing.T) {
 	g := startSentinelGroup(t)
-	mi := testenv.MinIO(t)
 	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
 	addr := freePort(t)
-	env := []string{
-		"MAPFARM_LISTEN=" + addr,
-		"MAPFARM_REDIS_ADDR=", // the environment of scripts/test.sh must not add a second Redis
-		"MAPFARM_REDIS_SENTINEL_MASTER=" + sentinelMaster,
-		"MAPFARM_REDIS_SENTINELS=" + strings.Join(g.sentinels, ","),
-		"MAPFARM_STORE=minio",
-		"MAPFARM_MINIO_ENDPOINT=" + mi.Endpoint,
-		"MAPFARM_MINIO_BUCKET=" + testenv.Bucket(t),
-		"MAPFARM_MINIO_ACCESS_KEY=" + mi.AccessKey,
-		"MAPFARM_MINIO_SECRET_KEY=" + mi.SecretKey,
-		"MAPFARM_WORKER_CONCURRENCY=1",
-		"MAPFARM_LOG_LEVEL=warn",
-	}
+	env := append(farmEnv(t, addr),
+		"MAPFARM_REDIS_ADDR=", "MAPFARM_REDIS_DB=0", // the farm's Redis is the Sentinel group's, not the test Redis
+		"MAPFARM_REDIS_SENTINEL_MASTER="+sentinelMaster,
+		"MAPFARM_REDIS_SENTINELS="+strings.Join(g.sentinels, ","))
 	startProcess(t, bin, "worker", env)
 	startProcess(t, bin, "worker", env)
 	startProcess(t, bin, "coordinator", env)

@@ -32,10 +32,7 @@ func TestWorkerDrawsWhatItsStandInDraws(t *testing.T) {
 	}
 	w := New(Params{Redis: rdb, Catalog: cat, Queues: []string{task.QueueInteractive}, Renderer: r, Store: &memStore{objs: map[string][]byte{}},
 		Logger: slog.New(slog.DiscardHandler)})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runWorker(t, w)
 
 	job := task.ExportMap{ID: "contract-" + t.Name(), Service: "world", Map: "Layers", Extent: [4]float64{-2e7, -1e7, 2e7, 1e7},
 		Width: 400, Height: 200, DPI: 96, Format: "png32", Key: "outputs/contract.png", Inline: true,

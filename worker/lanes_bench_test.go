@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -12,10 +11,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -29,15 +27,7 @@ import (
 //
 //	go test ./worker -run '^$' -bench NormalBesideHeavy -benchtime 100x
 func BenchmarkNormalBesideHeavy(b *testing.B) {
-	def, err := servicedef.Load(filepath.Join("..", "services", "services.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cat, err := catalog.Open(context.Background(), def)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cat.Close()
+	cat := catalogtest.Samples(b)
 	job := func(id string, size int) task.ExportMap {
 		return task.ExportMap{ID: id, Service: "world", Map: "Layers", Extent: [4]float64{-2e7, -2e7, 2e7, 2e7},
 			Width: size, Height: size, DPI: 96, Format: "png", Key: "outputs/" + id + ".png", Inline: true,

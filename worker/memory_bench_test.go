@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -12,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
@@ -44,15 +42,7 @@ func rssMB(b *testing.B) float64 {
 //
 //	go test ./worker -run '^$' -bench HeavyRenderRSS -benchtime 1x
 func BenchmarkHeavyRenderRSS(b *testing.B) {
-	def, err := servicedef.Load(filepath.Join("..", "services", "services.yaml"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cat, err := catalog.Open(context.Background(), def)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cat.Close()
+	cat := catalogtest.Samples(b)
 	r, err := render.NewRenderer()
 	if err != nil {
 		b.Fatal(err)

@@ -18,6 +18,20 @@ import (
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
+// runWorker runs w until the test ends, then stops it; an error from Run fails the test.
+func runWorker(t *testing.T, w *Worker) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // memStore is a Store in memory.
 type memStore struct {
 	mu   sync.Mutex
@@ -51,15 +65,7 @@ func TestFailuresNotRetried(t *testing.T) {
 		_ = 1 / zero // a runtime panic, as the rasterizer's divide by zero was
 		return nil
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	runWorker(t, w)
 
 	client := asynq.NewClientFromRedisClient(rdb)
 	inspector := asynq.NewInspectorFromRedisClient(rdb)

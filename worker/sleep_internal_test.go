@@ -25,15 +25,7 @@ func startSleeper(t *testing.T, rdb redis.UniversalClient, check time.Duration) 
 	}
 	w := New(Params{Redis: rdb, Queues: []string{task.QueueInteractive}, Renderer: r, Store: &memStore{objs: map[string][]byte{}},
 		IdleAfter: 100 * time.Millisecond, SleepCheck: check, Logger: slog.New(slog.DiscardHandler)})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
+	runWorker(t, w)
 	for deadline := time.Now().Add(10 * time.Second); !w.Asleep(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the idle worker never went to sleep")

@@ -105,15 +105,10 @@ func main() {
 
 // call sends one request, times it to the last byte of the answer, then decodes the answer.
 func call(ctx context.Context, cl *soap.Client, took *time.Duration, op string, req, resp any) error {
-	var buf bytes.Buffer
-	if err := cl.Codec.WriteRequest(&buf, op, req); err != nil {
-		return err
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.Endpoint, &buf)
+	hr, err := cl.NewRequest(ctx, op, req)
 	if err != nil {
 		return err
 	}
-	hr.Header.Set("Content-Type", "text/xml; charset=utf-8")
 	start := time.Now()
 	res, err := http.DefaultClient.Do(hr)
 	if err != nil {

@@ -1,7 +1,6 @@
 package blob_test
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"os"
@@ -46,18 +45,7 @@ func TestMinIOTLS(t *testing.T) {
 	const user, pass = "tlsuser", "tlspassword123"
 	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--certs-dir", certs, filepath.Join(dir, "data"))
 	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+user, "MINIO_ROOT_PASSWORD="+pass, "MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CI_CD=1")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("minio:\n%s", logs.String())
-		}
-	})
+	testenv.StartServer(t, "minio", cmd)
 	cfg := blob.MinIOConfig{Endpoint: addr, AccessKey: user, SecretKey: pass, Bucket: "tls", UseSSL: true, CAFile: caFile,
 		CreateBucket: true, MaxRetries: 1}
 	var store *blob.MinIO

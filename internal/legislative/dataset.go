@@ -105,6 +105,17 @@ func (v *validator) chamber(path, s string) {
 	}
 }
 
+// uniqueID checks that id has the form re matches (what describes it) and is not already in
+// seen, then adds it to seen.
+func (v *validator) uniqueID(path, id string, re *regexp.Regexp, what string, seen map[string]bool) {
+	if !re.MatchString(id) {
+		v.addf(path, "%q is not %s", id, what)
+	} else if seen[id] {
+		v.addf(path, "%q appears more than once", id)
+	}
+	seen[id] = true
+}
+
 func (v *validator) nonEmpty(path, s string) {
 	if strings.TrimSpace(s) == "" {
 		v.addf(path, "must not be empty")
@@ -133,12 +144,7 @@ func (ds *Dataset) Validate() error {
 	for i := range ds.Sessions {
 		s := &ds.Sessions[i]
 		p := fmt.Sprintf("sessions[%d]", i)
-		if !reSessionID.MatchString(s.ID) {
-			v.addf(p+".id", "%q is not general_assembly_<N> or general_assembly_<N>_special_<K>", s.ID)
-		} else if seen[s.ID] {
-			v.addf(p+".id", "%q appears more than once", s.ID)
-		}
-		seen[s.ID] = true
+		v.uniqueID(p+".id", s.ID, reSessionID, "general_assembly_<N> or general_assembly_<N>_special_<K>", seen)
 		v.date(p+".start", s.Start)
 		v.date(p+".end", s.End)
 		if isDate(s.Start) && isDate(s.End) && s.End < s.Start {
@@ -174,12 +180,7 @@ func validateSession(v *validator, p string, s *Session) {
 	cmtes := make(map[string]bool, len(s.Committees))
 	for i, c := range s.Committees {
 		cp := fmt.Sprintf("%s.committees[%d]", p, i)
-		if !reCmteLPID.MatchString(c.LPID) {
-			v.addf(cp+".lpid", "%q is not cmte_<h|s>_<slug>_<n>", c.LPID)
-		} else if cmtes[c.LPID] {
-			v.addf(cp+".lpid", "%q appears more than once", c.LPID)
-		}
-		cmtes[c.LPID] = true
+		v.uniqueID(cp+".lpid", c.LPID, reCmteLPID, "cmte_<h|s>_<slug>_<n>", cmtes)
 		v.nonEmpty(cp+".name", c.Name)
 		v.chamber(cp+".chamber", c.Chamber)
 		if reCmteLPID.MatchString(c.LPID) && (c.Chamber == "House") != strings.HasPrefix(c.LPID, "cmte_h_") {
@@ -195,12 +196,7 @@ func validateSession(v *validator, p string, s *Session) {
 	meetings := make(map[string]bool, len(s.Meetings))
 	for i, m := range s.Meetings {
 		mp := fmt.Sprintf("%s.meetings[%d]", p, i)
-		if !reSafeID.MatchString(m.MeetingID) {
-			v.addf(mp+".meeting_id", "%q is not a meeting id", m.MeetingID)
-		} else if meetings[m.MeetingID] {
-			v.addf(mp+".meeting_id", "%q appears more than once", m.MeetingID)
-		}
-		meetings[m.MeetingID] = true
+		v.uniqueID(mp+".meeting_id", m.MeetingID, reSafeID, "a meeting id", meetings)
 		if !cmtes[m.CmteLPID] {
 			v.addf(mp+".cmte_lpid", "%q is not a committee of this session", m.CmteLPID)
 		}
@@ -256,12 +252,7 @@ func validateSession(v *validator, p string, s *Session) {
 	members := make(map[string]bool, len(s.Legislators))
 	for i, l := range s.Legislators {
 		lp := fmt.Sprintf("%s.legislators[%d]", p, i)
-		if !reMemberLPID.MatchString(l.LPID) {
-			v.addf(lp+".lpid", "%q is not rep_<last>_<first>_<n> or sen_<last>_<first>_<n>", l.LPID)
-		} else if members[l.LPID] {
-			v.addf(lp+".lpid", "%q appears more than once", l.LPID)
-		}
-		members[l.LPID] = true
+		v.uniqueID(lp+".lpid", l.LPID, reMemberLPID, "rep_<last>_<first>_<n> or sen_<last>_<first>_<n>", members)
 		v.nonEmpty(lp+".displayname", l.DisplayName)
 		v.chamber(lp+".chamber", l.Chamber)
 	}
@@ -295,12 +286,7 @@ func sessionDayNumber(key string) (int, error) {
 }
 
 func validateBill(v *validator, p string, b *Bill, seen map[string]bool, cmtes map[string]bool) {
-	if !reBillNumber.MatchString(b.Number) {
-		v.addf(p+".number", "%q is not a bill number such as hb602", b.Number)
-	} else if seen[b.Number] {
-		v.addf(p+".number", "%q appears more than once", b.Number)
-	}
-	seen[b.Number] = true
+	v.uniqueID(p+".number", b.Number, reBillNumber, "a bill number such as hb602", seen)
 	if len(b.Versions) == 0 {
 		v.addf(p+".versions", "a bill needs at least one version")
 	}
@@ -359,12 +345,7 @@ func validateBill(v *validator, p string, b *Bill, seen map[string]bool, cmtes m
 	ams := make(map[string]bool, len(b.Amendments))
 	for i, a := range b.Amendments {
 		ap := fmt.Sprintf("%s.amendments[%d]", p, i)
-		if !reSafeID.MatchString(a.AmendmentID) {
-			v.addf(ap+".amendment_id", "%q is not an amendment id", a.AmendmentID)
-		} else if ams[a.AmendmentID] {
-			v.addf(ap+".amendment_id", "%q appears more than once", a.AmendmentID)
-		}
-		ams[a.AmendmentID] = true
+		v.uniqueID(ap+".amendment_id", a.AmendmentID, reSafeID, "an amendment id", ams)
 		v.chamber(ap+".chamber", a.Chamber)
 		v.date(ap+".offered", a.Offered)
 		if a.CmteLPID != "" && !cmtes[a.CmteLPID] {

@@ -289,14 +289,7 @@ func (h *Handler) writeResource(w http.ResponseWriter, r *http.Request, res *res
 // negotiated renderer.
 func (h *Handler) respond(w http.ResponseWriter, r *http.Request, rt *route, status int, compact []byte, neg negotiated) {
 	if neg.renderer == renderHTML {
-		page := h.page.render(h, r, rt, status, compact)
-		hdr := w.Header()
-		h.setDRFHeaders(hdr, hvHTML, hvVary)
-		hdr["Content-Length"] = []string{strconv.Itoa(len(page))}
-		w.WriteHeader(status)
-		if r.Method != http.MethodHead {
-			_, _ = w.Write(page)
-		}
+		h.writeBody(w, r, status, hvHTML, h.page.render(h, r, rt, status, compact))
 		return
 	}
 	h.writeJSON(w, r, status, compact, neg)
@@ -307,8 +300,13 @@ func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, status int, 
 	if neg.indent > 0 {
 		body = indentJSON(compact, neg.indent)
 	}
+	h.writeBody(w, r, status, hvJSON, body)
+}
+
+// writeBody writes status and body, of content type ct, with DRF's headers (no body for HEAD).
+func (h *Handler) writeBody(w http.ResponseWriter, r *http.Request, status int, ct []string, body []byte) {
 	hdr := w.Header()
-	h.setDRFHeaders(hdr, hvJSON, hvVary)
+	h.setDRFHeaders(hdr, ct, hvVary)
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {

@@ -1,7 +1,6 @@
 package redisconn
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -148,21 +147,10 @@ func TestTLS(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	_, port, _ := net.SplitHostPort(addr)
-	var logs bytes.Buffer
 	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", "0", "--tls-port", port, "--tls-cert-file", files.Cert,
 		"--tls-key-file", files.Key, "--tls-ca-cert-file", files.CA, "--tls-auth-clients", "no", "--save", "", "--appendonly", "no",
 		"--dir", t.TempDir())
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("redis-server:\n%s", logs.String())
-		}
-	})
+	testenv.StartServer(t, "redis-server", cmd)
 	ping := func(cfg config.Redis) error {
 		c, err := New(cfg, "")
 		if err != nil {

@@ -12,6 +12,18 @@ func benchDraw(b *testing.B, v View, encode bool) {
 	benchMap(b, worldMap(loadCountries(b)), v, encode)
 }
 
+// benchFromGPKG is benchDraw with PNG encoding, the countries read from the GeoPackage on every draw.
+func benchFromGPKG(b *testing.B, v View) {
+	src, err := openGPKGSource(countriesGPKG, "countries", "NAME")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.db.Close()
+	m := worldMap(nil)
+	m.Layers[0].Features = src
+	benchMap(b, m, v, true)
+}
+
 func benchMap(b *testing.B, m Map, v View, encode bool) {
 	r, err := NewRenderer()
 	if err != nil {
@@ -58,28 +70,10 @@ func BenchmarkWorld1024Draw(b *testing.B) { benchDraw(b, worldView(), false) }
 
 // BenchmarkWorld1024PNGFromGPKG is BenchmarkWorld1024PNG reading the features from the GeoPackage
 // (R-tree query, blob and WKB decoding) on every draw, as MapServer does.
-func BenchmarkWorld1024PNGFromGPKG(b *testing.B) {
-	src, err := openGPKGSource(countriesGPKG, "countries", "NAME")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.db.Close()
-	m := worldMap(nil)
-	m.Layers[0].Features = src
-	benchMap(b, m, worldView(), true)
-}
+func BenchmarkWorld1024PNGFromGPKG(b *testing.B) { benchFromGPKG(b, worldView()) }
 
 // BenchmarkTileZ4FromGPKG is BenchmarkTileZ4 reading from the GeoPackage on every draw.
-func BenchmarkTileZ4FromGPKG(b *testing.B) {
-	src, err := openGPKGSource(countriesGPKG, "countries", "NAME")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.db.Close()
-	m := worldMap(nil)
-	m.Layers[0].Features = src
-	benchMap(b, m, tileView(tileZ4), true)
-}
+func BenchmarkTileZ4FromGPKG(b *testing.B) { benchFromGPKG(b, tileView(tileZ4)) }
 
 // BenchmarkTileZ4 is a 256×256 PNG tile at zoom 4 (x 8, y 5).
 func BenchmarkTileZ4(b *testing.B) { benchDraw(b, tileView(tileZ4), true) }

@@ -19,11 +19,7 @@ const countriesGPKG = "../../data/sample/world_countries_50m_3857.gpkg"
 // loadGPKG reads every feature of table with its label column from a GeoPackage, for tests only (the
 // real reader is internal/feature).
 func loadGPKG(path, table, labelCol string) (Features, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	db, err := sql.Open("sqlite", "file:"+abs+"?mode=ro&immutable=1")
+	db, err := openGPKG(path)
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +87,17 @@ type gpkgSource struct {
 	labelCol string
 }
 
-func openGPKGSource(path, table, labelCol string) (*gpkgSource, error) {
+// openGPKG opens the GeoPackage at path read-only.
+func openGPKG(path string) (*sql.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+abs+"?mode=ro&immutable=1")
+	return sql.Open("sqlite", "file:"+abs+"?mode=ro&immutable=1")
+}
+
+func openGPKGSource(path, table, labelCol string) (*gpkgSource, error) {
+	db, err := openGPKG(path)
 	if err != nil {
 		return nil, err
 	}

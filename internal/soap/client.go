@@ -103,18 +103,28 @@ type Client struct {
 	HTTP     *http.Client
 }
 
-// Call sends req (a pointer to op's request struct) and reads the answer into resp.
-func (cl *Client) Call(ctx context.Context, op string, req, resp any) error {
+// NewRequest returns the HTTP request that Call sends for op: req (a pointer to op's request
+// struct) in a SOAP envelope, posted to the endpoint.
+func (cl *Client) NewRequest(ctx context.Context, op string, req any) (*http.Request, error) {
 	var buf bytes.Buffer
 	if err := cl.Codec.WriteRequest(&buf, op, req); err != nil {
-		return err
+		return nil, err
 	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, cl.Endpoint, &buf)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hr.Header.Set("Content-Type", "text/xml; charset=utf-8")
 	hr.Header.Set("SOAPAction", `""`)
+	return hr, nil
+}
+
+// Call sends req (a pointer to op's request struct) and reads the answer into resp.
+func (cl *Client) Call(ctx context.Context, op string, req, resp any) error {
+	hr, err := cl.NewRequest(ctx, op, req)
+	if err != nil {
+		return err
+	}
 	hc := cl.HTTP
 	if hc == nil {
 		hc = http.DefaultClient

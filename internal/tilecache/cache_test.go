@@ -44,6 +44,18 @@ func writeTiles(t testing.TB, c *tilecache.Cache, tiles map[tilecache.Tile][]byt
 	}
 }
 
+// readTiles checks that every tile of tiles reads back from c as it is in tiles.
+func readTiles(t testing.TB, c *tilecache.Cache, tiles map[tilecache.Tile][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	for tile, want := range tiles {
+		got, err := c.ReadTile(ctx, tile)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("ReadTile(%v) = %d bytes, %v; want %d bytes", tile, len(got), err, len(want))
+		}
+	}
+}
+
 // sampleTiles returns tiles spread over three bundles of level 9.
 func sampleTiles() map[tilecache.Tile][]byte {
 	m := map[tilecache.Tile][]byte{}
@@ -74,12 +86,7 @@ func TestRoundTrip(t *testing.T) {
 				}
 				tiles := sampleTiles()
 				writeTiles(t, c, tiles)
-				for tile, want := range tiles {
-					got, err := c.ReadTile(ctx, tile)
-					if err != nil || !bytes.Equal(got, want) {
-						t.Fatalf("ReadTile(%v) = %d bytes, %v; want %d bytes", tile, len(got), err, len(want))
-					}
-				}
+				readTiles(t, c, tiles)
 				for _, missing := range []tilecache.Tile{
 					{Level: 9, Row: 101, Col: 121}, // in a written bundle
 					{Level: 9, Row: 0, Col: 0},     // in no bundle

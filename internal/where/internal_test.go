@@ -2,7 +2,6 @@ package where
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -10,19 +9,7 @@ import (
 // The clause length limit keeps real clauses well below MaxInList items,
 // so the IN-list limit is exercised with the length limit lifted.
 func TestInListLimit(t *testing.T) {
-	list := func(n int) string {
-		var b strings.Builder
-		b.WriteString("ID IN (")
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprint(&b, i)
-		}
-		b.WriteString(")")
-		return b.String()
-	}
-	e, err := parse(list(MaxInList), 1<<30)
+	e, err := parse(InListClause("ID", MaxInList), 1<<30)
 	if err != nil {
 		t.Fatalf("%d items: %v", MaxInList, err)
 	}
@@ -33,7 +20,7 @@ func TestInListLimit(t *testing.T) {
 	if !p.Match([]any{int64(MaxInList - 1)}) || p.Match([]any{int64(MaxInList)}) {
 		t.Error("wrong membership")
 	}
-	_, err = parse(list(MaxInList+1), 1<<30)
+	_, err = parse(InListClause("ID", MaxInList+1), 1<<30)
 	var se *SyntaxError
 	if !errors.Is(err, ErrLimit) || !errors.As(err, &se) {
 		t.Fatalf("%d items: got %v, want a limit error", MaxInList+1, err)

@@ -3,6 +3,7 @@ package where
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -269,44 +270,26 @@ func (p *parser) parsePredicate() node {
 }
 
 // parseAdd: mul { (+|-) mul }
-func (p *parser) parseAdd() node {
-	x := p.parseMul()
-	for n := 1; p.isOp("+") || p.isOp("-"); n++ {
-		p.chain(n, p.tok.pos)
-		op := opAdd
-		if p.tok.text == "-" {
-			op = opSub
-		}
-		p.advance()
-		x = &binNode{pos: x.position(), op: op, l: x, r: p.parseMul()}
-	}
-	return x
-}
+func (p *parser) parseAdd() node { return p.parseChain(p.parseMul, opAdd, opSub) }
 
 // parseMul: concat { (*|/) concat }
-func (p *parser) parseMul() node {
-	x := p.parseConcat()
-	for n := 1; p.isOp("*") || p.isOp("/"); n++ {
-		p.chain(n, p.tok.pos)
-		op := opMul
-		if p.tok.text == "/" {
-			op = opDiv
-		}
-		p.advance()
-		x = &binNode{pos: x.position(), op: op, l: x, r: p.parseConcat()}
-	}
-	return x
-}
+func (p *parser) parseMul() node { return p.parseChain(p.parseConcat, opMul, opDiv) }
 
 // parseConcat: unary { || unary }
-func (p *parser) parseConcat() node {
-	x := p.parseUnary()
-	for n := 1; p.isOp("||"); n++ {
+func (p *parser) parseConcat() node { return p.parseChain(p.parseUnary, opConcat) }
+
+// parseChain parses operand { op operand } for the left-associative operators ops.
+func (p *parser) parseChain(operand func() node, ops ...binOp) node {
+	x := operand()
+	for n := 1; ; n++ {
+		i := slices.IndexFunc(ops, func(op binOp) bool { return p.isOp(binOpText[op]) })
+		if i < 0 {
+			return x
+		}
 		p.chain(n, p.tok.pos)
 		p.advance()
-		x = &binNode{pos: x.position(), op: opConcat, l: x, r: p.parseUnary()}
+		x = &binNode{pos: x.position(), op: ops[i], l: x, r: operand()}
 	}
-	return x
 }
 
 // parseUnary: - unary | + unary | primary

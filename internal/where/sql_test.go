@@ -321,35 +321,8 @@ func runSQLDifferential(t *testing.T, d where.Dialect, db sqlDB, rows [][]any) {
 	exactCount := 0
 	for _, c := range sqlClauses {
 		t.Run(c.clause, func(t *testing.T) {
-			e, err := where.Parse(c.clause)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			p, err := e.Compile(sqlSchema)
-			if err != nil {
-				t.Fatalf("Compile: %v", err)
-			}
-			want := []int64{}
-			for _, r := range rows {
-				if p.Match(r) {
-					want = append(want, r[0].(int64))
-				}
-			}
-			var args []any
-			text, exact, err := e.SQL(where.SQLTarget{
-				Dialect: d, Schema: sqlSchema,
-				Column: func(i int) string { return `"` + sqlSchema[i].Name + `"` },
-				Param: func(v any) string {
-					args = append(args, v)
-					if d == where.PostgreSQL {
-						return fmt.Sprintf("$%d", len(args))
-					}
-					return "?"
-				},
-			})
-			if err != nil {
-				t.Fatalf("SQL: %v", err)
-			}
+			e, want := matchIDs(t, c.clause, sqlSchema, rows)
+			text, args, exact := translate(t, e, sqlSchema, d)
 			if strings.Contains(strings.NewReplacer("''", "", "' '", "", "'!'", "").Replace(text), "'") {
 				t.Errorf("SQL %q holds a string literal; every value must be a parameter", text)
 			}

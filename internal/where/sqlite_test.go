@@ -167,20 +167,7 @@ func TestDifferentialSQLite(t *testing.T) {
 			}
 			rs.Close()
 
-			e, err := where.Parse(clause)
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			p, err := e.Compile(schema)
-			if err != nil {
-				t.Fatalf("Compile: %v", err)
-			}
-			got := []int64{}
-			for _, r := range rows {
-				if p.Match(r) {
-					got = append(got, r[0].(int64))
-				}
-			}
+			e, got := matchIDs(t, clause, schema, rows)
 			if !slices.Equal(got, want) {
 				t.Errorf("where matched %d rows, sqlite %d\nwhere:  %v\nsqlite: %v", len(got), len(want), got, want)
 			}
@@ -210,6 +197,27 @@ func TestDifferentialSQLite(t *testing.T) {
 	if exactCount < 20 {
 		t.Errorf("only %d of %d clauses translate exactly", exactCount, len(clauses))
 	}
+}
+
+// matchIDs parses clause and compiles it for schema; it returns the expression and the ids (the
+// first column) of the rows it matches, in the rows' order.
+func matchIDs(t *testing.T, clause string, schema where.Schema, rows [][]any) (*where.Expr, []int64) {
+	t.Helper()
+	e, err := where.Parse(clause)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	p, err := e.Compile(schema)
+	if err != nil {
+		t.Fatalf("Compile: %v", err)
+	}
+	ids := []int64{}
+	for _, r := range rows {
+		if p.Match(r) {
+			ids = append(ids, r[0].(int64))
+		}
+	}
+	return e, ids
 }
 
 // translate returns e as SQL with its bind values, for columns named as in schema.

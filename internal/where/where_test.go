@@ -356,18 +356,6 @@ func TestCompileErrors(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	inList := func(n int) string {
-		var b strings.Builder
-		b.WriteString("POP IN (")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprint(&b, i)
-		}
-		b.WriteString(")")
-		return b.String()
-	}
 	tests := []struct {
 		name   string
 		clause string
@@ -383,7 +371,7 @@ func TestLimits(t *testing.T) {
 		{"deep calls", strings.Repeat("ABS(", 300) + "POP" + strings.Repeat(")", 300) + " = 1", false},
 		{"unclosed parens", strings.Repeat("(", 60000), false},
 		{"long OR chain", "POP = 1" + strings.Repeat(" OR POP = 1", 5000), true},
-		{"IN list as long as fits", inList(12000), true},
+		{"IN list as long as fits", where.InListClause("POP", 12000), true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -209,38 +209,11 @@ func (r *wkbReader) geometry(depth int) orb.Geometry {
 	case 3:
 		return r.polygon(order, dims)
 	case 4:
-		n := r.count(order, 5)
-		mp := make(orb.MultiPoint, n)
-		for i := range mp {
-			if p, ok := r.geometry(depth + 1).(orb.Point); ok {
-				mp[i] = p
-			} else {
-				r.fail("multipoint member is not a point")
-			}
-		}
-		return mp
+		return orb.MultiPoint(members[orb.Point](r, order, 5, depth, "multipoint member is not a point"))
 	case 5:
-		n := r.count(order, 9)
-		ml := make(orb.MultiLineString, n)
-		for i := range ml {
-			if ls, ok := r.geometry(depth + 1).(orb.LineString); ok {
-				ml[i] = ls
-			} else {
-				r.fail("multilinestring member is not a linestring")
-			}
-		}
-		return ml
+		return orb.MultiLineString(members[orb.LineString](r, order, 9, depth, "multilinestring member is not a linestring"))
 	case 6:
-		n := r.count(order, 9)
-		mp := make(orb.MultiPolygon, n)
-		for i := range mp {
-			if p, ok := r.geometry(depth + 1).(orb.Polygon); ok {
-				mp[i] = p
-			} else {
-				r.fail("multipolygon member is not a polygon")
-			}
-		}
-		return mp
+		return orb.MultiPolygon(members[orb.Polygon](r, order, 9, depth, "multipolygon member is not a polygon"))
 	case 7:
 		n := r.count(order, 5)
 		c := make(orb.Collection, n)
@@ -251,6 +224,20 @@ func (r *wkbReader) geometry(depth int) orb.Geometry {
 	}
 	r.fail(fmt.Sprintf("unsupported WKB type %d", typ))
 	return nil
+}
+
+// members reads the members of a multi-geometry at depth: a count, then that many geometries
+// (min bytes each at the least), each of which must be a T; one that is not fails with msg.
+func members[T orb.Geometry](r *wkbReader, order binary.ByteOrder, min, depth int, msg string) []T {
+	ms := make([]T, r.count(order, min))
+	for i := range ms {
+		if m, ok := r.geometry(depth + 1).(T); ok {
+			ms[i] = m
+		} else {
+			r.fail(msg)
+		}
+	}
+	return ms
 }
 
 // Encode writes a GeoPackage geometry blob: a little-endian "GP" header with the envelope, then
