@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/app"
+	"github.com/mapfarm/mapfarm/internal/app/apptest"
 	"github.com/mapfarm/mapfarm/internal/blob"
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -68,33 +68,7 @@ func startLoggedFarm(t testing.TB, logger *slog.Logger, options ...func(*config.
 	for _, o := range options {
 		o(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	urlc := make(chan string, 1)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-errc:
-		cancel()
-		t.Fatalf("farm did not start: %v", err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatal("farm did not start within 60s")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("farm stopped with %v", err)
-			}
-		case <-time.After(40 * time.Second):
-			t.Error("farm did not stop within 40s")
-		}
-	})
+	url := apptest.Serve(t, cfg, logger, app.Hooks{})
 	store, err := blob.NewMinIO(context.Background(), blob.MinIOConfig{Endpoint: mi.Endpoint, AccessKey: mi.AccessKey, SecretKey: mi.SecretKey, Bucket: bucket})
 	if err != nil {
 		t.Fatal(err)

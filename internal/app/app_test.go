@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/app"
-	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/app/apptest"
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/seed"
@@ -41,36 +41,7 @@ func serve(t *testing.T, dir string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	urlc := make(chan string, 1)
-	errc := make(chan error, 1)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	go func() {
-		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{SeedAtStart: true,
-			Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-errc:
-		cancel()
-		t.Fatalf("farm did not start: %v", err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatal("farm did not start within 60s")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-errc:
-			if err != nil {
-				t.Errorf("farm stopped with %v", err)
-			}
-		case <-time.After(40 * time.Second):
-			t.Error("farm did not stop within 40s")
-		}
-	})
-	return url
+	return apptest.Serve(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), app.Hooks{SeedAtStart: true})
 }
 
 // startJob waits for the one seeding job the farm submitted at start to end, and returns it.
