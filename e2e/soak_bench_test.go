@@ -80,11 +80,12 @@ type soakSample struct {
 	rssMB               float64
 	heapMB              float64 // Go heap in use (go_memstats_heap_inuse_bytes), -1 unknown
 	cacheMB             float64 // the process's bounded caches (mapfarm_cache_bytes, all caches), -1 unknown
+	idleMB              float64 // heap freed but not returned to the OS (heap_idle − heap_released), -1 unknown
 	goroutines, openFDs int
 }
 
 func (p soakProcess) sample(at time.Duration, phase string) soakSample {
-	s := soakSample{at: at, phase: phase, rssMB: -1, heapMB: -1, cacheMB: -1, goroutines: -1, openFDs: -1}
+	s := soakSample{at: at, phase: phase, rssMB: -1, heapMB: -1, cacheMB: -1, idleMB: -1, goroutines: -1, openFDs: -1}
 	pid := strconv.Itoa(p.cmd.Process.Pid)
 	if b, err := os.ReadFile("/proc/" + pid + "/status"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -98,8 +99,15 @@ func (p soakProcess) sample(at time.Duration, phase string) soakSample {
 		s.openFDs = len(fds)
 	}
 	if resp, err := http.Get(p.metrics); err == nil {
+		var idle, released float64
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_idle_bytes "); ok {
+				idle, _ = strconv.ParseFloat(v, 64)
+			}
+			if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_released_bytes "); ok {
+				released, _ = strconv.ParseFloat(v, 64)
+			}
 			if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
 				f, _ := strconv.ParseFloat(v, 64)
 				s.goroutines = int(f)
@@ -116,6 +124,9 @@ func (p soakProcess) sample(at time.Duration, phase string) soakSample {
 			}
 		}
 		resp.Body.Close()
+		if idle > 0 {
+			s.idleMB = (idle - released) / 1e6
+		}
 	}
 	return s
 }
@@ -225,8 +236,9 @@ func openLoop(rps float64, stop <-chan struct{}, dropped *atomic.Int64, send fun
 //
 // Traffic, open-loop: normal requests (normalRequest) at MAPFARM_SOAK_RPS (10/s) all the time;
 // hostile ones at MAPFARM_SOAK_HOSTILE_RPS (2/s), the rows of TestHostile's table in turn. After a
-// warm-up of normal traffic only (MAPFARM_SOAK_WARMUP, 1 min; its first 10 s after seeding are
-// not sampled for latency either), quiet windows (normal traffic only) and mixed windows (normal
+// warm-up of normal traffic only (MAPFARM_SOAK_WARMUP, 1 min, plus 10 s, and longer until the
+// api's caches stop growing: 30 s more at a time while they grew by 0.5 MB or more, at most
+// 4 min more), quiet windows (normal traffic only) and mixed windows (normal
 // beside hostile) of MAPFARM_SOAK_WINDOW (1 min) alternate for MAPFARM_SOAK_DURATION (20 min: 10
 // of each), quiet first, mixed last. The normal requests' p99 of the mixed windows is compared
 // with that of the quiet windows (the target: within 20%); since the two kinds alternate minute
@@ -236,8 +248,8 @@ func openLoop(rps float64, stop <-chan struct{}, dropped *atomic.Int64, send fun
 // Memory: every MAPFARM_SOAK_SAMPLE (5 s) it prints each process's RSS, Go heap in use, bytes
 // in its bounded caches (mapfarm_cache_bytes), goroutines and open files. The baseline is the
 // sample at the end of the warm-up: the caches that normal traffic fills (the api's tiles,
-// bundle indexes and pages, recent outputs with their one-minute age; a worker's fonts) have
-// reached what that traffic keeps in them by then, so they belong to the baseline, and what
+// bundle indexes and pages, recent outputs; a worker's fonts) have reached what that traffic
+// keeps in them by then (their bounds, for the recent outputs), so they belong to the baseline, and what
 // hostile traffic adds on top does not. Growth is RSS 30 s after the last (mixed) window against
 // that baseline (the target: within ±10%); the start (after readiness), the baseline, the end of
 // the windows and 30 s after are printed for every process.
@@ -306,7 +318,7 @@ func BenchmarkSoak(b *testing.B) {
 				}
 				marks[p.role][mark] = s
 			}
-			line += fmt.Sprintf(" | %s rss %6.1f MB heap %6.1f cache %5.1f gor %4d fds %3d", p.role, s.rssMB, s.heapMB, s.cacheMB, s.goroutines, s.openFDs)
+			line += fmt.Sprintf(" | %s rss %6.1f MB heap %6.1f cache %5.1f unreturned %5.1f gor %4d fds %3d", p.role, s.rssMB, s.heapMB, s.cacheMB, s.idleMB, s.goroutines, s.openFDs)
 		}
 		samplesMu.Unlock()
 		if mark != "" {
@@ -343,9 +355,20 @@ func BenchmarkSoak(b *testing.B) {
 		return stop
 	}
 	// Warm-up, then the baseline.
+	// The warm-up goes on, 30 s at a time (at most 8 more), until the api's caches have stopped
+	// growing: normal traffic fills them to their bounds (recent outputs expire only when read),
+	// which took about 4 min at 10 req/s.
 	warm := &latencies{}
 	openLoop(set.normalRPS, after(10*time.Second+set.warmup), &dropped, normal(warm.add, rng, &rngMu))
-	fmt.Printf("soak: warm-up done: %s\n", warm.summary())
+	apiCaches := func() float64 { return procs[len(procs)-1].sample(0, "").cacheMB }
+	for range 8 {
+		before := apiCaches()
+		openLoop(set.normalRPS, after(30*time.Second), &dropped, normal(warm.add, rng, &rngMu))
+		if now := apiCaches(); now-before < 0.5 {
+			break
+		}
+	}
+	fmt.Printf("soak: warm-up done after %v: %s\n", time.Since(start).Round(time.Second), warm.summary())
 	takeSamples("baseline")
 
 	type rowResult struct{ sent, bad int }
@@ -423,7 +446,7 @@ func BenchmarkSoak(b *testing.B) {
 		growth := 100 * (last.rssMB - base.rssMB) / base.rssMB
 		row := func(k string) string {
 			s := m[k]
-			return fmt.Sprintf("%s %.1f MB (heap %.1f, caches %.1f), %d goroutines, %d files", k, s.rssMB, s.heapMB, s.cacheMB, s.goroutines, s.openFDs)
+			return fmt.Sprintf("%s %.1f MB (heap %.1f, caches %.1f, freed not returned %.1f), %d goroutines, %d files", k, s.rssMB, s.heapMB, s.cacheMB, s.idleMB, s.goroutines, s.openFDs)
 		}
 		fmt.Printf("soak: %-11s %s; %s; %s; %s; peak %.1f MB at %v; RSS after/baseline %+.1f%% (target ±10%%)\n",
 			p.role, row("start"), row("baseline"), row("end"), row("after"), peak.rssMB, peak.at, growth)
