@@ -5,7 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/debug"
+	"sort"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,5 +115,92 @@ func TestMemoryReleaseWaitsForRequestsInFlight(t *testing.T) {
 	case <-freed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no release 5 s after the last request in flight ended")
+	}
+}
+
+// BenchmarkMemoryReleaseBeside measures what the release costs the small requests beside it:
+// one client sends small requests back to back while another sends a burst of three 8 MB
+// bodies (each held as 64 MB of garbage by the handler, as a decode does) every 400 ms, with the
+// release's quiet time shortened to 100 ms so that every burst is followed by a release. It
+// reports the small requests' p50 and p99 with the release on (debug.FreeOSMemory) and off.
+//
+//	go test ./api -run '^$' -bench MemoryReleaseBeside -benchtime 2000x
+func BenchmarkMemoryReleaseBeside(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name := "release=off"
+		if on {
+			name = "release=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			gin.SetMode(gin.ReleaseMode)
+			m := &memoryRelease{quiet: 100 * time.Millisecond, waitIdle: time.Second, free: func() {}}
+			if on {
+				m.free = debug.FreeOSMemory
+			}
+			var sinkMu sync.Mutex
+			var sink [][]byte // what the last large body left, until the burst is over
+			e := gin.New()
+			e.Use(m.track)
+			e.POST("/read", func(c *gin.Context) {
+				n, _ := io.Copy(io.Discard, c.Request.Body)
+				var held [][]byte
+				for range n >> 20 * 8 { // 8 bytes held per byte read, like a decode
+					held = append(held, make([]byte, 1<<20))
+				}
+				sinkMu.Lock()
+				sink = held // garbage once the next large body replaces it
+				sinkMu.Unlock()
+				_ = sink
+				c.String(http.StatusOK, "%d", n)
+			})
+			srv := httptest.NewServer(e)
+			defer srv.Close()
+			client := srv.Client()
+			big := make([]byte, 8<<20)
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				tick := time.NewTicker(400 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					for range 3 {
+						if resp, err := client.Post(srv.URL+"/read", "text/xml", bytes.NewReader(big)); err == nil {
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+					}
+					sinkMu.Lock()
+					sink = nil
+					sinkMu.Unlock()
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+				}
+			}()
+			small := make([]byte, 4<<10)
+			ms := make([]float64, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				resp, err := client.Post(srv.URL+"/read", "text/xml", bytes.NewReader(small))
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+				time.Sleep(time.Millisecond)
+			}
+			b.StopTimer()
+			close(stop)
+			<-done
+			sort.Float64s(ms)
+			b.ReportMetric(ms[len(ms)/2], "p50-ms")
+			b.ReportMetric(ms[min(len(ms)-1, len(ms)*99/100)], "p99-ms")
+			b.ReportMetric(float64(m.releases()), "releases")
+		})
 	}
 }
