@@ -122,7 +122,7 @@ func New(p Params) *Server {
 	if p.Security.RateLimit > 0 {
 		s.limits = newLimiters(p.Security.RateLimit, p.Security.RateBurst)
 	}
-	e.Use(s.requestLog, s.recoverPanics, s.cors, s.authenticate, s.rateLimit)
+	e.Use(newMemoryRelease(p.Logger).track, s.requestLog, s.recoverPanics, s.cors, s.authenticate, s.rateLimit) // memory.go
 
 	soapH := &soapHandler{p: p}
 	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)

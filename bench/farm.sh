@@ -9,7 +9,7 @@
 #   bash bench/farm.sh tiles-processes  GetMapTile, compact V2 with the default caches, separate processes, 3 runs
 #   bash bench/farm.sh tile-rows     first read of every level-7 tile, in storage order (BenchmarkGetMapTileRows)
 #   bash bench/farm.sh idle          CPU of an idle farm, 60 s per setup, then 300 renders (BenchmarkIdleCPU)
-#   bash bench/farm.sh soak          20 min of mixed normal and hostile traffic on separate processes (BenchmarkSoak)
+#   bash bench/farm.sh soak          20 min of quiet and mixed (normal + hostile) windows on separate processes (BenchmarkSoak)
 #
 # Each runs its Go benchmark in e2e/ through scripts/test.sh, which starts what the tests need
 # exactly as for the tests (a Redis, reused on 127.0.0.1:6379 or started; a MinIO server of its own
@@ -27,8 +27,9 @@
 #   MAPFARM_BENCH_FILTER   a narrower -bench pattern, e.g. for tiles:
 #                          'GetMapTile$/layout=compactV2/index=warm/memory=on/pages=on'
 #                          (no spaces or glob characters: scripts/test.sh splits the flags on spaces)
-#   MAPFARM_SOAK_DURATION, MAPFARM_SOAK_QUIET, MAPFARM_SOAK_RPS, MAPFARM_SOAK_HOSTILE_RPS,
-#   MAPFARM_SOAK_SAMPLE    the soak's settings (e2e/soak_bench_test.go; default 20m of mixed traffic)
+#   MAPFARM_SOAK_DURATION, MAPFARM_SOAK_WINDOW, MAPFARM_SOAK_WARMUP, MAPFARM_SOAK_RPS,
+#   MAPFARM_SOAK_HOSTILE_RPS, MAPFARM_SOAK_SAMPLE  the soak's settings (e2e/soak_bench_test.go;
+#                          default 1 min of warm-up, then 20 min of 1-minute quiet and mixed windows)
 #   MAPFARM_BENCH_IDLE_SECONDS  idle window of `idle` (default 60)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -22,8 +22,9 @@ import (
 
 // soakSettings are BenchmarkSoak's knobs, from the environment.
 type soakSettings struct {
-	duration   time.Duration // mixed phase: MAPFARM_SOAK_DURATION, default 20m
-	quiet      time.Duration // quiet phase (normal traffic only): MAPFARM_SOAK_QUIET, default duration/4, at least 1m
+	duration   time.Duration // the alternating windows together: MAPFARM_SOAK_DURATION, default 20m
+	window     time.Duration // one window: MAPFARM_SOAK_WINDOW, default 1m
+	warmup     time.Duration // normal traffic before the baseline: MAPFARM_SOAK_WARMUP, default 1m
 	sample     time.Duration // MAPFARM_SOAK_SAMPLE, default 5s
 	normalRPS  float64       // MAPFARM_SOAK_RPS, default 10
 	hostileRPS float64       // MAPFARM_SOAK_HOSTILE_RPS, default 2
@@ -53,10 +54,16 @@ func soakSettingsFromEnv(b *testing.B) soakSettings {
 		}
 		return f
 	}
-	s := soakSettings{duration: dur("MAPFARM_SOAK_DURATION", 20*time.Minute), sample: dur("MAPFARM_SOAK_SAMPLE", 5*time.Second),
+	return soakSettings{duration: dur("MAPFARM_SOAK_DURATION", 20*time.Minute), window: dur("MAPFARM_SOAK_WINDOW", time.Minute),
+		warmup: dur("MAPFARM_SOAK_WARMUP", time.Minute), sample: dur("MAPFARM_SOAK_SAMPLE", 5*time.Second),
 		normalRPS: num("MAPFARM_SOAK_RPS", 10), hostileRPS: num("MAPFARM_SOAK_HOSTILE_RPS", 2)}
-	s.quiet = dur("MAPFARM_SOAK_QUIET", max(s.duration/4, time.Minute))
-	return s
+}
+
+// windows is how many windows the soak has: duration/window, rounded to an even number of at
+// least 2 (quiet and mixed alternate, quiet first, so the last window is a mixed one).
+func (s soakSettings) windows() int {
+	n := int(s.duration / s.window)
+	return max(2, n-n%2)
 }
 
 // soakProcess is one process of the soaked farm.
@@ -72,11 +79,13 @@ type soakSample struct {
 	phase               string
 	rssMB               float64
 	heapMB              float64 // Go heap in use (go_memstats_heap_inuse_bytes), -1 unknown
+	cacheMB             float64 // the process's bounded caches (mapfarm_cache_bytes, all caches), -1 unknown
+	idleMB              float64 // heap freed but not returned to the OS (heap_idle − heap_released), -1 unknown
 	goroutines, openFDs int
 }
 
 func (p soakProcess) sample(at time.Duration, phase string) soakSample {
-	s := soakSample{at: at, phase: phase, rssMB: -1, heapMB: -1, goroutines: -1, openFDs: -1}
+	s := soakSample{at: at, phase: phase, rssMB: -1, heapMB: -1, cacheMB: -1, idleMB: -1, goroutines: -1, openFDs: -1}
 	pid := strconv.Itoa(p.cmd.Process.Pid)
 	if b, err := os.ReadFile("/proc/" + pid + "/status"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
@@ -90,8 +99,15 @@ func (p soakProcess) sample(at time.Duration, phase string) soakSample {
 		s.openFDs = len(fds)
 	}
 	if resp, err := http.Get(p.metrics); err == nil {
+		var idle, released float64
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_idle_bytes "); ok {
+				idle, _ = strconv.ParseFloat(v, 64)
+			}
+			if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_released_bytes "); ok {
+				released, _ = strconv.ParseFloat(v, 64)
+			}
 			if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
 				f, _ := strconv.ParseFloat(v, 64)
 				s.goroutines = int(f)
@@ -100,8 +116,17 @@ func (p soakProcess) sample(at time.Duration, phase string) soakSample {
 				f, _ := strconv.ParseFloat(v, 64)
 				s.heapMB = f / 1e6
 			}
+			if rest, ok := strings.CutPrefix(sc.Text(), "mapfarm_cache_bytes{"); ok {
+				if _, v, ok := strings.Cut(rest, "} "); ok {
+					f, _ := strconv.ParseFloat(v, 64)
+					s.cacheMB = max(s.cacheMB, 0) + f/1e6
+				}
+			}
 		}
 		resp.Body.Close()
+		if idle > 0 {
+			s.idleMB = (idle - released) / 1e6
+		}
 	}
 	return s
 }
@@ -207,18 +232,32 @@ func openLoop(rps float64, stop <-chan struct{}, dropped *atomic.Int64, send fun
 
 // BenchmarkSoak sends mixed normal and hostile traffic to a farm of separate processes (api,
 // coordinator, one worker with 2 render slots) on real Redis and MinIO, and shows whether it
-// stays flat: every few seconds it prints each process's RSS, goroutines and open files; at the
-// end, the normal requests' p50 and p99 with hostile traffic beside them against a quiet run of
-// the same normal traffic first (the target: p99 within 20%), how each process grew, and how
-// the hostile requests were answered (each row of TestHostile's table, as the table says,
-// within 2 s). Open-loop traffic: normal requests at MAPFARM_SOAK_RPS (10/s), hostile ones at
-// MAPFARM_SOAK_HOSTILE_RPS (2/s), the rows in turn.
+// stays flat.
 //
-//	MAPFARM_SOAK_DURATION=20m go test ./e2e -run '^$' -bench Soak -benchtime 1x -timeout 0
+// Traffic, open-loop: normal requests (normalRequest) at MAPFARM_SOAK_RPS (10/s) all the time;
+// hostile ones at MAPFARM_SOAK_HOSTILE_RPS (2/s), the rows of TestHostile's table in turn. After a
+// warm-up of normal traffic only (MAPFARM_SOAK_WARMUP, 1 min, plus 10 s, and longer until the
+// api's caches stop growing: 30 s more at a time while they grew by 0.5 MB or more, at most
+// 4 min more), quiet windows (normal traffic only) and mixed windows (normal
+// beside hostile) of MAPFARM_SOAK_WINDOW (1 min) alternate for MAPFARM_SOAK_DURATION (20 min: 10
+// of each), quiet first, mixed last. The normal requests' p99 of the mixed windows is compared
+// with that of the quiet windows (the target: within 20%); since the two kinds alternate minute
+// by minute, load from other work on the machine falls on both alike, where one quiet phase
+// before a long mixed one compared two different stretches of the machine's day.
 //
-// (bench/farm.sh soak starts Redis and MinIO and runs it.) MAPFARM_SOAK_QUIET sets the quiet
-// phase (default a quarter of the duration, at least 1 min), MAPFARM_SOAK_SAMPLE the sampling
-// interval (5 s).
+// Memory: every MAPFARM_SOAK_SAMPLE (5 s) it prints each process's RSS, Go heap in use, bytes
+// in its bounded caches (mapfarm_cache_bytes), goroutines and open files. The baseline is the
+// sample at the end of the warm-up: the caches that normal traffic fills (the api's tiles,
+// bundle indexes and pages, recent outputs; a worker's fonts) have reached what that traffic
+// keeps in them by then (their bounds, for the recent outputs), so they belong to the baseline, and what
+// hostile traffic adds on top does not. Growth is RSS 30 s after the last (mixed) window against
+// that baseline (the target: within ±10%); the start (after readiness), the baseline, the end of
+// the windows and 30 s after are printed for every process.
+//
+//	go test ./e2e -run '^$' -bench Soak -benchtime 1x -timeout 0
+//
+// (bench/farm.sh soak starts Redis and MinIO and runs it; MAPFARM_SOAK_DURATION=4m for a short
+// run.)
 func BenchmarkSoak(b *testing.B) {
 	set := soakSettingsFromEnv(b)
 	bin := buildBinary(b, "github.com/mapfarm/mapfarm")
@@ -240,7 +279,7 @@ func BenchmarkSoak(b *testing.B) {
 	}
 	endpoint := base + "/arcgis/services/world/MapServer"
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	normal := func(lat *latencies, rng *rand.Rand, mu *sync.Mutex) func(int) {
+	normal := func(record func(op string, d time.Duration, failed bool), rng *rand.Rand, mu *sync.Mutex) func(int) {
 		return func(int) {
 			mu.Lock()
 			op, body := normalRequest(rng)
@@ -253,103 +292,141 @@ func BenchmarkSoak(b *testing.B) {
 				resp.Body.Close()
 				failed = err != nil || resp.StatusCode != 200
 			}
-			lat.add(op, time.Since(start), failed)
+			record(op, time.Since(start), failed)
 		}
 	}
 
-	// Sampling, from the start of the quiet phase to the end.
+	// Sampling, from readiness to the end.
 	start := time.Now()
 	var phase atomic.Value
-	phase.Store("quiet")
+	phase.Store("warmup")
 	var samplesMu sync.Mutex
 	samples := map[string][]soakSample{}
+	marks := map[string]map[string]soakSample{} // role → start, baseline, end, after
 	stopSampling := make(chan struct{})
 	sampled := make(chan struct{})
-	takeSamples := func() {
+	takeSamples := func(mark string) {
 		at, ph := time.Since(start).Round(time.Second), phase.Load().(string)
 		line := fmt.Sprintf("soak %6s %-7s", at, ph)
 		samplesMu.Lock()
 		for _, p := range procs {
 			s := p.sample(at, ph)
 			samples[p.role] = append(samples[p.role], s)
-			line += fmt.Sprintf(" | %s rss %6.1f MB heap %6.1f gor %4d fds %3d", p.role, s.rssMB, s.heapMB, s.goroutines, s.openFDs)
+			if mark != "" {
+				if marks[p.role] == nil {
+					marks[p.role] = map[string]soakSample{}
+				}
+				marks[p.role][mark] = s
+			}
+			line += fmt.Sprintf(" | %s rss %6.1f MB heap %6.1f cache %5.1f unreturned %5.1f gor %4d fds %3d", p.role, s.rssMB, s.heapMB, s.cacheMB, s.idleMB, s.goroutines, s.openFDs)
 		}
 		samplesMu.Unlock()
+		if mark != "" {
+			line += " (" + mark + ")"
+		}
 		fmt.Println(line)
 	}
+	takeSamples("start")
 	go func() {
 		defer close(sampled)
 		tick := time.NewTicker(set.sample)
 		defer tick.Stop()
 		for {
-			takeSamples()
 			select {
 			case <-stopSampling:
 				return
 			case <-tick.C:
 			}
+			takeSamples("")
 		}
 	}()
 	rows := hostileRows()
-	fmt.Printf("soak: quiet %v of normal traffic (%g req/s), then %v of normal + hostile (%g req/s, %d rows of TestHostile in turn)\n",
-		set.quiet, set.normalRPS, set.duration, set.hostileRPS, len(rows))
+	nw := set.windows()
+	fmt.Printf("soak: warm-up %v of normal traffic (%g req/s), then %d windows of %v, quiet (normal only) and mixed (normal + hostile at %g req/s, %d rows of TestHostile in turn) alternating\n",
+		set.warmup, set.normalRPS, nw, set.window, set.hostileRPS, len(rows))
 
 	b.ResetTimer()
 	var dropped atomic.Int64
 	var rngMu sync.Mutex
 	rng := rand.New(rand.NewPCG(1, 2))
-	// Quiet phase (its first 10 s warm up and are not counted).
-	warm, quiet, mixed := &latencies{}, &latencies{}, &latencies{}
-	stop := make(chan struct{})
-	go func() { time.Sleep(10 * time.Second); close(stop) }()
-	openLoop(set.normalRPS, stop, &dropped, normal(warm, rng, &rngMu))
-	stop = make(chan struct{})
-	go func() { time.Sleep(set.quiet); close(stop) }()
-	openLoop(set.normalRPS, stop, &dropped, normal(quiet, rng, &rngMu))
-	fmt.Printf("soak: quiet phase done: %s\n", quiet.summary())
+	after := func(d time.Duration) chan struct{} {
+		stop := make(chan struct{})
+		time.AfterFunc(d, func() { close(stop) })
+		return stop
+	}
+	// Warm-up, then the baseline.
+	// The warm-up goes on, 30 s at a time (at most 8 more), until the api's caches have stopped
+	// growing: normal traffic fills them to their bounds (recent outputs expire only when read),
+	// which took about 4 min at 10 req/s.
+	warm := &latencies{}
+	openLoop(set.normalRPS, after(10*time.Second+set.warmup), &dropped, normal(warm.add, rng, &rngMu))
+	apiCaches := func() float64 { return procs[len(procs)-1].sample(0, "").cacheMB }
+	for range 8 {
+		before := apiCaches()
+		openLoop(set.normalRPS, after(30*time.Second), &dropped, normal(warm.add, rng, &rngMu))
+		if now := apiCaches(); now-before < 0.5 {
+			break
+		}
+	}
+	fmt.Printf("soak: warm-up done after %v: %s\n", time.Since(start).Round(time.Second), warm.summary())
+	takeSamples("baseline")
 
-	// Mixed phase.
-	phase.Store("mixed")
-	takeSamples()
 	type rowResult struct{ sent, bad int }
 	var hostileMu sync.Mutex
 	hostile := make([]rowResult, len(rows))
 	var firstBad []string
 	hostileClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
-	stop = make(chan struct{})
-	go func() { time.Sleep(set.duration); close(stop) }()
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); openLoop(set.normalRPS, stop, &dropped, normal(mixed, rng, &rngMu)) }()
-	go func() {
-		defer wg.Done()
-		openLoop(set.hostileRPS, stop, &dropped, func(i int) {
-			k := i % len(rows)
-			r := rows[k]
-			a := r.send(hostileClient, base, fmt.Sprintf("soak-%07d", i))
-			bad := r.check(a)
-			hostileMu.Lock()
-			defer hostileMu.Unlock()
-			hostile[k].sent++
-			if len(bad) > 0 {
-				hostile[k].bad++
-				if hostile[k].bad == 1 {
-					firstBad = append(firstBad, r.name+": "+strings.Join(bad, "; "))
-				}
+	sendHostile := func(i int) {
+		k := i % len(rows)
+		r := rows[k]
+		a := r.send(hostileClient, base, fmt.Sprintf("soak-%07d", i))
+		bad := r.check(a)
+		hostileMu.Lock()
+		defer hostileMu.Unlock()
+		hostile[k].sent++
+		if len(bad) > 0 {
+			hostile[k].bad++
+			if hostile[k].bad == 1 {
+				firstBad = append(firstBad, r.name+": "+strings.Join(bad, "; "))
 			}
-		})
-	}()
-	wg.Wait()
+		}
+	}
+	quiet, mixed := &latencies{}, &latencies{}
+	var windowP99 [2][]float64 // quiet, mixed: each window's normal p99
+	var hostileN atomic.Int64  // hostile requests sent, across windows: the next row
+	for w := range nw {
+		kind, lat := "quiet", quiet
+		if w%2 == 1 {
+			kind, lat = "mixed", mixed
+		}
+		phase.Store(kind)
+		this := &latencies{}
+		both := func(op string, d time.Duration, failed bool) { this.add(op, d, failed); lat.add(op, d, failed) }
+		stop := after(set.window)
+		var wg sync.WaitGroup
+		wg.Go(func() { openLoop(set.normalRPS, stop, &dropped, normal(both, rng, &rngMu)) })
+		if kind == "mixed" {
+			wg.Go(func() {
+				openLoop(set.hostileRPS, stop, &dropped, func(int) { sendHostile(int(hostileN.Add(1) - 1)) })
+			})
+		}
+		wg.Wait()
+		windowP99[w%2] = append(windowP99[w%2], percentile(this.all, 99))
+		fmt.Printf("soak: window %d/%d %s: %s\n", w+1, nw, kind, this.summary())
+	}
 	b.StopTimer()
+	takeSamples("end")
 	phase.Store("after")
-	time.Sleep(30 * time.Second) // past the workers' idle sleep; Go returns freed memory to the OS over minutes
+	time.Sleep(30 * time.Second) // past the workers' idle sleep and the api's release after large bodies
 	close(stopSampling)
 	<-sampled
-	takeSamples()
+	takeSamples("after")
 
 	// Report.
-	fmt.Printf("soak: normal requests, quiet: %s\n", quiet.summary())
-	fmt.Printf("soak: normal requests, mixed: %s\n", mixed.summary())
+	fmt.Printf("soak: normal requests, quiet windows: %s\n", quiet.summary())
+	fmt.Printf("soak: normal requests, mixed windows: %s\n", mixed.summary())
+	fmt.Printf("soak: p99 of each quiet window (ms): %.1f\n", windowP99[0])
+	fmt.Printf("soak: p99 of each mixed window (ms): %.1f\n", windowP99[1])
 	q99, m99 := percentile(quiet.all, 99), percentile(mixed.all, 99)
 	q50, m50 := percentile(quiet.all, 50), percentile(mixed.all, 50)
 	fmt.Printf("soak: p50 mixed/quiet %.2f, p99 mixed/quiet %.2f (target ≤ 1.2); %d requests not sent (64 in flight)\n", m50/q50, m99/q99, dropped.Load())
@@ -358,28 +435,34 @@ func BenchmarkSoak(b *testing.B) {
 	b.ReportMetric(float64(mixed.errors+quiet.errors), "normal-errors")
 	samplesMu.Lock()
 	for _, p := range procs {
-		ss := samples[p.role]
-		var from soakSample
-		for _, s := range ss {
-			if s.phase == "mixed" {
-				from = s
-				break
-			}
-		}
-		last := ss[len(ss)-1]
-		peak := from
-		for _, s := range ss {
+		m := marks[p.role]
+		base, last := m["baseline"], m["after"]
+		peak := base
+		for _, s := range samples[p.role] {
 			if s.rssMB > peak.rssMB {
 				peak = s
 			}
 		}
-		growth := 100 * (last.rssMB - from.rssMB) / from.rssMB
-		fmt.Printf("soak: %-11s RSS %.1f MB at the start of the mixed phase, peak %.1f MB at %v, %.1f MB 30 s after (%+.1f%%); goroutines %d → %d; open files %d → %d\n",
-			p.role, from.rssMB, peak.rssMB, peak.at, last.rssMB, growth, from.goroutines, last.goroutines, from.openFDs, last.openFDs)
+		growth := 100 * (last.rssMB - base.rssMB) / base.rssMB
+		row := func(k string) string {
+			s := m[k]
+			return fmt.Sprintf("%s %.1f MB (heap %.1f, caches %.1f, freed not returned %.1f), %d goroutines, %d files", k, s.rssMB, s.heapMB, s.cacheMB, s.idleMB, s.goroutines, s.openFDs)
+		}
+		fmt.Printf("soak: %-11s %s; %s; %s; %s; peak %.1f MB at %v; RSS after/baseline %+.1f%% (target ±10%%)\n",
+			p.role, row("start"), row("baseline"), row("end"), row("after"), peak.rssMB, peak.at, growth)
 		b.ReportMetric(growth, p.role+"-rss-growth-%")
+		if base.idleMB >= 0 && last.idleMB >= 0 {
+			// RSS less the freed heap the runtime has not returned yet: the baseline's own
+			// unreturned heap (normal traffic leaves some, and calls for no release) is not
+			// memory the process needs.
+			held := 100 * ((last.rssMB - last.idleMB) - (base.rssMB - base.idleMB)) / (base.rssMB - base.idleMB)
+			fmt.Printf("soak: %-11s RSS less freed heap not yet returned: %.1f MB baseline, %.1f MB after (%+.1f%%)\n",
+				p.role, base.rssMB-base.idleMB, last.rssMB-last.idleMB, held)
+			b.ReportMetric(held, p.role+"-held-growth-%")
+		}
 		b.ReportMetric(peak.rssMB, p.role+"-rss-peak-MB")
-		b.ReportMetric(float64(last.goroutines-from.goroutines), p.role+"-goroutine-growth")
-		b.ReportMetric(float64(last.openFDs-from.openFDs), p.role+"-fd-growth")
+		b.ReportMetric(float64(last.goroutines-base.goroutines), p.role+"-goroutine-growth")
+		b.ReportMetric(float64(last.openFDs-base.openFDs), p.role+"-fd-growth")
 	}
 	samplesMu.Unlock()
 	sent, badTotal := 0, 0
