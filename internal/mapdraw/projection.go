@@ -58,7 +58,7 @@ func newProjector(req Request) (*projector, error) {
 		switch {
 		case err == nil:
 			p.unitMeters = crs.MetersPerUnit
-		case p.to != m.SR:
+		case !p.to.Same(m.SR):
 			return nil, &ErrBadRequest{Err: err}
 		}
 	}

@@ -311,7 +311,7 @@ func key(sr SR) SR {
 	if sr.WKID != 0 {
 		return SR{WKID: sr.WKID}
 	}
-	return sr
+	return SR{Text: sr.Text}
 }
 
 // CRS describes an SR. An SR the engine does not know is an error wrapping ErrUnsupported
@@ -326,15 +326,32 @@ func (s *Systems) CRS(sr SR) (CRS, error) {
 	k := key(sr)
 	if c, ok := s.crss.Get(k); ok {
 		c.SR = sr
+		c.SR.EsriWKT = c.WKT
 		return c, nil
 	}
 	c, err := s.eng.describe(k)
 	if err != nil {
 		return CRS{}, err
 	}
+	c.SR.EsriWKT = c.WKT
 	s.crss.Add(k, c)
 	c.SR = sr
+	c.SR.EsriWKT = c.WKT
 	return c, nil
+}
+
+// Described returns sr with the Esri WKT PROJ writes for it (SR.EsriWKT), which responses
+// report; sr itself when it is a built-in system (whose WKT every build knows), when the
+// engine does not know it, or for a nil Systems.
+func (s *Systems) Described(sr SR) SR {
+	if s == nil || sr.IsZero() || sr.Known() || sr.EsriWKT != "" {
+		return sr
+	}
+	c, err := s.CRS(sr)
+	if err != nil {
+		return sr
+	}
+	return c.SR
 }
 
 // Transformer returns the transformer from one SR to another.
