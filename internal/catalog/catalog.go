@@ -335,7 +335,7 @@ func (ld *loader) open(src servicedef.Source) (feature.Source, error) {
 }
 
 func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
-	m := &Map{Def: md, Name: md.Name, SR: md.SpatialReference, FullExtent: feature.EmptyBound(), Systems: ld.systems}
+	m := &Map{Def: md, Name: md.Name, SR: ld.systems.Described(md.SpatialReference), FullExtent: feature.EmptyBound(), Systems: ld.systems}
 	for _, d := range md.Layers {
 		data, err := ld.read(d.Source, md.SpatialReference)
 		if err != nil {

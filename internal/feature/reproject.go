@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/clip"
@@ -189,16 +190,23 @@ func (r *reprojected) Distinct(ctx context.Context, q *Query, cols []int) ([][]a
 // SR), and features wholly outside them left out: the data of a drawing in another system,
 // before they are projected (proj.Systems.DrawWindows). Only Scan clips; the other methods
 // answer for the whole source. No windows: src itself.
-func Clipped(src Source, windows []orb.Bound) Source {
+//
+// The sides of the windows, and those of every bound in seams (where the data end by
+// construction: proj.DataEdges), are seams: once projected they may lie inside the map, where a
+// polygon's edge along them is no coastline or border but a cut (the ±180° meridian inside a
+// polar map, the end of a window). A polygon with edges along a seam comes out as an Outlined
+// geometry, for the drawing to fill the polygon and stroke only the rest of its outline.
+func Clipped(src Source, windows, seams []orb.Bound) Source {
 	if len(windows) == 0 {
 		return src
 	}
-	return &clipped{Source: src, windows: windows}
+	return &clipped{Source: src, windows: windows, seams: append(slices.Clone(windows), seams...)}
 }
 
 type clipped struct {
 	Source
 	windows []orb.Bound
+	seams   []orb.Bound
 }
 
 func (c *clipped) Scan(ctx context.Context, q *Query, fn func(*Feature) error) error {
@@ -208,16 +216,141 @@ func (c *clipped) Scan(ctx context.Context, q *Query, fn func(*Feature) error) e
 		}
 		b := f.Geom.Bound()
 		g, whole := clipTo(c.windows, f.Geom, b)
-		if whole {
-			return fn(f)
-		}
 		if g == nil {
 			return nil
+		}
+		if o, ok := outlined(g, c.seams); ok {
+			g, whole = o, false
+		}
+		if whole {
+			return fn(f)
 		}
 		out := *f
 		out.Geom, out.Bound = g, BoundOf(g)
 		return fn(&out)
 	})
+}
+
+// Outlined returns the parts of a geometry Clipped gave as a polygon to fill and the lines of
+// its outline to stroke (the polygon's rings without their edges along a seam), for a drawing.
+// ok is false for any other geometry, which is drawn as it is.
+func Outlined(g orb.Geometry) (fill orb.Geometry, outline orb.MultiLineString, ok bool) {
+	c, isColl := g.(orb.Collection)
+	if !isColl || len(c) != 2 {
+		return nil, nil, false
+	}
+	switch c[0].(type) {
+	case orb.Polygon, orb.MultiPolygon:
+	default:
+		return nil, nil, false
+	}
+	outline, ok = c[1].(orb.MultiLineString)
+	return c[0], outline, ok
+}
+
+// outlined returns g as an orb.Collection of g and its outline without the edges along a side
+// of one of seams, when g is a polygon with such edges; ok is false otherwise.
+func outlined(g orb.Geometry, seams []orb.Bound) (orb.Geometry, bool) {
+	var polys []orb.Polygon
+	switch v := g.(type) {
+	case orb.Polygon:
+		polys = []orb.Polygon{v}
+	case orb.MultiPolygon:
+		polys = v
+	default:
+		return nil, false
+	}
+	b := g.Bound()
+	near := seams[:0:0]
+	for _, s := range seams {
+		if onSide(s, b.Min, b) || onSide(s, b.Max, b) {
+			near = append(near, s)
+		}
+	}
+	if len(near) == 0 {
+		return nil, false
+	}
+	var lines orb.MultiLineString
+	cut := false
+	for _, p := range polys {
+		for _, r := range p {
+			ls, c := outlineOf(r, near)
+			lines = append(lines, ls...)
+			cut = cut || c
+		}
+	}
+	if !cut {
+		return nil, false
+	}
+	return orb.Collection{g, lines}, true
+}
+
+// onSide reports whether a corner of the bound b, p, lies on a side of s (b touches it).
+func onSide(s orb.Bound, p orb.Point, b orb.Bound) bool {
+	return (same(p[0], s.Min[0]) || same(p[0], s.Max[0])) && b.Max[1] >= s.Min[1] && b.Min[1] <= s.Max[1] ||
+		(same(p[1], s.Min[1]) || same(p[1], s.Max[1])) && b.Max[0] >= s.Min[0] && b.Min[0] <= s.Max[0]
+}
+
+// same reports whether two coordinates are equal but for rounding.
+func same(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// alongSeam reports whether the edge p–q lies along a side of one of seams.
+func alongSeam(p, q orb.Point, seams []orb.Bound) bool {
+	for _, s := range seams {
+		for _, x := range [2]float64{s.Min[0], s.Max[0]} {
+			if same(p[0], x) && same(q[0], x) {
+				return true
+			}
+		}
+		for _, y := range [2]float64{s.Min[1], s.Max[1]} {
+			if same(p[1], y) && same(q[1], y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outlineOf returns the ring r as lines without its edges along a seam, and whether it had
+// any.
+func outlineOf(r orb.Ring, seams []orb.Bound) (orb.MultiLineString, bool) {
+	n := len(r)
+	if n < 2 {
+		return nil, false
+	}
+	// Start the walk after an edge along a seam, so that a line is not split where the ring
+	// closes.
+	start := -1
+	for i := range n - 1 {
+		if alongSeam(r[i], r[i+1], seams) {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		return orb.MultiLineString{orb.LineString(r)}, false
+	}
+	var out orb.MultiLineString
+	var cur orb.LineString
+	for k := range n - 1 {
+		i := (start + k) % (n - 1)
+		p, q := r[i], r[i+1]
+		if alongSeam(p, q, seams) {
+			if len(cur) > 1 {
+				out = append(out, cur)
+			}
+			cur = nil
+			continue
+		}
+		if cur == nil {
+			cur = orb.LineString{p}
+		}
+		cur = append(cur, q)
+	}
+	if len(cur) > 1 {
+		out = append(out, cur)
+	}
+	return out, true
 }
 
 // clipTo cuts g (of bound b) to the windows; whole reports that g lies inside one of them

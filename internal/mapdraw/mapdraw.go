@@ -177,6 +177,11 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 		}
 		out.Layers = append(out.Layers, sel...)
 	}
+	if pr.clipped {
+		for i := range out.Layers {
+			out.Layers[i].Features = seamless(out.Layers[i].Features)
+		}
+	}
 	return out, nil
 }
 

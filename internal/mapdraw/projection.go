@@ -1,6 +1,7 @@
 package mapdraw
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/render"
 )
 
 // projector is how a drawing sees the map's layers in the system it is drawn in (the
@@ -27,12 +29,14 @@ type projector struct {
 	maxErr     float64
 	unitMeters float64 // metres per unit of to, for scales
 	byFrom     map[proj.SR]*projection
+	clipped    bool // some layer is clipped: its polygons may come as feature.Outlined
 }
 
 // projection is the clipping and transformer from one stored system to the target.
 type projection struct {
 	t       *proj.Transformer
 	windows []orb.Bound
+	seams   []orb.Bound // where the stored data end (proj.DataEdges), not outlined once projected
 }
 
 // approxPixels is the largest error of the approximate transformation, in pixels: invisible
@@ -54,7 +58,7 @@ func newProjector(req Request) (*projector, error) {
 		switch {
 		case err == nil:
 			p.unitMeters = crs.MetersPerUnit
-		case p.to != m.SR:
+		case !p.to.Same(m.SR):
 			return nil, &ErrBadRequest{Err: err}
 		}
 	}
@@ -92,7 +96,8 @@ func (p *projector) layer(l *catalog.Layer) (*catalog.Layer, error) {
 	}
 	data := stored
 	if !pr.covers(stored.Info().Extent) {
-		data = feature.Clipped(data, pr.windows)
+		data = feature.Clipped(data, pr.windows, pr.seams)
+		p.clipped = true
 	}
 	c.Data = feature.Projected(data, pr.t)
 	return &c, nil
@@ -121,6 +126,9 @@ func (p *projector) projection(from proj.SR) (*projection, error) {
 		}
 	}
 	pr := &projection{t: t, windows: windows}
+	if b, ok := proj.DataEdges(t.Source); ok {
+		pr.seams = []orb.Bound{b}
+	}
 	p.byFrom[from] = pr
 	return pr, nil
 }
@@ -136,4 +144,19 @@ func (p *projection) covers(b orb.Bound) bool {
 		}
 	}
 	return false
+}
+
+// seamless returns src with every polygon the clipping gave as feature.Outlined drawn filled
+// whole and outlined without its edges along a seam (the stored data's ±180° meridian inside a
+// polar map, the end of a window), in the same batch as its neighbours. Other features pass as
+// they are.
+func seamless(src render.Source) render.Source {
+	return render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
+		return src.Search(ctx, b, func(f render.Feature) bool {
+			if fill, outline, ok := feature.Outlined(f.Geom); ok {
+				f.Geom, f.Outline = fill, outline
+			}
+			return yield(f)
+		})
+	})
 }

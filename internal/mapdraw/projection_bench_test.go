@@ -75,7 +75,7 @@ func BenchmarkWorldProjected(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		own := mapWith(m, countries, to, memoryCopy(b, feature.Projected(feature.Clipped(merc, windows), exact), &to))
+		own := mapWith(m, countries, to, memoryCopy(b, feature.Projected(feature.Clipped(merc, windows, nil), exact), &to))
 		fly := mapWith(m, countries, m.SR, merc)
 		layers := []LayerState{{ID: 1, Visible: true, ShowLabels: true}}
 		b.Run(fmt.Sprintf("%d/own", tc.wkid), func(b *testing.B) {

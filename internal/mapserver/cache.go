@@ -199,7 +199,7 @@ func (s *Server) HasLayerCache(ctx context.Context, c *Call, req *gisxml.HasLaye
 
 func tileCacheInfo(info tilecache.CacheInfo) *gisxml.TileCacheInfo {
 	sch := info.Scheme
-	sr := proj.SR{WKID: sch.SpatialReference.WKID}
+	sr := proj.SR{WKID: sch.SpatialReference.WKID, EsriWKT: sch.SpatialReference.WKT}
 	if sch.SpatialReference.LatestWKID != 0 {
 		sr.WKID = sch.SpatialReference.LatestWKID
 	}

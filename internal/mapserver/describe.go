@@ -8,6 +8,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -16,29 +17,8 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// spatialReference describes an SR as ArcGIS does: geographic or projected, with precision and
-// WKIDs, and the WKT of the built-in systems (or the one the request gave); a system with
-// neither WKID nor WKT is unknown.
-func spatialReference(sr proj.SR) gisxml.SpatialReference {
-	p := sr.Precision()
-	f := gisxml.SpatialReferenceFields{
-		XOrigin: ptr(p.XOrigin), YOrigin: ptr(p.YOrigin), XYScale: ptr(p.XYScale),
-		ZOrigin: ptr(p.ZOrigin), ZScale: ptr(p.ZScale), MOrigin: ptr(p.MOrigin), MScale: ptr(p.MScale),
-		XYTolerance: ptr(p.XYTolerance), ZTolerance: ptr(p.ZTolerance), MTolerance: ptr(p.MTolerance),
-		HighPrecision: ptr(true), WKID: ptr(sr.WKID), LatestWKID: ptr(sr.LatestWKID()),
-	}
-	if wkt := sr.WKT(); wkt != "" {
-		f.WKT = ptr(wkt)
-	}
-	switch {
-	case sr.IsGeographic():
-		return &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: f}
-	case !sr.IsZero():
-		return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: f}
-	default:
-		return &gisxml.UnknownCoordinateSystem{SpatialReferenceFields: f}
-	}
-}
+// spatialReference describes an SR as ArcGIS does (mapview.SpatialReference).
+func spatialReference(sr proj.SR) gisxml.SpatialReference { return mapview.SpatialReference(sr) }
 
 func envelope(b orb.Bound, sr proj.SR) *gisxml.EnvelopeN {
 	return &gisxml.EnvelopeN{XMin: b.Min[0], YMin: b.Min[1], XMax: b.Max[0], YMax: b.Max[1], SpatialReference: spatialReference(sr)}

@@ -163,10 +163,10 @@ func Resolve(m Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, lim Li
 		if err != nil {
 			return View{}, err
 		}
-		v.SR, v.MetersPerUnit = sr, crs.MetersPerUnit
+		v.SR, v.MetersPerUnit = crs.SR, crs.MetersPerUnit // with the Esri WKT responses report
 	} else if sys := m.Systems(); sys != nil && !v.SR.IsZero() {
 		if crs, err := sys.CRS(v.SR); err == nil {
-			v.MetersPerUnit = crs.MetersPerUnit
+			v.SR, v.MetersPerUnit = crs.SR, crs.MetersPerUnit
 		}
 	}
 	ext, err := r.extentOf(md.MapArea, v)
@@ -196,6 +196,36 @@ func SR(sr gisxml.SpatialReference) proj.SR {
 		return proj.SR{Text: strings.TrimSpace(*f.WKT)}
 	}
 	return proj.SR{}
+}
+
+// SpatialReference describes an SR in a response as ArcGIS does: geographic or projected, with
+// its precision; its WKID and latest WKID when it has one, none for a system given only as WKT;
+// and its Esri WKT1 text (proj.SR.WKT: the built-in text of WGS 84 and Web Mercator, PROJ's for
+// any other system whose SR went through proj.Systems, as every view's, map's and reprojected
+// layer's does). A system with neither WKID nor WKT is unknown.
+func SpatialReference(sr proj.SR) gisxml.SpatialReference {
+	p := sr.Precision()
+	f := gisxml.SpatialReferenceFields{
+		XOrigin: &p.XOrigin, YOrigin: &p.YOrigin, XYScale: &p.XYScale,
+		ZOrigin: &p.ZOrigin, ZScale: &p.ZScale, MOrigin: &p.MOrigin, MScale: &p.MScale,
+		XYTolerance: &p.XYTolerance, ZTolerance: &p.ZTolerance, MTolerance: &p.MTolerance,
+		HighPrecision: &p.HighPrecision,
+	}
+	if sr.WKID != 0 {
+		wkid, latest := sr.WKID, sr.LatestWKID()
+		f.WKID, f.LatestWKID = &wkid, &latest
+	}
+	if wkt := sr.WKT(); wkt != "" {
+		f.WKT = &wkt
+	}
+	switch {
+	case sr.IsGeographic():
+		return &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: f}
+	case !sr.IsZero():
+		return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: f}
+	default:
+		return &gisxml.UnknownCoordinateSystem{SpatialReferenceFields: f}
+	}
 }
 
 // resolver reads a request's map area for a map, transforming what is not in the view's

@@ -126,6 +126,9 @@ func (projEngine) describe(sr SR) (CRS, error) {
 			}
 		}
 		c.LonOrigin = lonOrigin(ps)
+		if !c.Geographic {
+			c.Shape = shapeOf(ps)
+		}
 		return c, nil
 	}
 	return CRS{}, fmt.Errorf("%w: %s is not a coordinate system PROJ knows", ErrUnsupported, sr.Name())
@@ -151,6 +154,33 @@ func lonOrigin(ps string) float64 {
 		}
 	}
 	return lon
+}
+
+// shapeOf reads the Shape of a projected system from its PROJ string.
+func shapeOf(ps string) Shape {
+	params := map[string]string{}
+	for _, f := range strings.Fields(ps) {
+		k, v, _ := strings.Cut(strings.TrimPrefix(f, "+"), "=")
+		params[k] = v
+	}
+	lat0, _ := strconv.ParseFloat(params["lat_0"], 64)
+	switch params["proj"] {
+	case "aea", "lcc", "eqdc":
+		return ShapeConic
+	case "ups":
+		if _, south := params["south"]; south {
+			return ShapeSouthPolar
+		}
+		return ShapeNorthPolar
+	case "stere", "laea", "aeqd":
+		switch lat0 {
+		case 90:
+			return ShapeNorthPolar
+		case -90:
+			return ShapeSouthPolar
+		}
+	}
+	return ShapeRegional
 }
 
 // pjOperation is a PROJ transformation with axes in longitude/latitude, easting/northing

@@ -67,6 +67,9 @@ type SR struct {
 	WKID int
 	// Text is the system's well-known text when it has no WKID (OGC or Esri WKT1, or WKT2).
 	Text string
+	// EsriWKT is the Esri WKT1 text PROJ writes for the system, what responses report (WKT);
+	// Systems.Described fills it. It is not part of the SR's identity: Same ignores it.
+	EsriWKT string
 }
 
 // IsZero reports whether the SR is unknown (neither WKID nor WKT).
@@ -93,7 +96,7 @@ func (s SR) IsGeographic() bool {
 		w := strings.ToUpper(strings.TrimSpace(s.Text))
 		return strings.HasPrefix(w, "GEOGCS[") || strings.HasPrefix(w, "GEOGCRS[") || strings.HasPrefix(w, "GEODCRS[")
 	}
-	return false
+	return strings.HasPrefix(s.EsriWKT, "GEOGCS[")
 }
 
 // Known reports whether the SR is one of the built-in systems (WGS 84 or Web Mercator), which
@@ -161,14 +164,16 @@ const (
 )
 
 // WKT returns the Esri-style well-known text ArcGIS reports for the SR: the built-in text of
-// WGS 84 and Web Mercator, the SR's own WKT when it has one, else "" (a CRS from Systems has
-// the text PROJ writes for any system).
+// WGS 84 and Web Mercator, the Esri WKT PROJ writes for it (EsriWKT, when Systems.Described
+// filled it), else the SR's own WKT when it has one, else "".
 func (s SR) WKT() string {
 	switch {
 	case s.WKID == WGS84:
 		return wktWGS84
 	case s.IsWebMercator():
 		return wktWebMercator
+	case s.EsriWKT != "":
+		return s.EsriWKT
 	}
 	return strings.TrimSpace(s.Text)
 }

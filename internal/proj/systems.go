@@ -34,11 +34,37 @@ type CRS struct {
 	// LonOrigin is the central meridian in degrees: the system's antimeridian, where a map
 	// drawn in it must be cut, is LonOrigin ± 180°.
 	LonOrigin float64
+	// Shape is the kind of map the system draws, which decides what of the world a drawing in
+	// it shows (DrawWindows).
+	Shape Shape
 	// WKT is the Esri-style well-known text ArcGIS reports for the system.
 	WKT string
 
 	def string // the engine's definition of the system ("EPSG:5070", "ESRI:102003", a WKT)
 }
+
+// Shape is the kind of map a projected system draws, as far as drawing needs to know where it
+// ends.
+type Shape int
+
+const (
+	// ShapeRegional is any other system: drawn over its area of use widened by a margin, and
+	// cut at its antimeridian, an edge of the map (transverse Mercator, oblique and equatorial
+	// azimuthal systems, cylindrical and pseudocylindrical ones, and geographic systems).
+	ShapeRegional Shape = iota
+	// ShapeConic is a conic system (Albers, Lambert conformal conic, equidistant conic): its
+	// meridians are rays from the cone's apex and it is defined over the whole world but the
+	// pole away from the apex, so it is drawn over every longitude, cut at its antimeridian
+	// (the ray the cone is opened along), and over latitudes well beyond its area of use.
+	ShapeConic
+	// ShapeNorthPolar and ShapeSouthPolar are azimuthal systems about a pole (polar
+	// stereographic, Lambert azimuthal equal-area or azimuthal equidistant with a latitude of
+	// origin of ±90°, UPS): their antimeridian is a ray from the pole inside the map, not an
+	// edge, so nothing is cut there; they are drawn over the hemisphere of their pole and a
+	// margin beyond the equator.
+	ShapeNorthPolar
+	ShapeSouthPolar
+)
 
 // world is the whole earth in longitude/latitude degrees.
 func world() orb.Bound { return orb.Bound{Min: orb.Point{-180, -90}, Max: orb.Point{180, 90}} }
@@ -285,7 +311,7 @@ func key(sr SR) SR {
 	if sr.WKID != 0 {
 		return SR{WKID: sr.WKID}
 	}
-	return sr
+	return SR{Text: sr.Text}
 }
 
 // CRS describes an SR. An SR the engine does not know is an error wrapping ErrUnsupported
@@ -300,15 +326,32 @@ func (s *Systems) CRS(sr SR) (CRS, error) {
 	k := key(sr)
 	if c, ok := s.crss.Get(k); ok {
 		c.SR = sr
+		c.SR.EsriWKT = c.WKT
 		return c, nil
 	}
 	c, err := s.eng.describe(k)
 	if err != nil {
 		return CRS{}, err
 	}
+	c.SR.EsriWKT = c.WKT
 	s.crss.Add(k, c)
 	c.SR = sr
+	c.SR.EsriWKT = c.WKT
 	return c, nil
+}
+
+// Described returns sr with the Esri WKT PROJ writes for it (SR.EsriWKT), which responses
+// report; sr itself when it is a built-in system (whose WKT every build knows), when the
+// engine does not know it, or for a nil Systems.
+func (s *Systems) Described(sr SR) SR {
+	if s == nil || sr.IsZero() || sr.Known() || sr.EsriWKT != "" {
+		return sr
+	}
+	c, err := s.CRS(sr)
+	if err != nil {
+		return sr
+	}
+	return c.SR
 }
 
 // Transformer returns the transformer from one SR to another.

@@ -261,6 +261,12 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 		}
 		firstSub, firstPoly := len(path.subs), len(path.polys)
 		tr.addGeometry(path, f.Geom)
+		if f.Outline != nil {
+			for i := firstSub; i < len(path.subs); i++ {
+				path.subs[i].fillOnly = true
+			}
+			tr.addGeometry(path, f.Outline)
+		}
 		if wantLabel && len(path.subs) > firstSub {
 			c := label
 			c.text = f.Label
@@ -289,15 +295,22 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 	return ctxErr
 }
 
-// drawPath fills the closed subpaths of path with sym and strokes all of them.
+// drawPath fills the closed subpaths of path with sym and strokes all of them but the rings
+// that are only filled.
 func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
-	hasOpen := false
+	hasOpen, hasFillOnly := false, false
 	emit := func(closedOnly bool) {
 		s.NewPath()
 		for _, sp := range path.subs {
 			if !sp.closed {
 				hasOpen = true
 				if closedOnly {
+					continue
+				}
+			}
+			if sp.fillOnly {
+				hasFillOnly = true
+				if !closedOnly {
 					continue
 				}
 			}
@@ -332,7 +345,7 @@ func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
 	if stroke.Color.A == 0 || stroke.Width <= 0 {
 		return
 	}
-	if hasOpen {
+	if hasOpen || hasFillOnly {
 		emit(false)
 	}
 	s.Stroke(stroke)

@@ -10,10 +10,15 @@ import (
 // Feature is one thing to draw. Geom is in the map's coordinates (those of View.Extent). Label is the
 // text of its label ("" for none). Symbol overrides the layer's symbol when not nil; features that
 // share one *Symbol are drawn together (see Layer).
+//
+// Outline, when not nil, is what is stroked of a polygon Geom instead of its rings, which are
+// then only filled: lines in the same coordinates (a polygon cut at a seam is outlined without
+// the cut; see mapdraw).
 type Feature struct {
-	Geom   orb.Geometry
-	Label  string
-	Symbol *Symbol
+	Geom    orb.Geometry
+	Label   string
+	Symbol  *Symbol
+	Outline orb.Geometry
 }
 
 // Source gives the features of a layer. Search calls yield for every feature whose geometry may

@@ -59,6 +59,7 @@ type pathPoint struct{ x, y float64 }
 type subpath struct {
 	start, end int // pts[start:end]
 	closed     bool
+	fillOnly   bool // a ring filled but not outlined (a Feature with its own Outline)
 }
 
 // NewGGSurface returns a surface drawing into img with fonts (shared caches; nil parses a new set).

@@ -95,7 +95,7 @@ func (c *Cache) TileScheme(sr proj.SR) (tilecache.Scheme, error) {
 		}
 		s.LODs = append([]tilecache.LOD(nil), c.LODs...)
 		if !sr.Known() {
-			s.SpatialReference = tilecache.SpatialReference{WKID: sr.WKID}
+			s.SpatialReference = tilecache.SpatialReference{WKID: sr.WKID, WKT: sr.WKT()}
 			s.Extent = orb.Bound{}
 		}
 	default:
