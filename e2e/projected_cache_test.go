@@ -138,9 +138,10 @@ func TestSeedProjectedCache(t *testing.T) {
 		}
 	}
 	t.Logf("level %d: tiles (row, column) %v seeded and compared, %v of the extent's tiles not in the cache", level, found, missing)
-	// Kansas's tile, in the middle of the area, at least, and most of the area's tiles.
-	if !slices.Contains(found, [2]int{int((oy - 1_800_000) / span), int((-100_000 - ox) / span)}) || len(found) < 4 {
-		t.Errorf("level %d: tiles %v in the cache; want at least 4 of the area's, Kansas's among them", level, found)
+	// Every tile of the area (rows 3–4, columns 4–6), Kansas's among them. Before the map's full
+	// extent bounded the scheme, column 6 (east of x = 0) was not in the matrix.
+	if len(missing) > 0 || len(found) != 6 || !slices.Contains(found, [2]int{int((oy - 1_800_000) / span), int((-100_000 - ox) / span)}) {
+		t.Errorf("level %d: tiles %v in the cache, %v missing; want the area's 6, Kansas's among them", level, found, missing)
 	}
 
 	var tile gisxml.GetMapTileResponse

@@ -77,6 +77,16 @@ func DrawingOf(m *catalog.Map) (Drawing, error) {
 	if err != nil {
 		return Drawing{}, bad("%v", err)
 	}
+	if scheme.Extent == (orb.Bound{}) {
+		// A custom scheme in a system with no preset extent (EPSG:5070, say): as in Esri's
+		// caches, the map's full extent bounds the levels' rows and columns. Left empty, the
+		// matrix ended at x = 0 and y = 0, and tiles east or south of those lines were never
+		// seeded.
+		scheme.Extent = m.FullExtent
+		if err := scheme.Validate(); err != nil {
+			return Drawing{}, bad("map %s: cache: full extent %v: %v", m.Name, m.FullExtent, err)
+		}
+	}
 	return Drawing{Scheme: scheme, MetatileSize: c.MetatileSize, Buffer: c.Buffer, Quality: c.Quality}, nil
 }
 
