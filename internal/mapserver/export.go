@@ -47,7 +47,7 @@ func (s *Server) ExportMapImage(ctx context.Context, c *Call, req *gisxml.Export
 		return nil, err
 	}
 	disp := req.ImageDescription.ImageDisplay
-	view, err := s.resolveView(ctx, m, md, disp)
+	view, err := resolveView(ctx, m, md, disp, s.p.Limits)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func (s *Server) searchLayers(ctx context.Context, c *Call, md *gisxml.MapDescri
 	if err != nil {
 		return nil, mapview.View{}, nil, err
 	}
-	v, err := s.resolveView(ctx, m, md, disp)
+	v, err := resolveView(ctx, m, md, disp, s.p.Limits)
 	if err != nil {
 		return nil, mapview.View{}, nil, err
 	}

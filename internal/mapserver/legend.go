@@ -23,11 +23,6 @@ const (
 	maxPatchSize     = 512
 )
 
-// OutputStore writes rendered bytes; the tile store satisfies it.
-type OutputStore interface {
-	Put(ctx context.Context, key string, data []byte, contentType string) error
-}
-
 // GetLegendInfo returns, for each layer asked for (all when LayerIDs is empty), one legend group
 // with one class per renderer class and a swatch image of each.
 func (s *Server) GetLegendInfo(ctx context.Context, c *Call, req *gisxml.GetLegendInfo) (*gisxml.GetLegendInfoResponse, error) {

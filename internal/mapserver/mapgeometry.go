@@ -33,7 +33,7 @@ func (s *Server) viewOf(ctx context.Context, c *Call, md *gisxml.MapDescription,
 	if err != nil {
 		return mapview.View{}, err
 	}
-	return s.resolveView(ctx, m, md, disp)
+	return resolveView(ctx, m, md, disp, s.p.Limits)
 }
 
 // unitMeters is the length of one unit in metres; gisDecimalDegrees counts degrees of arc on

@@ -82,9 +82,9 @@ type outputReader interface {
 	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
 }
 
-// resolvePictures sets the Picture of every picture symbol anywhere in req that has none but a
+// ResolvePictures sets the Picture of every picture symbol anywhere in req that has none but a
 // PictureUri, fetched as the file comment says. Errors are client faults.
-func (s *Server) resolvePictures(ctx context.Context, req any) error {
+func (s *Server) ResolvePictures(ctx context.Context, req any) error {
 	w := &pictureWalk{ctx: ctx, s: s, fetched: map[string][]byte{}}
 	return w.walk(reflect.ValueOf(req), "")
 }
@@ -312,7 +312,7 @@ func (o PictureOptions) get(ctx context.Context, u *url.URL, limit int64) ([]byt
 	return b, nil
 }
 
-// checkPicture checks a picture symbol's image (resolvePictures has fetched a PictureUri into
+// checkPicture checks a picture symbol's image (ResolvePictures has fetched a PictureUri into
 // pic); what names the symbol.
 func checkPicture(pic []byte, uri *string, what string) error {
 	if len(pic) == 0 {
