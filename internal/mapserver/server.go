@@ -1,27 +1,23 @@
-// Package mapserver implements the MapServer operations on the loaded catalog, free of any
-// transport: each operation takes its gisxml request value and returns its gisxml response value.
-// The SOAP front end (api/) only decodes, calls Do and encodes; a REST front end could reuse
-// the same operations.
+// Package mapserver composes the MapServer operations for the SOAP front end (api/): New builds
+// the operation families from one Params and a dispatch table by operation name, and Do runs an
+// operation given its name and its gisxml request value, returning its gisxml response value.
 //
-// Operations live one family per file:
+// The operations themselves live, free of any transport, in one package per family, which a REST
+// or WMTS front end may call directly:
 //
-//	info.go          GetDocumentInfo, GetMapCount, GetMapName, GetDefaultMapName, GetServerInfo,
-//	                 GetServiceConfigurationInfo, GetSupportedImageReturnTypes, IsFixedScaleMap
-//	export.go        ExportMapImage, through the render farm
-//	scalebar.go      ExportScaleBar, on the farm too
-//	legend.go        GetLegendInfo, GetLegendInfo2
-//	drawingdesc.go   GetDefaultLayerDrawingDescriptions
-//	drawing.go       request symbols, renderers and graphics (docs/cartography.md)
-//	mapgeometry.go   ComputeScale, ComputeDistance, ToMapPoints, FromMapPoints
-//	query.go         QueryFeatureCount/IDs/Data (and 2), QueryRowCount/RowIDs, QueryData
-//	query_filter.go  QueryFilter and SpatialFilter into a plan; geometry.go converts geometries
-//	statistics.go    QueryDataStatistics
-//	related.go       QueryRelatedRecords, QueryRelatedRecords2
-//	find.go          Find; identify.go: Identify; hyperlinks.go: QueryHyperlinks
-//	popups.go        QueryHTMLPopups (and 2); attachments.go: QueryAttachmentInfos/Data (and 2)
-//	subtypes.go      GetMapTableSubtypeInfos (and 2); classes.go: GenerateDataClasses
-//	raster.go        QueryRasterValue (and 2); sqlsyntax.go: GetSQLSyntaxInfo
-//	cache.go         the cache operations, reading the stored cache layout
+//	operation     what every family needs: Call, RequestError (ErrInvalidArgument, ErrNotFound),
+//	              the map of a call, transformers between systems, Limits, the output interfaces,
+//	              geometry and description conversions
+//	information   GetServerInfo, GetDocumentInfo, GetMapName…, subtypes, SQL syntax
+//	queries       QueryFeature*, QueryRow*, QueryData*, statistics, related records, Find,
+//	              Identify, hyperlinks, popups, attachments, raster values, GenerateDataClasses
+//	cartography   ExportMapImage, ExportScaleBar, legends, default drawing descriptions,
+//	              ComputeScale/Distance, To/FromMapPoints, pictures, drawing conversions
+//	caches        every cache operation, GetMapTile/GetLayerTile, the served-tile memory, and the
+//	              one place a stored cache is opened
+//
+// The names front ends use (Call, RenderInfo, RequestError, ErrInvalidArgument, ErrNotFound,
+// Limits, …) are aliases here of the operation package's.
 //
 // An operation's errors wrap ErrInvalidArgument when the request is at fault; the front end
 // turns that into a client fault (docs/queries.md covers the query operations).
@@ -31,16 +27,19 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/caches"
+	"github.com/mapfarm/mapfarm/internal/mapserver/cartography"
+	"github.com/mapfarm/mapfarm/internal/mapserver/information"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
+	"github.com/mapfarm/mapfarm/internal/mapserver/queries"
 	"github.com/mapfarm/mapfarm/internal/memcache"
-	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
-// Params configure a Server.
+// Params configure a Server; New hands each family what it needs.
 type Params struct {
 	Catalog  *catalog.Catalog
 	Exporter Exporter
@@ -74,15 +73,12 @@ type Params struct {
 
 // Server runs operations against a catalog.
 type Server struct {
-	p     Params
-	ops   map[string]opFunc
-	tiles *tileCaches
-	// swatches is the renderer of legend swatches (legend.go), made on first use.
-	swatches struct {
-		once sync.Once
-		r    *render.Renderer
-		err  error
-	}
+	p       Params
+	ops     map[string]opFunc
+	info    *information.Service
+	queries *queries.Service
+	carto   *cartography.Service
+	caches  *caches.Service
 }
 
 type opFunc func(ctx context.Context, c *Call, req any) (any, error)
@@ -100,10 +96,7 @@ func handle[Req, Resp any](f func(ctx context.Context, c *Call, req *Req) (*Resp
 
 // Caches returns the server's in-memory caches (the served-tile memory), for metrics.
 func (s *Server) Caches() []memcache.Statser {
-	if c := s.tiles.memory.cache(); c != nil {
-		return []memcache.Statser{c}
-	}
-	return nil
+	return s.caches.Caches()
 }
 
 // New returns a Server.
@@ -111,64 +104,75 @@ func New(p Params) *Server {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	s := &Server{p: p, tiles: &tileCaches{roots: map[string]*storedCache{}, memory: newTileMemory(tileMemorySize(p.TileMemoryBytes), tileMemoryMaxAge)}}
-	s.ops = map[string]opFunc{
-		"GetDocumentInfo":              handle(s.GetDocumentInfo),
-		"GetMapCount":                  handle(s.GetMapCount),
-		"GetMapName":                   handle(s.GetMapName),
-		"GetDefaultMapName":            handle(s.GetDefaultMapName),
-		"GetServerInfo":                handle(s.GetServerInfo),
-		"GetServiceConfigurationInfo":  handle(s.GetServiceConfigurationInfo),
-		"GetSupportedImageReturnTypes": handle(s.GetSupportedImageReturnTypes),
-		"IsFixedScaleMap":              handle(s.IsFixedScaleMap),
-		"ExportMapImage":               handle(s.ExportMapImage),
-		"ExportScaleBar":               handle(s.ExportScaleBar),
-		"GetLegendInfo":                handle(s.GetLegendInfo),
-		"GetLegendInfo2":               handle(s.GetLegendInfo2),
-		"ComputeScale":                 handle(s.ComputeScale),
-		"ComputeDistance":              handle(s.ComputeDistance),
-		"ToMapPoints":                  handle(s.ToMapPoints),
-		"FromMapPoints":                handle(s.FromMapPoints),
-		"QueryFeatureCount":            handle(s.QueryFeatureCount),
-		"QueryFeatureCount2":           handle(s.QueryFeatureCount2),
-		"QueryFeatureIDs":              handle(s.QueryFeatureIDs),
-		"QueryFeatureIDs2":             handle(s.QueryFeatureIDs2),
-		"QueryFeatureData":             handle(s.QueryFeatureData),
-		"QueryFeatureData2":            handle(s.QueryFeatureData2),
-		"QueryRowCount":                handle(s.QueryRowCount),
-		"QueryRowIDs":                  handle(s.QueryRowIDs),
-		"QueryData":                    handle(s.QueryData),
-		"QueryDataStatistics":          handle(s.QueryDataStatistics),
-		"Find":                         handle(s.Find),
-		"Identify":                     handle(s.Identify),
-		"GetSQLSyntaxInfo":             handle(s.GetSQLSyntaxInfo),
-		"QueryRelatedRecords":          handle(s.QueryRelatedRecords),
-		"QueryRelatedRecords2":         handle(s.QueryRelatedRecords2),
-		"QueryHyperlinks":              handle(s.QueryHyperlinks),
-		"QueryHTMLPopups":              handle(s.QueryHTMLPopups),
-		"QueryHTMLPopups2":             handle(s.QueryHTMLPopups2),
-		"QueryAttachmentInfos":         handle(s.QueryAttachmentInfos),
-		"QueryAttachmentInfos2":        handle(s.QueryAttachmentInfos2),
-		"QueryAttachmentData":          handle(s.QueryAttachmentData),
-		"QueryAttachmentData2":         handle(s.QueryAttachmentData2),
-		"GetMapTableSubtypeInfos":      handle(s.GetMapTableSubtypeInfos),
-		"GetMapTableSubtypeInfos2":     handle(s.GetMapTableSubtypeInfos2),
-		"GenerateDataClasses":          handle(s.GenerateDataClasses),
-		"QueryRasterValue":             handle(s.QueryRasterValue),
-		"QueryRasterValue2":            handle(s.QueryRasterValue2),
-		"HasSingleFusedMapCache":       handle(s.HasSingleFusedMapCache),
-		"HasLayerCache":                handle(s.HasLayerCache),
-		"GetTileCacheInfo":             handle(s.GetTileCacheInfo),
-		"GetTileImageInfo":             handle(s.GetTileImageInfo),
-		"GetCacheControlInfo":          handle(s.GetCacheControlInfo),
-		"GetCacheStorageInfo":          handle(s.GetCacheStorageInfo),
-		"GetCacheDescriptionInfo":      handle(s.GetCacheDescriptionInfo),
-		"GetCacheName":                 handle(s.GetCacheName),
-		"GetVirtualCacheDirectory":     handle(s.GetVirtualCacheDirectory),
-		"GetMapTile":                   handle(s.GetMapTile),
-		"GetLayerTile":                 handle(s.GetLayerTile),
+	metatiles, _ := p.Exporter.(caches.MetatileRenderer)
+	s := &Server{
+		p:    p,
+		info: information.New(information.Params{Limits: p.Limits}),
+		queries: queries.New(queries.Params{Limits: p.Limits, Outputs: p.Outputs, OutputURL: p.OutputURL,
+			NewID: p.NewID, Recent: p.Recent}),
+		carto: cartography.New(cartography.Params{Exporter: p.Exporter, Limits: p.Limits, Outputs: p.Outputs,
+			OutputURL: p.OutputURL, NewID: p.NewID, Recent: p.Recent, Pictures: p.Pictures}),
+		caches: caches.New(caches.Params{Tiles: p.Tiles, TileIndex: p.TileIndex, TileMemoryBytes: p.TileMemoryBytes,
+			CacheURL: p.CacheURL, Metatiles: metatiles, NewID: p.NewID, Logger: p.Logger}),
 	}
-	s.ops["GetDefaultLayerDrawingDescriptions"] = handle(s.GetDefaultLayerDrawingDescriptions)
+	info, q, carto, cache := s.info, s.queries, s.carto, s.caches
+	s.ops = map[string]opFunc{
+		"GetDocumentInfo":              handle(info.GetDocumentInfo),
+		"GetMapCount":                  handle(info.GetMapCount),
+		"GetMapName":                   handle(info.GetMapName),
+		"GetDefaultMapName":            handle(info.GetDefaultMapName),
+		"GetServerInfo":                handle(info.GetServerInfo),
+		"GetServiceConfigurationInfo":  handle(info.GetServiceConfigurationInfo),
+		"GetSupportedImageReturnTypes": handle(info.GetSupportedImageReturnTypes),
+		"IsFixedScaleMap":              handle(info.IsFixedScaleMap),
+		"ExportMapImage":               handle(carto.ExportMapImage),
+		"ExportScaleBar":               handle(carto.ExportScaleBar),
+		"GetLegendInfo":                handle(carto.GetLegendInfo),
+		"GetLegendInfo2":               handle(carto.GetLegendInfo2),
+		"ComputeScale":                 handle(carto.ComputeScale),
+		"ComputeDistance":              handle(carto.ComputeDistance),
+		"ToMapPoints":                  handle(carto.ToMapPoints),
+		"FromMapPoints":                handle(carto.FromMapPoints),
+		"QueryFeatureCount":            handle(q.QueryFeatureCount),
+		"QueryFeatureCount2":           handle(q.QueryFeatureCount2),
+		"QueryFeatureIDs":              handle(q.QueryFeatureIDs),
+		"QueryFeatureIDs2":             handle(q.QueryFeatureIDs2),
+		"QueryFeatureData":             handle(q.QueryFeatureData),
+		"QueryFeatureData2":            handle(q.QueryFeatureData2),
+		"QueryRowCount":                handle(q.QueryRowCount),
+		"QueryRowIDs":                  handle(q.QueryRowIDs),
+		"QueryData":                    handle(q.QueryData),
+		"QueryDataStatistics":          handle(q.QueryDataStatistics),
+		"Find":                         handle(q.Find),
+		"Identify":                     handle(q.Identify),
+		"GetSQLSyntaxInfo":             handle(info.GetSQLSyntaxInfo),
+		"QueryRelatedRecords":          handle(q.QueryRelatedRecords),
+		"QueryRelatedRecords2":         handle(q.QueryRelatedRecords2),
+		"QueryHyperlinks":              handle(q.QueryHyperlinks),
+		"QueryHTMLPopups":              handle(q.QueryHTMLPopups),
+		"QueryHTMLPopups2":             handle(q.QueryHTMLPopups2),
+		"QueryAttachmentInfos":         handle(q.QueryAttachmentInfos),
+		"QueryAttachmentInfos2":        handle(q.QueryAttachmentInfos2),
+		"QueryAttachmentData":          handle(q.QueryAttachmentData),
+		"QueryAttachmentData2":         handle(q.QueryAttachmentData2),
+		"GetMapTableSubtypeInfos":      handle(info.GetMapTableSubtypeInfos),
+		"GetMapTableSubtypeInfos2":     handle(info.GetMapTableSubtypeInfos2),
+		"GenerateDataClasses":          handle(q.GenerateDataClasses),
+		"QueryRasterValue":             handle(q.QueryRasterValue),
+		"QueryRasterValue2":            handle(q.QueryRasterValue2),
+		"HasSingleFusedMapCache":       handle(cache.HasSingleFusedMapCache),
+		"HasLayerCache":                handle(cache.HasLayerCache),
+		"GetTileCacheInfo":             handle(cache.GetTileCacheInfo),
+		"GetTileImageInfo":             handle(cache.GetTileImageInfo),
+		"GetCacheControlInfo":          handle(cache.GetCacheControlInfo),
+		"GetCacheStorageInfo":          handle(cache.GetCacheStorageInfo),
+		"GetCacheDescriptionInfo":      handle(cache.GetCacheDescriptionInfo),
+		"GetCacheName":                 handle(cache.GetCacheName),
+		"GetVirtualCacheDirectory":     handle(cache.GetVirtualCacheDirectory),
+		"GetMapTile":                   handle(cache.GetMapTile),
+		"GetLayerTile":                 handle(cache.GetLayerTile),
+	}
+	s.ops["GetDefaultLayerDrawingDescriptions"] = handle(carto.GetDefaultLayerDrawingDescriptions)
 	return s
 }
 
@@ -180,9 +184,9 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 		if _, known := gisxml.Load().Operation(op); known {
 			return nil, fmt.Errorf("%w: %s", ErrNotImplemented, op)
 		}
-		return nil, invalid("unknown operation %q", op)
+		return nil, operation.Invalid("unknown operation %q", op)
 	}
-	if err := s.ResolvePictures(ctx, req); err != nil {
+	if err := s.carto.ResolvePictures(ctx, req); err != nil {
 		return nil, err
 	}
 	return f(ctx, c, req)
