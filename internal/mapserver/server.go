@@ -56,18 +56,18 @@ type Params struct {
 	// before the worker's store write lands.
 	Recent RecentOutputs
 	Logger *slog.Logger
-	// Tiles is the store tile caches live in (cache operations, cache.go); nil: no map is
+	// Tiles is the store tile caches live in (package caches); nil: no map is
 	// cached.
 	Tiles TileStore
 	// TileIndex caches bundle indexes for tile reads; nil gives each cache a private one.
 	TileIndex *tilecache.IndexCache
-	// TileMemoryBytes bounds the memory of recently served tiles (tilememory.go); zero means
+	// TileMemoryBytes bounds the memory of recently served tiles (caches/tilememory.go); zero means
 	// 64 MiB, negative turns it off.
 	TileMemoryBytes int64
 	// CacheURL returns the public URL of a cache folder (GetVirtualCacheDirectory), given the
 	// service, map and folder names path-escaped.
 	CacheURL func(service, mapName, folder string) string
-	// Pictures say where pictures named by PictureUri may be fetched from (pictures.go).
+	// Pictures say where pictures named by PictureUri may be fetched from (cartography/pictures.go).
 	Pictures PictureOptions
 }
 
@@ -190,6 +190,21 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 		return nil, err
 	}
 	return f(ctx, c, req)
+}
+
+// Families are the operation families a Server dispatches to. A front end that is not SOAP
+// (REST, WMTS) calls their typed operations directly, e.g. Queries.QueryFeatureData2, with the
+// same Call it would hand to Do.
+type Families struct {
+	Information *information.Service
+	Queries     *queries.Service
+	Cartography *cartography.Service
+	Caches      *caches.Service
+}
+
+// Families returns the server's operation families.
+func (s *Server) Families() Families {
+	return Families{Information: s.info, Queries: s.queries, Cartography: s.carto, Caches: s.caches}
 }
 
 // Service finds a service by name, case-insensitively.

@@ -181,7 +181,7 @@ func layerPayloads(states []mapdraw.LayerState) []task.LayerOverride {
 	return out
 }
 
-// layerStates merges the request's layer descriptions with the map's defaults and returns every
+// LayerStates merges the request's layer descriptions with the map's defaults and returns every
 // layer's state in drawing order plus the ids of the layers that draw at this scale.
 func LayerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float64) ([]mapdraw.LayerState, gisxml.ArrayOfInt, error) {
 	byID := map[int]*gisxml.LayerDescription{}
@@ -241,7 +241,7 @@ func LayerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float
 	return out, visible, nil
 }
 
-// colorOf reads any schema colour as non-premultiplied RGBA. AlphaValue 0 is transparent, 255
+// ColorOf reads any schema colour as non-premultiplied RGBA. AlphaValue 0 is transparent, 255
 // (or absent) opaque.
 func ColorOf(c gisxml.Color) (color.NRGBA, error) {
 	a := uint8(255)

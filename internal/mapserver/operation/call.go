@@ -1,3 +1,16 @@
+// Package operation holds what every MapServer operation family (information, queries,
+// cartography, caches) needs, whatever the transport that calls them:
+//
+//	call.go      the call context (Call, RenderInfo), request errors (RequestError,
+//	             ErrInvalidArgument, ErrNotFound, ErrNotImplemented and their constructors
+//	             Invalid, NotFound, OverLimit), finding a map of a service (MapOf),
+//	             transformers between systems (Transformer), resolving a map view within the
+//	             Limits (ResolveView), and the farm and output storage interfaces
+//	geometry.go  the one place geometries change representation (schema ↔ orb)
+//	describe.go  spatial references, envelopes, fields and colours in their schema form
+//
+// A front end turns an error wrapping ErrInvalidArgument into a client fault, one wrapping
+// ErrNotFound into a not-found answer.
 package operation
 
 import (
@@ -29,7 +42,7 @@ var ErrNotFound = errors.New("not found")
 type RequestError struct {
 	Msg      string
 	NotFound bool
-	// limit is set when the request is over one of the limits (overLimit).
+	// limit is set when the request is over one of the limits (OverLimit).
 	limit *limits.Error
 }
 
@@ -49,19 +62,20 @@ func (e *RequestError) Is(target error) bool {
 	return target == ErrInvalidArgument || (e.NotFound && target == ErrNotFound)
 }
 
-// invalid and notFound build every RequestError; a value of the request they quote is cut to
+// Invalid and NotFound build every RequestError; a value of the request they quote is cut to
 // quote.MaxLen characters, so a fault never echoes a whole (megabytes long) input.
 func Invalid(format string, args ...any) error {
 	return &RequestError{Msg: quote.Sprintf(format, args...)}
 }
 
-// overLimit is invalid for a request over one of the limits (internal/limits); the message
+// OverLimit is invalid for a request over one of the limits (internal/limits); the message
 // names the limit's value.
 func OverLimit(limit limits.Name, format string, args ...any) error {
 	e := limits.Refuse(limit, format, args...)
 	return &RequestError{Msg: e.Msg, limit: e}
 }
 
+// NotFound is a RequestError for something the request names that does not exist.
 func NotFound(format string, args ...any) error {
 	return &RequestError{Msg: quote.Sprintf(format, args...), NotFound: true}
 }
@@ -110,7 +124,7 @@ type Exporter interface {
 	Export(ctx context.Context, job task.ExportMap) (task.Result, error)
 }
 
-// transformer returns the transformer from one system to another for an answer of map m, or nil
+// Transformer returns the transformer from one system to another for an answer of map m, or nil
 // when none is needed (the same system, or either unknown); what names the request's field in
 // the fault for a system the server cannot use.
 func Transformer(m *catalog.Map, from, to proj.SR, what string) (*proj.Transformer, error) {
@@ -127,7 +141,7 @@ func Transformer(m *catalog.Map, from, to proj.SR, what string) (*proj.Transform
 	return t, nil
 }
 
-// mapOf finds a map of the call's service; "" means the default map.
+// MapOf finds a map of the call's service; "" means the default map.
 func MapOf(c *Call, name string) (*catalog.Map, error) {
 	if m, ok := c.Service.Map(name); ok {
 		return m, nil
@@ -183,7 +197,7 @@ func (v viewMap) FeatureBounds(layerID int, ids []int) (orb.Bound, error) {
 	return b, nil
 }
 
-// resolveView resolves the view of a request on map m within the image limits.
+// ResolveView resolves the view of a request on map m within the image limits.
 func ResolveView(ctx context.Context, m *catalog.Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, lim Limits) (mapview.View, error) {
 	v, err := mapview.Resolve(viewMap{ctx, m}, md, disp, mapview.Limits{MaxWidth: lim.MaxImageWidth, MaxHeight: lim.MaxImageHeight})
 	var bad *mapview.BadRequestError

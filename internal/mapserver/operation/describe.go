@@ -14,9 +14,10 @@ import (
 
 // This file turns catalog values into the schema's descriptions of them.
 
+// Ptr returns a pointer to a copy of v, for the schema's optional elements.
 func Ptr[T any](v T) *T { return &v }
 
-// spatialReference describes an SR as ArcGIS does: geographic or projected, with precision and
+// SpatialReference describes an SR as ArcGIS does: geographic or projected, with precision and
 // WKIDs, and the WKT of the built-in systems (or the one the request gave); a system with
 // neither WKID nor WKT is unknown.
 func SpatialReference(sr proj.SR) gisxml.SpatialReference {
@@ -40,23 +41,27 @@ func SpatialReference(sr proj.SR) gisxml.SpatialReference {
 	}
 }
 
+// Envelope is a bound in the schema's form, with its spatial reference.
 func Envelope(b orb.Bound, sr proj.SR) *gisxml.EnvelopeN {
 	return &gisxml.EnvelopeN{XMin: b.Min[0], YMin: b.Min[1], XMax: b.Max[0], YMax: b.Max[1], SpatialReference: SpatialReference(sr)}
 }
 
+// RGB is a service-definition colour in the schema's form.
 func RGB(c servicedef.Color) *gisxml.RgbColor {
 	return &gisxml.RgbColor{ColorFields: gisxml.ColorFields{AlphaValue: Ptr(c.A)}, Red: c.R, Green: c.G, Blue: c.B}
 }
 
 func gisName(esri string) string { return "gis" + strings.TrimPrefix(esri, "esri") }
 
+// FieldType is a field type in the schema's form (esriFieldTypeX becomes gisFieldTypeX).
 func FieldType(t feature.FieldType) gisxml.FieldType { return gisxml.FieldType(gisName(t.String())) }
 
+// GeometryType is a geometry type in the schema's form.
 func GeometryType(g feature.GeometryType) gisxml.GeometryType {
 	return gisxml.GeometryType(gisName(g.String()))
 }
 
-// fields describes a layer's or table's published fields, the shape field included for layers.
+// Fields describes a layer's or table's published fields, the shape field included for layers.
 func Fields(fs []feature.Field, shape *gisxml.GeometryDef) *gisxml.Fields {
 	out := &gisxml.Fields{}
 	for _, f := range fs {
@@ -77,16 +82,17 @@ func Fields(fs []feature.Field, shape *gisxml.GeometryDef) *gisxml.Fields {
 	return out
 }
 
-// canScaleSymbols reports whether the layers of a map can scale their symbols: whether the map
+// CanScaleSymbols reports whether the layers of a map can scale their symbols: whether the map
 // has a reference scale, without which ScaleSymbols changes nothing.
 func CanScaleSymbols(m *catalog.Map) bool { return m.Def != nil && m.Def.ReferenceScale > 0 }
 
-// scaleSymbolsDefault is a layer's ScaleSymbols in the default map description: the service
+// ScaleSymbolsDefault is a layer's ScaleSymbols in the default map description: the service
 // definition's scaleSymbols (default true) when the map has a reference scale, else false.
 func ScaleSymbolsDefault(m *catalog.Map, l *catalog.Layer) bool {
 	return CanScaleSymbols(m) && l.Def.ScaleSymbols
 }
 
+// Units are the map units of a system: decimal degrees when geographic, else meters.
 func Units(sr proj.SR) gisxml.Units {
 	if sr.IsGeographic() {
 		return gisxml.DecimalDegrees

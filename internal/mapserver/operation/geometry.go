@@ -14,7 +14,7 @@ import (
 // This file is the one place geometries change representation: schema geometries (gisxml) to
 // orb and back, and orb to simplefeatures for the exact spatial predicates.
 
-// geometryIn converts a schema geometry to orb. An EnvelopeN becomes an orb.Bound; polygon
+// GeometryIn converts a schema geometry to orb. An EnvelopeN becomes an orb.Bound; polygon
 // rings are grouped into polygons by orientation (ArcGIS writes exterior rings clockwise,
 // holes counter-clockwise). The second result is the geometry's own spatial reference (zero
 // when it carries none). what names the request slot for error messages.
@@ -99,6 +99,7 @@ func GeometryIn(g gisxml.GeometryKind, what string) (orb.Geometry, proj.SR, erro
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
+// PointIn reads one schema point; what names it in a fault.
 func PointIn(p gisxml.Point, what string) (orb.Point, error) {
 	pn, ok := p.(*gisxml.PointN)
 	if !ok || pn == nil {
@@ -144,10 +145,10 @@ func groupRings(rings []orb.Ring) orb.MultiPolygon {
 	return mp
 }
 
-// srIn reads a schema spatial reference (mapview.SR, the one reader); the zero SR when absent.
+// SRIn reads a schema spatial reference (mapview.SR, the one reader); the zero SR when absent.
 func SRIn(sr gisxml.SpatialReference) proj.SR { return mapview.SR(sr) }
 
-// geometryOut converts an orb geometry to its schema form in sr: points to PointN, multipoints
+// GeometryOut converts an orb geometry to its schema form in sr: points to PointN, multipoints
 // to MultipointN, lines to PolylineN, polygons to PolygonN with exterior rings clockwise and
 // holes counter-clockwise, bounds to EnvelopeN. nil gives nil.
 func GeometryOut(g orb.Geometry, sr proj.SR) gisxml.GeometryKind {
@@ -208,7 +209,7 @@ func ringsOut(p orb.Polygon, out gisxml.ArrayOfRing) gisxml.ArrayOfRing {
 	return out
 }
 
-// reproject returns a copy of g transformed by t (g itself when t is nil); nil when g cannot be
+// Reproject returns a copy of g transformed by t (g itself when t is nil); nil when g cannot be
 // expressed in t's target system.
 func Reproject(g orb.Geometry, t *proj.Transformer) orb.Geometry {
 	if t == nil || g == nil {

@@ -61,5 +61,5 @@ func anchor(f *feature.Feature) orb.Point {
 	return f.Geom.Bound().Center()
 }
 
-// hasID reports whether ids lists id, or is empty (meaning every id).
+// HasID reports whether ids lists id, or is empty (meaning every id).
 func HasID(ids gisxml.ArrayOfInt, id int) bool { return len(ids) == 0 || slices.Contains(ids, id) }

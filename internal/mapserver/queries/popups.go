@@ -91,7 +91,7 @@ func fillPopup(p *servicedef.Popup, src *source, f *feature.Feature) string {
 	})
 }
 
-// popupType is a layer's HTMLPopupType for GetServerInfo.
+// PopupType is a layer's HTMLPopupType for GetServerInfo.
 func PopupType(l *catalog.Layer) gisxml.ServerHTMLPopupType {
 	switch {
 	case l.Def.Popup == nil:

@@ -131,7 +131,7 @@ func reencode(data []byte, format string) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// markRaster types a layer's raster field as gisFieldTypeRaster in a field list.
+// MarkRaster types a layer's raster field as gisFieldTypeRaster in a field list.
 func MarkRaster(fs *gisxml.Fields, name string) {
 	if fs == nil || name == "" {
 		return

@@ -222,7 +222,7 @@ func keyOf(v any) string {
 	return fmt.Sprintf("%T:%v", v, v)
 }
 
-// relateInfos describes the relationships a layer or table takes part in, for GetServerInfo.
+// RelateInfos describes the relationships a layer or table takes part in, for GetServerInfo.
 func RelateInfos(m *catalog.Map, id int) gisxml.ArrayOfRelateInfo {
 	out := gisxml.ArrayOfRelateInfo{}
 	for _, r := range m.Def.Relationships {
