@@ -2,10 +2,10 @@ package information
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-	"github.com/mapfarm/mapfarm/internal/mapserver/queries"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
@@ -50,14 +50,16 @@ func (s *Service) GetMapTableSubtypeInfos2(ctx context.Context, c *operation.Cal
 
 func subtypeInfos(m *catalog.Map, ids gisxml.ArrayOfInt) (gisxml.ArrayOfMapTableSubtypeInfo, error) {
 	for _, id := range ids {
-		if _, _, err := queries.SourceByID(m, id); err != nil {
-			return nil, err
+		_, isLayer := m.Layer(id)
+		_, isTable := m.Table(id)
+		if !isLayer && !isTable {
+			return nil, operation.NotFound("layer or table %d is not in map %s", id, m.Name)
 		}
 	}
 	out := gisxml.ArrayOfMapTableSubtypeInfo{}
 	for _, l := range m.Layers {
 		q := l.Def.Queryable
-		if !queries.HasID(ids, l.ID) || (q.Subtypes == nil && len(q.Domains) == 0) {
+		if !hasID(ids, l.ID) || (q.Subtypes == nil && len(q.Domains) == 0) {
 			continue
 		}
 		domains := gisxml.ArrayOfFieldDomainInfo{}
@@ -105,3 +107,6 @@ func domainOut(d *servicedef.Domain, f feature.Field) gisxml.Domain {
 	}
 	return cv
 }
+
+// hasID reports whether ids lists id, or is empty (meaning every id).
+func hasID(ids gisxml.ArrayOfInt, id int) bool { return len(ids) == 0 || slices.Contains(ids, id) }

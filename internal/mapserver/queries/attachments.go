@@ -22,7 +22,7 @@ func (s *Service) QueryAttachmentInfos(ctx context.Context, c *operation.Call, r
 	if err != nil {
 		return nil, err
 	}
-	src, l, err := SourceByID(m, req.TableID)
+	src, l, err := sourceByID(m, req.TableID)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (s *Service) QueryAttachmentData(ctx context.Context, c *operation.Call, re
 	if err != nil {
 		return nil, err
 	}
-	src, l, err := SourceByID(m, req.TableID)
+	src, l, err := sourceByID(m, req.TableID)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package queries
 
 import (
 	"context"
-	"slices"
 
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 
@@ -60,6 +59,3 @@ func anchor(f *feature.Feature) orb.Point {
 	}
 	return f.Geom.Bound().Center()
 }
-
-// HasID reports whether ids lists id, or is empty (meaning every id).
-func HasID(ids gisxml.ArrayOfInt, id int) bool { return len(ids) == 0 || slices.Contains(ids, id) }

@@ -21,7 +21,7 @@ func (s *Service) QueryHTMLPopups(ctx context.Context, c *operation.Call, req *g
 	if err != nil {
 		return nil, err
 	}
-	src, l, err := SourceByID(m, req.TableID)
+	src, l, err := sourceByID(m, req.TableID)
 	if err != nil {
 		return nil, err
 	}

@@ -81,9 +81,9 @@ func layerOf(c *operation.Call, mapName string, id int) (*catalog.Map, *source, 
 	return m, layerSource(m, l), nil
 }
 
-// SourceByID finds a map's layer or standalone table by ID, with the layer's catalog entry (nil
+// sourceByID finds a map's layer or standalone table by ID, with the layer's catalog entry (nil
 // for a table).
-func SourceByID(m *catalog.Map, id int) (*source, *catalog.Layer, error) {
+func sourceByID(m *catalog.Map, id int) (*source, *catalog.Layer, error) {
 	if l, ok := m.Layer(id); ok {
 		return layerSource(m, l), l, nil
 	}

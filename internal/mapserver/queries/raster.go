@@ -24,7 +24,7 @@ func (s *Service) QueryRasterValue(ctx context.Context, c *operation.Call, req *
 	if err != nil {
 		return nil, err
 	}
-	src, l, err := SourceByID(m, req.SourceTableID)
+	src, l, err := sourceByID(m, req.SourceTableID)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func (s *Service) QueryRelatedRecords(ctx context.Context, c *operation.Call, re
 	if err != nil {
 		return nil, err
 	}
-	src, _, err := SourceByID(m, req.SourceTableID)
+	src, _, err := sourceByID(m, req.SourceTableID)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) related(ctx context.Context, m *catalog.Map, src *source, srcD
 	if !fromOrigin {
 		srcKey, dstID, dstKey = rel.DestinationKey, rel.Origin, rel.OriginKey
 	}
-	dst, _, err := SourceByID(m, dstID)
+	dst, _, err := sourceByID(m, dstID)
 	if err != nil {
 		return nil, err
 	}
