@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 
 	"github.com/paulmach/orb"
 

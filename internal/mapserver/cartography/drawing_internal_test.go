@@ -4,9 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 )

@@ -4,9 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // GetDocumentInfo returns the map document's properties as string properties.

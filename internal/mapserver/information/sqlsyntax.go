@@ -3,9 +3,8 @@ package information
 import (
 	"context"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
 

@@ -5,11 +5,10 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 

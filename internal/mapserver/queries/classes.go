@@ -9,11 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/cartography"
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/cartography"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // maxJenksValues bounds the values natural breaks work on (O(k·n²)): larger inputs are sampled

@@ -7,12 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/where"
 )

@@ -8,10 +8,9 @@ import (
 	"image/png"
 	"strings"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // QueryRasterValue returns the image stored in the raster field (service definition key

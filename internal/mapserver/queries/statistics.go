@@ -5,10 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // QueryDataStatistics computes statistics of the rows that pass the filter, optionally grouped
