@@ -1,0 +1,76 @@
+package caches
+
+import (
+	"time"
+
+	"github.com/mapfarm/mapfarm/internal/memcache"
+)
+
+// tileMemory keeps recently served tiles in memory, least recently used out first, so that hot
+// tiles cost no object-store request at all. An entry is trusted for maxAge, the same window
+// in which the bundle-index cache trusts an index without checking the bundle
+// (tilecache.DefaultIndexMaxAge), so a re-seeded tile is served stale for at most that long,
+// as with the index alone. Its bytes are bounded by a memcache.Cache ("served tiles").
+type tileMemory struct {
+	maxBytes int
+	maxAge   time.Duration
+	tiles    *memcache.Cache[string, tileEntry]
+}
+
+type tileEntry struct {
+	data []byte
+	at   time.Time
+}
+
+// tileMemorySize is the budget of a configured size (Params.TileMemoryBytes): zero is the
+// default, negative is none.
+func tileMemorySize(configured int64) int {
+	switch {
+	case configured == 0:
+		return tileMemoryBytes
+	case configured < 0:
+		return 0
+	}
+	return int(min(configured, 1<<40))
+}
+
+// newTileMemory returns a memory of maxBytes, or nil (which holds nothing) when maxBytes is not
+// positive.
+func newTileMemory(maxBytes int, maxAge time.Duration) *tileMemory {
+	if maxBytes <= 0 {
+		return nil
+	}
+	return &tileMemory{maxBytes: maxBytes, maxAge: maxAge, tiles: memcache.New[string, tileEntry]("served tiles", int64(maxBytes))}
+}
+
+// get returns the tile stored under key if it is fresh.
+func (m *tileMemory) get(key string, now time.Time) ([]byte, bool) {
+	if m == nil {
+		return nil, false
+	}
+	e, ok := m.tiles.Get(key)
+	if !ok {
+		return nil, false
+	}
+	if now.Sub(e.at) > m.maxAge {
+		m.tiles.Remove(key)
+		return nil, false
+	}
+	return e.data, true
+}
+
+// put remembers a tile; tiles larger than an eighth of the budget are not kept.
+func (m *tileMemory) put(key string, data []byte, now time.Time) {
+	if m == nil || len(data) > m.maxBytes/8 {
+		return
+	}
+	m.tiles.Add(key, tileEntry{data: data, at: now}, int64(len(data)+len(key)))
+}
+
+// cache is the memory's cache, for metrics (nil when there is none).
+func (m *tileMemory) cache() memcache.Statser {
+	if m == nil {
+		return nil
+	}
+	return m.tiles
+}

@@ -1,0 +1,54 @@
+package caches
+
+import (
+	"testing"
+	"time"
+)
+
+func TestTileMemory(t *testing.T) {
+	now := time.Unix(1000, 0)
+	m := newTileMemory(100, 10*time.Second)
+	m.put("a", make([]byte, 10), now)
+	m.put("b", make([]byte, 10), now)
+	if _, ok := m.get("a", now.Add(5*time.Second)); !ok {
+		t.Fatal("a fresh tile is missing")
+	}
+	if _, ok := m.get("a", now.Add(11*time.Second)); ok {
+		t.Error("a tile older than maxAge was served")
+	}
+	m.put("big", make([]byte, 50), now)
+	if _, ok := m.get("big", now); ok {
+		t.Error("a tile over an eighth of the budget was kept")
+	}
+	for i := range 10 {
+		m.put(string(rune('c'+i)), make([]byte, 10), now)
+	}
+	if b := m.tiles.Stats().Bytes; b > 100 {
+		t.Errorf("%d bytes held, budget 100", b)
+	}
+	if _, ok := m.get("b", now); ok {
+		t.Error("the least recently used tile was not evicted")
+	}
+	if _, ok := m.get(string(rune('c'+9)), now); !ok {
+		t.Error("the newest tile was evicted")
+	}
+	var nilMem *tileMemory
+	nilMem.put("x", []byte{1}, now)
+	if _, ok := nilMem.get("x", now); ok {
+		t.Error("a nil memory holds tiles")
+	}
+}
+
+func TestTileMemorySize(t *testing.T) {
+	for _, tc := range []struct {
+		configured int64
+		want       int
+	}{{0, tileMemoryBytes}, {-1, 0}, {1 << 20, 1 << 20}} {
+		if got := tileMemorySize(tc.configured); got != tc.want {
+			t.Errorf("tileMemorySize(%d) = %d, want %d", tc.configured, got, tc.want)
+		}
+	}
+	if m := newTileMemory(tileMemorySize(-1), time.Second); m != nil {
+		t.Errorf("a memory turned off is %+v, want nil", m)
+	}
+}
