@@ -9,8 +9,6 @@ import (
 	"slices"
 
 	"github.com/paulmach/orb"
-
-	"github.com/mapfarm/mapfarm/internal/feature"
 )
 
 // ErrEmptyAOI is wrapped by errors for an area of interest with no
@@ -437,7 +435,38 @@ func isEmptyGeometry(g orb.Geometry) bool {
 	case orb.Point:
 		return false
 	}
-	return feature.VertexCount(g) == 0
+	return countPoints(g) == 0
+}
+
+// countPoints counts the coordinates of a geometry.
+func countPoints(g orb.Geometry) int {
+	switch g := g.(type) {
+	case orb.MultiPoint:
+		return len(g)
+	case orb.LineString:
+		return len(g)
+	case orb.MultiLineString:
+		n := 0
+		for _, ls := range g {
+			n += len(ls)
+		}
+		return n
+	case orb.Ring:
+		return len(g)
+	case orb.Polygon:
+		n := 0
+		for _, r := range g {
+			n += len(r)
+		}
+		return n
+	case orb.MultiPolygon:
+		n := 0
+		for _, p := range g {
+			n += countPoints(p)
+		}
+		return n
+	}
+	return 1
 }
 
 // row appends to dst the merged column spans of the AOI in row r, clipped to
