@@ -180,7 +180,15 @@ async function start() {
     e.preventDefault();
     overlay.setPosition(undefined);
   });
+  // For tests and scripts driving the page: how many times the map finished drawing, and the
+  // extent it shows (pixel 0,0 is its top-left corner).
+  let renders = 0;
+  map.on('rendercomplete', () => {
+    document.body.dataset.extent = map.getView().calculateExtent(map.getSize()).join(',');
+    document.body.dataset.renders = String(++renders);
+  });
   status.textContent = tiles ? 'cached tiles' : 'dynamic (export)';
+  document.body.dataset.mode = tiles ? 'tiles' : 'export';
   document.body.dataset.ready = 'true';
 }
 
