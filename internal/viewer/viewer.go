@@ -7,7 +7,8 @@
 // identify operation answers for a click. Everything it loads comes from the farm itself.
 //
 // The assets (assets/viewer.js, assets/viewer.css) are built from web/viewer with OpenLayers
-// (BSD-2-Clause, assets/LICENSE-openlayers.md) and esbuild by scripts/build-viewer.sh, committed,
+// (BSD-2-Clause, assets/LICENSE-openlayers.md; the other bundled packages in
+// assets/THIRD-PARTY.md) and esbuild by scripts/build-viewer.sh, committed,
 // and embedded in the binary, so building mapfarm needs no npm.
 package viewer
 
@@ -21,7 +22,7 @@ import (
 	"time"
 )
 
-//go:embed assets/viewer.js assets/viewer.css assets/LICENSE-openlayers.md
+//go:embed assets/viewer.js assets/viewer.css assets/LICENSE-openlayers.md assets/THIRD-PARTY.md
 var assetFiles embed.FS
 
 //go:embed viewer.html
@@ -67,7 +68,8 @@ func (h *Handler) ServePage(w http.ResponseWriter, p Page) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// ServeAsset answers one asset by name (viewer.js, viewer.css, LICENSE-openlayers.md); another
+// ServeAsset answers one asset by name (viewer.js, viewer.css, LICENSE-openlayers.md,
+// THIRD-PARTY.md); another
 // name is a 404.
 func (h *Handler) ServeAsset(w http.ResponseWriter, r *http.Request, name string) {
 	if name != path.Base(name) {
