@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // viewerRun is what testdata/viewer_playwright.js prints.
@@ -41,30 +43,7 @@ func TestViewerInChromium(t *testing.T) {
 	base := strings.TrimSuffix(f.url, "/")
 	svc := "/arcgis/rest/services/world/MapServer"
 	check := func(t *testing.T, mode, layerRequest string) {
-		dir := t.TempDir()
-		run := runViewer(t, nodeModules, base+svc+"/viewer", chromiumPath, dir)
-		if len(run.ConsoleErrors) > 0 || len(run.ForeignRequests) > 0 {
-			t.Errorf("console errors %q, requests to other origins %q", run.ConsoleErrors, run.ForeignRequests)
-		}
-		if run.Mode != mode {
-			t.Errorf("viewer draws with %q (status %q), want %q", run.Mode, run.Status, mode)
-		}
-		if !slices.ContainsFunc(run.Requests, func(u string) bool { return strings.HasPrefix(u, svc+layerRequest) }) {
-			t.Errorf("no request to %s%s among %q", svc, layerRequest, run.Requests)
-		}
-		before, after := readPNG(t, filepath.Join(dir, "before.png")), readPNG(t, filepath.Join(dir, "after.png"))
-		// The page is white where the map draws nothing (the export is transparent outside
-		// the countries, the tiles have the map's blue sea): the countries cover more than a
-		// quarter of the world in Web Mercator.
-		if n, total := countPixels(before, func(c color.NRGBA) bool { return c != color.NRGBA{255, 255, 255, 255} }); n < total/4 {
-			t.Errorf("the map is blank: %d of %d pixels drawn", n, total)
-		}
-		if d := differingPixels(before, after); d < 200 {
-			t.Errorf("switching the country points on changed %d pixels", d)
-		}
-		if !run.PopupVisible || !strings.Contains(run.Popup, "Brazil") {
-			t.Errorf("identify popup (visible %v): %q", run.PopupVisible, run.Popup)
-		}
+		checkViewer(t, chromiumPath, nodeModules, base+svc+"/viewer", svc, mode, layerRequest)
 	}
 	// Before its cache is seeded the world map is dynamic: the viewer draws with export.
 	t.Run("export", func(t *testing.T) { check(t, "export", "/export?") })
@@ -73,6 +52,55 @@ func TestViewerInChromium(t *testing.T) {
 	seedAndWait(t, base, seed.Request{Service: "world", Levels: []int{0, 1, 2, 3}, SkipEmpty: &no})
 	waitFusedCache(t, base+svc)
 	t.Run("tiles", func(t *testing.T) { check(t, "tiles", "/tile/") })
+}
+
+// TestViewerWithTokens: on a farm that needs tokens, the viewer opened with ?token= passes the
+// token on to its assets, the service JSON, export and identify.
+func TestViewerWithTokens(t *testing.T) {
+	chromiumPath, nodeModules := viewerTools(t)
+	t.Setenv("MAPFARM_TOKEN_SECRET", testSecret)
+	f := startFarm(t)
+	signer, err := token.NewSigner([]byte(testSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := signer.Issue("viewer", time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := "/arcgis/rest/services/world/MapServer"
+	checkViewer(t, chromiumPath, nodeModules, strings.TrimSuffix(f.url, "/")+svc+"/viewer?token="+url.QueryEscape(tok), svc, "export", "/export?")
+}
+
+// checkViewer drives the viewer at viewerURL (service path svc) and checks what the page shows:
+// drawn with mode (tiles or export, requesting layerRequest below svc), no console error or
+// foreign request, the map drawn, the layer switch changing it, and identify's popup in Brazil.
+func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, layerRequest string) {
+	t.Helper()
+	dir := t.TempDir()
+	run := runViewer(t, nodeModules, viewerURL, chromiumPath, dir)
+	if len(run.ConsoleErrors) > 0 || len(run.ForeignRequests) > 0 {
+		t.Errorf("console errors %q, requests to other origins %q", run.ConsoleErrors, run.ForeignRequests)
+	}
+	if run.Mode != mode {
+		t.Errorf("viewer draws with %q (status %q), want %q", run.Mode, run.Status, mode)
+	}
+	if !slices.ContainsFunc(run.Requests, func(u string) bool { return strings.HasPrefix(u, svc+layerRequest) }) {
+		t.Errorf("no request to %s%s among %q", svc, layerRequest, run.Requests)
+	}
+	before, after := readPNG(t, filepath.Join(dir, "before.png")), readPNG(t, filepath.Join(dir, "after.png"))
+	// The page is white where the map draws nothing (the export is transparent outside
+	// the countries, the tiles have the map's blue sea): the countries cover more than a
+	// quarter of the world in Web Mercator.
+	if n, total := countPixels(before, func(c color.NRGBA) bool { return c != color.NRGBA{255, 255, 255, 255} }); n < total/4 {
+		t.Errorf("the map is blank: %d of %d pixels drawn", n, total)
+	}
+	if d := differingPixels(before, after); d < 200 {
+		t.Errorf("switching the country points on changed %d pixels", d)
+	}
+	if !run.PopupVisible || !strings.Contains(run.Popup, "Brazil") {
+		t.Errorf("identify popup (visible %v): %q", run.PopupVisible, run.Popup)
+	}
 }
 
 // waitFusedCache waits (up to 20 s) until the service's JSON says it has a fused cache: the farm

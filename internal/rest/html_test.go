@@ -208,4 +208,19 @@ func TestViewerRoutes(t *testing.T) {
 	if code, _ := get(t, h, "/arcgis/rest/services/world/MapServer/viewer/nosuch.js"); code != 404 {
 		t.Errorf("missing asset: %d", code)
 	}
+
+	// The token the page is opened with goes on to its assets and its script, escaped.
+	tok := `a"b<c>&d`
+	p = getHTML(t, h, "/arcgis/rest/services/world/MapServer/viewer?token="+url.QueryEscape(tok))
+	scripts := p.all("script", "")
+	if len(scripts) != 1 {
+		t.Fatalf("%d scripts", len(scripts))
+	}
+	src, err := url.Parse(attr(scripts[0], "src"))
+	if err != nil || src.Query().Get("token") != tok {
+		t.Errorf("script src %q (%v)", attr(scripts[0], "src"), err)
+	}
+	if body := p.all("body", ""); len(body) != 1 || attr(body[0], "data-token") != tok {
+		t.Errorf("body data-token: %v", body)
+	}
 }

@@ -178,7 +178,7 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 	case len(rest) == 1 && rest[0] == "layers":
 		return ms.layers(q)
 	case len(rest) == 1 && rest[0] == "viewer":
-		h.viewer.ServePage(q.w, viewer.Page{Service: service, ServiceURL: serviceHref(service)})
+		h.viewer.ServePage(q.w, viewer.Page{Service: service, ServiceURL: serviceHref(service), Token: q.param("token")})
 		return nil
 	case len(rest) == 2 && rest[0] == "viewer":
 		h.viewer.ServeAsset(q.w, q.r, rest[1])

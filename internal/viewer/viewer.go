@@ -52,6 +52,9 @@ type Page struct {
 	Service string
 	// ServiceURL is the service's REST path (/arcgis/rest/services/<svc>/MapServer), escaped.
 	ServiceURL string
+	// Token is the token the page was asked with, if any: the page passes it on to its assets
+	// and to every request of the viewer, for a farm that needs tokens.
+	Token string
 }
 
 // ServePage answers the viewer page for a service.

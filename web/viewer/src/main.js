@@ -20,6 +20,13 @@ import Projection from 'ol/proj/Projection.js';
 import {get as getProjection} from 'ol/proj.js';
 
 const serviceURL = document.body.dataset.serviceUrl;
+// The token the page was opened with (…/viewer?token=…), sent on every request of the viewer
+// when the farm needs tokens.
+const token = document.body.dataset.token || '';
+
+function withToken(url) {
+  return token ? url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : url;
+}
 
 function projectionOf(sr, extent) {
   const wkid = sr && (sr.latestWkid || sr.wkid);
@@ -51,7 +58,7 @@ function el(tag, attrs, text) {
 
 async function start() {
   const status = document.getElementById('status');
-  const res = await fetch(serviceURL + '?f=json');
+  const res = await fetch(withToken(serviceURL + '?f=json'));
   const info = await res.json();
   if (info.error) {
     throw new Error(info.error.message);
@@ -78,7 +85,7 @@ async function start() {
           tileSize: [ti.cols, ti.rows],
           extent: full,
         }),
-        tileUrlFunction: (c) => `${serviceURL}/tile/${lods[c[0]].level}/${c[2]}/${c[1]}`,
+        tileUrlFunction: (c) => withToken(`${serviceURL}/tile/${lods[c[0]].level}/${c[2]}/${c[1]}`),
       }),
     });
     layers.push(tiles);
@@ -87,7 +94,7 @@ async function start() {
     source: new ImageArcGISRest({
       url: serviceURL,
       ratio: 1,
-      params: {FORMAT: 'PNG32', TRANSPARENT: true, LAYERS: 'show:' + [...visible].join(',')},
+      params: {FORMAT: 'PNG32', TRANSPARENT: true, LAYERS: 'show:' + [...visible].join(','), ...(token ? {token} : {})},
     }),
     visible: tiles === null,
   });
@@ -149,6 +156,9 @@ async function start() {
       imageDisplay: size[0] + ',' + size[1] + ',96',
       returnGeometry: 'false',
     });
+    if (token) {
+      q.set('token', token);
+    }
     const body = document.getElementById('popup-content');
     body.replaceChildren();
     try {
