@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
@@ -96,6 +97,21 @@ type page struct {
 	Form   []formField
 	Result *queryResult
 	Error  *Error
+	// Token is the token the page was asked with: Link adds it to the page's links, and the
+	// query form sends it, so that a farm that needs tokens can be browsed.
+	Token string
+}
+
+// Link is href with the page's token, if any.
+func (p *page) Link(href string) string {
+	if p.Token == "" {
+		return href
+	}
+	sep := "?"
+	if strings.Contains(href, "?") {
+		sep = "&"
+	}
+	return href + sep + "token=" + url.QueryEscape(p.Token)
 }
 
 type layerLink struct {
@@ -130,7 +146,7 @@ func serviceHref(service string) string {
 // page answer f=html as ArcGIS does for an unsupported format.
 func (h *Handler) serveHTML(q *request, parts []string) error {
 	root := []crumb{{Name: "Home", Href: servicesPath}}
-	p := page{JSONURL: q.r.URL.Path + "?f=pjson"}
+	p := page{JSONURL: q.r.URL.Path + "?f=pjson", Token: q.param("token")}
 	var name string
 	switch {
 	case len(parts) == 1 && parts[0] == "services":
@@ -225,7 +241,7 @@ func (h *Handler) writeHTMLError(q *request, e *Error) {
 	if status < 400 || status > 599 {
 		status = http.StatusBadRequest
 	}
-	p := page{Title: "Error", Crumbs: []crumb{{Name: "Home", Href: servicesPath}}, Error: e}
+	p := page{Title: "Error", Crumbs: []crumb{{Name: "Home", Href: servicesPath}}, Error: e, Token: q.param("token")}
 	if err := h.renderPage(q, status, "error", &p); err != nil {
 		h.p.Logger.Error("rest html error page", "err", err)
 	}

@@ -125,6 +125,22 @@ func TestDirectoryPages(t *testing.T) {
 	if q := layer.links()["Query"]; q != "/arcgis/rest/services/world/MapServer/1/query?f=html" {
 		t.Errorf("layer page: query link %q", q)
 	}
+	// A token the page is asked with goes on in every link and in the query form.
+	const tok = "t&k"
+	for _, target := range []string{"/arcgis/rest/services", "/arcgis/rest/services/world/MapServer", "/arcgis/rest/services/world/MapServer/1",
+		"/arcgis/rest/services/world/MapServer/1/query?f=html"} {
+		p := getHTML(t, h, target+map[bool]string{true: "&", false: "?"}[strings.Contains(target, "?")]+"token="+url.QueryEscape(tok))
+		for name, href := range p.links() {
+			if u, err := url.Parse(href); err != nil || u.Query().Get("token") != tok {
+				t.Errorf("%s: link %q to %q has no token", target, name, href)
+			}
+		}
+	}
+	form := getHTML(t, h, "/arcgis/rest/services/world/MapServer/1/query?f=html&token="+url.QueryEscape(tok))
+	if !slices.ContainsFunc(form.all("input", ""), func(n *html.Node) bool { return attr(n, "name") == "token" && attr(n, "value") == tok }) {
+		t.Error("the query form does not send the token")
+	}
+
 	// The JSON of the same resources is unchanged with f=json.
 	if v := getJSON(t, h, "/arcgis/rest/services/world/MapServer/1?f=json"); v["name"] != "Countries" {
 		t.Errorf("layer JSON: name %v", v["name"])
