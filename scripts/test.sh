@@ -18,6 +18,8 @@
 #     their own databases in it;
 #   - installs python3-zeep with apt if /usr/bin/python3 cannot import zeep;
 #   - installs libproj-dev (PROJ, for the build tag proj) with apt if proj.h is missing;
+#   - installs chromium (and npm) with apt, and playwright-core with npm into
+#     $MAPFARM_CACHE/node, if missing (the map viewer test);
 #   - exports MAPFARM_TEST_* and MAPFARM_REQUIRE_SERVICES=1 and runs gofmt,
 #     go vet, go test and the fuzz smoke targets.
 # Servers it started are stopped when it exits. See docs/testing.md.
@@ -205,6 +207,8 @@ command -v docker-compose >/dev/null || want_apt+=(docker-compose)
 command -v rsvg-convert >/dev/null || want_apt+=(librsvg2-bin)
 command -v pdftoppm >/dev/null || want_apt+=(poppler-utils)
 [[ -f /usr/include/proj.h ]] || want_apt+=(libproj-dev)
+command -v chromium >/dev/null || want_apt+=(chromium)
+command -v npm >/dev/null || want_apt+=(npm)
 if ((${#want_apt[@]})); then
 	t0=$SECONDS
 	apt_install "${want_apt[@]}"
@@ -212,6 +216,16 @@ if ((${#want_apt[@]})); then
 else
 	note "every Debian package the tests use is installed"
 fi
+# playwright-core (npm) drives the map viewer in chromium (e2e/viewer_test.go).
+NODE_DIR=$CACHE_DIR/node
+PLAYWRIGHT_VERSION=1.57.0
+if [[ ! -f $NODE_DIR/node_modules/playwright-core/package.json ]] ||
+	! grep -q "\"version\": \"$PLAYWRIGHT_VERSION\"" "$NODE_DIR/node_modules/playwright-core/package.json"; then
+	note "npm install playwright-core@$PLAYWRIGHT_VERSION into $NODE_DIR"
+	mkdir -p "$NODE_DIR"
+	npm install --no-audit --no-fund --no-save --prefix "$NODE_DIR" "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null
+fi
+export MAPFARM_TEST_NODE_MODULES=$NODE_DIR/node_modules
 # Warm the build cache for go vet (plain) and go test (-race) while MinIO builds; errors are
 # reported by the steps themselves, so this one's output is only kept in the temp dir. It starts
 # once apt is done (about 40 s on a fresh machine, while MinIO's build has both cores), so that

@@ -1,7 +1,8 @@
 // Package rest is the ArcGIS REST front end of the map services: the catalog
 // (/arcgis/rest/info, /arcgis/rest/services) and the MapServer resource with its layers and
 // tables, their query, queryRelatedRecords and attachments, legend, export, identify and find,
-// answered as ArcGIS Server 10.7 answers them.
+// answered as ArcGIS Server 10.7 answers them; the services directory (f=html, html.go) and the
+// map viewer of internal/viewer.
 //
 // A handler here only decodes the REST parameters into the gisxml request of a transport-free
 // operation of internal/mapserver, runs it through (*mapserver.Server).Do, and encodes the
@@ -25,6 +26,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/viewer"
 )
 
 // Routes are the paths the handler serves, in httprouter (gin) syntax, for the HTTP front end to
@@ -73,7 +75,9 @@ type Params struct {
 
 // Handler serves the REST API.
 type Handler struct {
-	p Params
+	p      Params
+	dir    *directory
+	viewer *viewer.Handler
 }
 
 // New returns the REST handler.
@@ -93,7 +97,7 @@ func New(p Params) *Handler {
 	if p.CurrentVersion == 0 {
 		p.CurrentVersion = 10.71
 	}
-	return &Handler{p: p}
+	return &Handler{p: p, dir: newDirectory(), viewer: viewer.New()}
 }
 
 // request is one decoded REST call: its parameters (query string and form body together) and
@@ -127,13 +131,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			q.params[strings.ToLower(k)] = v[0]
 		}
 	}
-	// f=html (the services directory) is not served here; without f the answer is JSON.
+	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/arcgis/rest"), "/")
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	// Without f the directory's resources answer HTML (html.go), operations JSON.
 	q.f = strings.ToLower(q.param("f"))
+	if q.f == "" && htmlDefault(parts) {
+		q.f = "html"
+	}
 	if q.f == "" {
 		q.f = "json"
 	}
-	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/arcgis/rest"), "/")
-	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if q.f == "html" && !isViewer(parts) {
+		if err := h.serveHTML(q, parts); err != nil {
+			h.writeHTMLError(q, asError(err))
+		}
+		return
+	}
 	var err error
 	switch {
 	case path == "/info":
@@ -164,6 +177,12 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 		return ms.root(q)
 	case len(rest) == 1 && rest[0] == "layers":
 		return ms.layers(q)
+	case len(rest) == 1 && rest[0] == "viewer":
+		h.viewer.ServePage(q.w, viewer.Page{Service: service, ServiceURL: serviceHref(service), Token: q.param("token")})
+		return nil
+	case len(rest) == 2 && rest[0] == "viewer":
+		h.viewer.ServeAsset(q.w, q.r, rest[1])
+		return nil
 	case len(rest) == 1 && rest[0] == "legend":
 		return ms.legend(q)
 	case len(rest) == 1 && rest[0] == "export":
