@@ -195,6 +195,11 @@ func (ms *mapService) runQuery(q *request, id int) error {
 	default:
 		return badRequest("f=%s is not supported for query: use json, pjson or geojson", q.f)
 	}
+	// ArcGIS refuses a query with no filter at all rather than answering every record; a
+	// statistics query needs none.
+	if q.param("where") == "" && q.param("objectIds") == "" && q.param("geometry") == "" && q.param("text") == "" && q.param("outStatistics") == "" {
+		return badRequest("'where' parameter not specified")
+	}
 	info, err := ms.serverInfo(q)
 	if err != nil {
 		return err
