@@ -37,20 +37,20 @@ import (
 
 // Metrics holds one process's metrics.
 type Metrics struct {
-	Registry      *prometheus.Registry
-	SOAPRequests  *prometheus.CounterVec
-	SOAPDuration  *prometheus.HistogramVec
+	Registry     *prometheus.Registry
+	SOAPRequests *prometheus.CounterVec
+	SOAPDuration *prometheus.HistogramVec
 	// RESTOperations and RESTDuration count the operations the REST API runs, under the
 	// operation names and outcomes SOAPRequests uses, so the two transports compare.
 	RESTOperations *prometheus.CounterVec
 	RESTDuration   *prometheus.HistogramVec
-	TaskDuration  *prometheus.HistogramVec
-	Tasks         *prometheus.CounterVec
-	StoreDuration *prometheus.HistogramVec
-	StoreErrors   *prometheus.CounterVec
-	QueueTasks    *prometheus.GaugeVec
-	QueueLatency  *prometheus.GaugeVec
-	SeedTiles     *prometheus.GaugeVec
+	TaskDuration   *prometheus.HistogramVec
+	Tasks          *prometheus.CounterVec
+	StoreDuration  *prometheus.HistogramVec
+	StoreErrors    *prometheus.CounterVec
+	QueueTasks     *prometheus.GaugeVec
+	QueueLatency   *prometheus.GaugeVec
+	SeedTiles      *prometheus.GaugeVec
 	// LimitRefusals counts the requests refused by each limit (use Refused).
 	LimitRefusals *prometheus.CounterVec
 	// Limit is each limit's configured value (internal/app sets it).
