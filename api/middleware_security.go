@@ -69,6 +69,9 @@ func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix
 
 const grantKey = "grant"
 
+// noTokenKey marks a Catalog request that came without a token while tokens are on.
+const noTokenKey = "no_token"
+
 func isAdmin(path string) bool { return path == "/admin" || strings.HasPrefix(path, "/admin/") }
 
 // bearer is the request's token: the token parameter or an Authorization bearer.
@@ -100,6 +103,13 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	tok := bearer(c)
+	if tok == "" && path == "/arcgis/services" && c.Request.Method == http.MethodPost {
+		// The Catalog answers RequiresTokens and GetTokenServiceURL without a token, as
+		// ArcGIS does, and refuses the rest itself (it reads the operation): catalogRoute.
+		c.Set(noTokenKey, true)
+		c.Next()
+		return
+	}
 	if tok == "" {
 		s.deny(c, http.StatusUnauthorized, "Token Required", "Authentication credentials were not provided.")
 		return

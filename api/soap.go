@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/farm"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -46,7 +47,7 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	// The body is decoded as it arrives, never held whole: memory follows the decoded request
 	// (bounded by the codec's MaxDecodedBytes), not the body.
 	body := &bodyReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes)}
-	req, err := h.p.Codec.ReadRequest(body, nil)
+	req, err := h.p.Codec.ReadRequest(body, isMapServerOp)
 	if err != nil {
 		if body.err == nil {
 			// A body over the size limit is refused as such, whatever its XML: read on to
@@ -207,4 +208,12 @@ func hasQueryKey(raw, key string) bool {
 		}
 	}
 	return false
+}
+
+// isMapServerOp reports whether op is an operation of the MapServer interface: the Catalog's
+// (GetServiceDescriptions…, served at /arcgis/services) are unknown operations here, as they
+// are to an ArcGIS MapServer endpoint.
+func isMapServerOp(op string) bool {
+	o, ok := gisxml.Load().Operation(op)
+	return ok && !o.Catalog
 }

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"net/http"
+
 	"github.com/gin-gonic/gin"
 
+	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/soapcatalog"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
@@ -16,6 +19,12 @@ func catalogRoute(p Params, soapH *soapHandler) gin.HandlerFunc {
 	cat := soapcatalog.New(soapcatalog.Params{Services: p.Catalog, Codec: p.Codec, PublicURL: p.PublicURL,
 		RequiresTokens: p.Security.Tokens != nil, MaxBodyBytes: p.MaxBodyBytes, Observe: soapH.observe, Logger: p.Logger})
 	return func(c *gin.Context) {
+		if c.GetBool(noTokenKey) {
+			// Tokens are on and none came: only RequiresTokens and GetTokenServiceURL answer.
+			refusal := soapcatalog.Refusal{Status: http.StatusUnauthorized, Fault: soap.ClientFault("Token Required")}
+			c.Set("soap_op", cat.ServeWithoutToken(c.Writer, c.Request, refusal))
+			return
+		}
 		var visible soapcatalog.Visible
 		if g, ok := c.Get(grantKey); ok {
 			visible = g.(token.Grant).Allows

@@ -226,7 +226,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
 			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil,
-				Check: requestLimits(cfg.Limits).Check, OperationTimeout: cfg.Limits.OperationTimeout,
+				Check: requestLimits(cfg.Limits).Check, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
 			Ready:      ready,
 			Logger:     logger,

@@ -6,6 +6,8 @@
 //
 //	soap_requests_total{operation,outcome}     outcome: ok, client_fault, server_fault
 //	soap_request_duration_seconds{operation}   api time per SOAP request
+//	rest_operations_total{operation,outcome}   operations REST requests ran (the SOAP names; outcome as SOAP's)
+//	rest_operation_duration_seconds{operation} api time per operation a REST request ran
 //	task_duration_seconds{type}                worker time per task (draw + encode + store)
 //	tasks_total{type,result}                   result: ok, client_error, error
 //	store_operation_duration_seconds{op}       object store latency per operation
@@ -35,16 +37,20 @@ import (
 
 // Metrics holds one process's metrics.
 type Metrics struct {
-	Registry      *prometheus.Registry
-	SOAPRequests  *prometheus.CounterVec
-	SOAPDuration  *prometheus.HistogramVec
-	TaskDuration  *prometheus.HistogramVec
-	Tasks         *prometheus.CounterVec
-	StoreDuration *prometheus.HistogramVec
-	StoreErrors   *prometheus.CounterVec
-	QueueTasks    *prometheus.GaugeVec
-	QueueLatency  *prometheus.GaugeVec
-	SeedTiles     *prometheus.GaugeVec
+	Registry     *prometheus.Registry
+	SOAPRequests *prometheus.CounterVec
+	SOAPDuration *prometheus.HistogramVec
+	// RESTOperations and RESTDuration count the operations the REST API runs, under the
+	// operation names and outcomes SOAPRequests uses, so the two transports compare.
+	RESTOperations *prometheus.CounterVec
+	RESTDuration   *prometheus.HistogramVec
+	TaskDuration   *prometheus.HistogramVec
+	Tasks          *prometheus.CounterVec
+	StoreDuration  *prometheus.HistogramVec
+	StoreErrors    *prometheus.CounterVec
+	QueueTasks     *prometheus.GaugeVec
+	QueueLatency   *prometheus.GaugeVec
+	SeedTiles      *prometheus.GaugeVec
 	// LimitRefusals counts the requests refused by each limit (use Refused).
 	LimitRefusals *prometheus.CounterVec
 	// Limit is each limit's configured value (internal/app sets it).
@@ -65,6 +71,10 @@ func New() *Metrics {
 			Help: "SOAP requests by operation and outcome (ok, client_fault, server_fault)."}, []string{"operation", "outcome"}),
 		SOAPDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "mapfarm", Name: "soap_request_duration_seconds",
 			Help: "Time the api spends on one SOAP request.", Buckets: latencyBuckets}, []string{"operation"}),
+		RESTOperations: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "rest_operations_total",
+			Help: "Operations run for REST requests, by operation and outcome (ok, client_fault, server_fault)."}, []string{"operation", "outcome"}),
+		RESTDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "mapfarm", Name: "rest_operation_duration_seconds",
+			Help: "Time one operation of a REST request takes.", Buckets: latencyBuckets}, []string{"operation"}),
 		TaskDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "mapfarm", Name: "task_duration_seconds",
 			Help: "Time a worker spends on one task.", Buckets: latencyBuckets}, []string{"type"}),
 		Tasks: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "tasks_total",
@@ -88,7 +98,7 @@ func New() *Metrics {
 	for _, name := range limits.Names() {
 		m.LimitRefusals.WithLabelValues(string(name)) // every limit is reported, from zero
 	}
-	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
+	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.RESTOperations, m.RESTDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
 		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.LimitRefusals, m.Limit, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

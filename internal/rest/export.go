@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -208,6 +209,10 @@ func (ms *mapService) export(q *request) error {
 		return err
 	}
 	img := resp.(*gisxml.ExportMapImageResponse).Result
+	if ri := ms.call.Render; ri != nil {
+		// The worker and its draw time, as the SOAP endpoint writes them.
+		q.w.Header().Set("Server-Timing", fmt.Sprintf(`render;dur=%.3f;desc="%s"`, float64(ri.Render.Microseconds())/1000, ri.Worker))
+	}
 	if q.f == "image" {
 		q.w.Header().Set("Content-Type", strp(img.ImageType))
 		q.w.Header().Set("Content-Length", strconv.Itoa(len(img.ImageData)))

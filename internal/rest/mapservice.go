@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
@@ -24,12 +25,22 @@ type mapService struct {
 
 // do runs one operation of the service, after the request limits.
 func (ms *mapService) do(q *request, op string, req any) (any, error) {
+	start := time.Now()
 	if check := ms.h.p.Check; check != nil {
 		if err := check(op, req); err != nil {
+			ms.observe(op, start, err)
 			return nil, &Error{Code: http.StatusBadRequest, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
 		}
 	}
-	return ms.h.p.Ops.Do(q.ctx, ms.call, op, req)
+	resp, err := ms.h.p.Ops.Do(q.ctx, ms.call, op, req)
+	ms.observe(op, start, err)
+	return resp, err
+}
+
+func (ms *mapService) observe(op string, start time.Time, err error) {
+	if o := ms.h.p.Observe; o != nil {
+		o(op, start, err)
+	}
 }
 
 // serverInfo is GetServerInfo of the service's default map, which every resource describes.

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -195,6 +196,11 @@ func (ms *mapService) runQuery(q *request, id int) error {
 	default:
 		return badRequest("f=%s is not supported for query: use json, pjson or geojson", q.f)
 	}
+	// ArcGIS refuses a query with no filter at all rather than answering every record; a
+	// statistics query needs none.
+	if q.param("where") == "" && q.param("objectIds") == "" && q.param("geometry") == "" && q.param("text") == "" && q.param("outStatistics") == "" {
+		return badRequest("'where' parameter not specified")
+	}
 	info, err := ms.serverInfo(q)
 	if err != nil {
 		return err
@@ -287,9 +293,12 @@ func (ms *mapService) records(q *request, mapName string, lq *layerQuery) (*gisx
 	if lq.count > 0 && lq.count < limit {
 		limit = lq.count
 	}
+	if lq.orderBy != "" && lq.base.PrefixClause == nil && lq.offset > 0 && lq.offset+limit > ms.h.p.MaxRecordCount {
+		return ms.orderedPage(q, mapName, lq, limit)
+	}
 	if lq.orderBy != "" || lq.base.PrefixClause != nil {
 		if lq.offset+limit > ms.h.p.MaxRecordCount && lq.offset > 0 {
-			return nil, false, badRequest("resultOffset + resultRecordCount over maxRecordCount (%d) is not supported with orderByFields or returnDistinctValues", ms.h.p.MaxRecordCount)
+			return nil, false, badRequest("resultOffset + resultRecordCount over maxRecordCount (%d) is not supported with returnDistinctValues", ms.h.p.MaxRecordCount)
 		}
 		rs, err := ms.data(q, mapName, lq, lq.filter)
 		if err != nil {
@@ -312,28 +321,113 @@ func (ms *mapService) records(q *request, mapName string, lq *layerQuery) (*gisx
 	}
 	from := min(lq.offset, len(ids))
 	to := min(from+limit, len(ids))
-	page := ids[from:to]
-	// The page's ids restrict the same filter.
-	filter := lq.filter
-	base := *lq.base
-	base.FIDSet = &gisxml.FIDSet{FIDArray: page}
-	if len(page) == 0 {
-		// An empty FIDSet means no restriction to the operations: ask for an id no row has.
-		base.FIDSet = &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{math.MinInt32}}
-	}
-	switch f := lq.filter.(type) {
-	case *gisxml.SpatialFilter:
-		sf := *f
-		sf.QueryFilter = base
-		filter = &sf
-	default:
-		filter = &base
-	}
-	rs, err := ms.data(q, mapName, lq, filter)
+	rs, err := ms.data(q, mapName, lq, lq.withIDs(ids[from:to], nil))
 	if err != nil {
 		return nil, false, err
 	}
 	return rs, to < len(ids), nil
+}
+
+// withIDs is the query's filter restricted to ids (the same where clause and geometry), with
+// subFields instead of the query's when it is not nil.
+func (lq *layerQuery) withIDs(ids gisxml.ArrayOfInt, subFields *string) gisxml.QueryFilterKind {
+	base := *lq.base
+	base.FIDSet = &gisxml.FIDSet{FIDArray: ids}
+	if len(ids) == 0 {
+		// An empty FIDSet means no restriction to the operations: ask for an id no row has.
+		base.FIDSet = &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{math.MinInt32}}
+	}
+	if subFields != nil {
+		base.SubFields = subFields
+	}
+	if f, ok := lq.filter.(*gisxml.SpatialFilter); ok {
+		sf := *f
+		sf.QueryFilter = base
+		return &sf
+	}
+	return &base
+}
+
+// orderedPage is a page in orderByFields order that reaches past maxRecordCount. The operation
+// orders (by the fields, then by id) and answers at most maxRecordCount records, so the order is
+// read from it in runs: the first maxRecordCount ids in order among all the matching ids, then
+// the first among those left, and so on until the page's ranks are reached; the page's records
+// are then fetched by id, in the same order. No record is compared here.
+func (ms *mapService) orderedPage(q *request, mapName string, lq *layerQuery, limit int) (*gisxml.RecordSet, bool, error) {
+	all, err := ms.ids(q, mapName, lq)
+	if err != nil {
+		return nil, false, err
+	}
+	left := all
+	idOnly := lq.idField
+	var page gisxml.ArrayOfInt
+	for rank := 0; rank < lq.offset+limit && len(left) > 0; {
+		rs, err := ms.data(q, mapName, lq, lq.withIDs(left, &idOnly))
+		if err != nil {
+			return nil, false, err
+		}
+		run, err := recordIDs(rs, lq.idField)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(run) == 0 {
+			break // the rows changed under the query: what is left matches no more
+		}
+		for _, id := range run {
+			if rank >= lq.offset && rank < lq.offset+limit {
+				page = append(page, id)
+			}
+			rank++
+		}
+		taken := make(map[int]bool, len(run))
+		for _, id := range run {
+			taken[id] = true
+		}
+		rest := make(gisxml.ArrayOfInt, 0, len(left)-len(run))
+		for _, id := range left {
+			if !taken[id] {
+				rest = append(rest, id)
+			}
+		}
+		left = rest
+	}
+	rs, err := ms.data(q, mapName, lq, lq.withIDs(page, nil))
+	if err != nil {
+		return nil, false, err
+	}
+	return rs, lq.offset+len(page) < len(all), nil
+}
+
+// recordIDs reads the id field of every record of rs, in order.
+func recordIDs(rs *gisxml.RecordSet, idField string) (gisxml.ArrayOfInt, error) {
+	col := -1
+	if rs.Fields != nil {
+		for i, f := range rs.Fields.FieldArray {
+			if strings.EqualFold(f.Name, idField) {
+				col = i
+			}
+		}
+	}
+	if col < 0 {
+		return nil, fmt.Errorf("the ordered ids: the record set has no field %q", idField)
+	}
+	ids := make(gisxml.ArrayOfInt, 0, len(rs.Records))
+	for _, r := range rs.Records {
+		if col >= len(r.Values) {
+			return nil, fmt.Errorf("the ordered ids: a record has no value for %q", idField)
+		}
+		switch v := r.Values[col].(type) {
+		case int:
+			ids = append(ids, v)
+		case int32:
+			ids = append(ids, int(v))
+		case int64:
+			ids = append(ids, int(v))
+		default:
+			return nil, fmt.Errorf("the ordered ids: %q is a %T", idField, v)
+		}
+	}
+	return ids, nil
 }
 
 func (ms *mapService) data(q *request, mapName string, lq *layerQuery, filter gisxml.QueryFilterKind) (*gisxml.RecordSet, error) {

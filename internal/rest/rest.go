@@ -70,7 +70,10 @@ type Params struct {
 	// TokenBased says the services need a token; TokenServicesURL is where to get one.
 	TokenBased       bool
 	TokenServicesURL string
-	Logger           *slog.Logger
+	// Observe, when set, is told of every operation a request runs, with its start and its
+	// error (nil on success; a refusal by Check too): the api counts them in its metrics.
+	Observe func(op string, start time.Time, err error)
+	Logger  *slog.Logger
 }
 
 // Handler serves the REST API.

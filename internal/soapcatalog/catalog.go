@@ -177,6 +177,33 @@ func (c *Catalog) buffer() *bytes.Buffer {
 // soap:Server fault, 413 for a body over MaxBodyBytes, 400 for a body that could not be read.
 // It returns the operation it ran ("" if none), for the caller's request log.
 func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible) (op string) {
+	return c.serve(w, r, visible, nil)
+}
+
+// Refusal is how a request without credentials is refused: the HTTP status and the fault.
+type Refusal struct {
+	Status int
+	Fault  *soap.Fault
+}
+
+// OpenOperation reports whether op is one a client calls before it has a token, which ArcGIS
+// answers without one: RequiresTokens and GetTokenServiceURL.
+func OpenOperation(op string) bool { return op == "RequiresTokens" || op == "GetTokenServiceURL" }
+
+// ServeWithoutToken answers a request that carries no token while tokens are on: a POST of an
+// open operation (OpenOperation) is answered as by Serve; the WSDL, any other operation, and
+// anything but a readable POST are refused with refusal.
+func (c *Catalog) ServeWithoutToken(w http.ResponseWriter, r *http.Request, refusal Refusal) (op string) {
+	if r.Method != http.MethodPost {
+		buf := c.buffer()
+		defer c.bufs.Put(buf)
+		c.fault(w, buf, refusal.Status, refusal.Fault)
+		return ""
+	}
+	return c.serve(w, r, func(string) bool { return false }, &refusal)
+}
+
+func (c *Catalog) serve(w http.ResponseWriter, r *http.Request, visible Visible, refusal *Refusal) (op string) {
 	buf := c.buffer()
 	defer c.bufs.Put(buf)
 	switch r.Method {
@@ -217,6 +244,10 @@ func (c *Catalog) Serve(w http.ResponseWriter, r *http.Request, visible Visible)
 			c.fault(w, buf, http.StatusInternalServerError, soap.AsFault(err))
 		}
 		return ""
+	}
+	if refusal != nil && !OpenOperation(req.Operation) {
+		c.fault(w, buf, refusal.Status, refusal.Fault)
+		return req.Operation
 	}
 	start := time.Now()
 	resp, err := c.Do(req.Operation, req.Body, visible)

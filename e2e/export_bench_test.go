@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkExportRESTvsSOAP measures what the farm adds to a render through REST export and
+// through SOAP ExportMapImage, side by side on one farm: the same 256×256 PNG24 of the same
+// extent returned as a URL (REST f=json, SOAP gisImageReturnURL), one request after another
+// after 20 to warm up, in three rounds that alternate which transport goes first. Overhead is
+// the time to the response's last byte minus the worker's draw and encode (Server-Timing);
+// reported: its median and 99th percentile in ms. REST's must be no more than SOAP's.
+//
+//	MAPFARM_GO_TEST_FLAGS="-run ^$ -bench ExportRESTvsSOAP -benchtime 200x" ./scripts/test.sh ./e2e/
+func BenchmarkExportRESTvsSOAP(b *testing.B) {
+	f := startFarm(b)
+	base := strings.TrimSuffix(f.url, "/")
+	box := [4]float64{-8237702.5, -3994221.0, -3874691.25, 586056.875}
+	soapBody := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:gis="` + namespace + `"><soap:Body><gis:ExportMapImage>` +
+		`<MapDescription><Name>Layers</Name><MapArea xsi:type="gis:MapExtent"><Extent xsi:type="gis:EnvelopeN">` + envelopeXML(box[0], box[1], box[2], box[3]) + `</Extent></MapArea></MapDescription><ImageDescription>` +
+		`<ImageType><ImageFormat>gisImagePNG24</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType>` +
+		`<ImageDisplay><ImageHeight>256</ImageHeight><ImageWidth>256</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>`
+	restURL := fmt.Sprintf("%s/arcgis/rest/services/world/MapServer/export?bbox=%.3f,%.3f,%.3f,%.3f&size=256,256&dpi=96&format=png24&f=json", base, box[0], box[1], box[2], box[3])
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	transports := map[string]func() (*http.Response, error){
+		"SOAP": func() (*http.Response, error) {
+			return client.Post(base+"/arcgis/services/world/MapServer", "text/xml", strings.NewReader(soapBody))
+		},
+		"REST": func() (*http.Response, error) { return client.Get(restURL) },
+	}
+	// one sends a request and returns the farm's overhead on it in ms.
+	one := func(name string) float64 {
+		start := time.Now()
+		resp, err := transports[name]()
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		total := time.Since(start)
+		m := renderDur.FindStringSubmatch(resp.Header.Get("Server-Timing"))
+		if err != nil || resp.StatusCode != http.StatusOK || m == nil || !strings.Contains(string(body), "/arcgis/output/") {
+			b.Fatalf("%s: %s, %v, Server-Timing %q: %.300s", name, resp.Status, err, resp.Header.Get("Server-Timing"), body)
+		}
+		ms, _ := strconv.ParseFloat(m[1], 64)
+		return float64(total)/float64(time.Millisecond) - ms
+	}
+	for round := range 3 {
+		pair := []string{"SOAP", "REST"}
+		if round%2 == 1 {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		for _, name := range pair {
+			b.Run(fmt.Sprintf("round=%d/api=%s", round+1, name), func(b *testing.B) {
+				for range 20 {
+					one(name)
+				}
+				overheads := make([]float64, 0, b.N)
+				b.ResetTimer()
+				for range b.N {
+					overheads = append(overheads, one(name))
+				}
+				b.StopTimer()
+				sort.Float64s(overheads)
+				b.ReportMetric(overheads[len(overheads)/2], "overhead-p50-ms")
+				b.ReportMetric(overheads[(len(overheads)*99)/100], "overhead-p99-ms")
+			})
+		}
+	}
+}
