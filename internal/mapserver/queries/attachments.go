@@ -17,11 +17,7 @@ import (
 // QueryAttachmentInfos describes the attachments of the rows of RowIDs (every row when
 // empty), ordered by row then attachment id.
 func (s *Service) QueryAttachmentInfos(ctx context.Context, c *operation.Call, req *gisxml.QueryAttachmentInfos) (*gisxml.QueryAttachmentInfosResponse, error) {
-	m, err := operation.MapOf(c, req.MapName)
-	if err != nil {
-		return nil, err
-	}
-	src, l, err := sourceByID(m, req.TableID)
+	src, l, err := sourceOf(c, req.MapName, req.TableID)
 	if err != nil {
 		return nil, err
 	}
@@ -50,11 +46,7 @@ func (s *Service) QueryAttachmentInfos2(ctx context.Context, c *operation.Call, 
 // (gisTransportTypeEmbedded) or as a data: URL (gisTransportTypeUrl; RFC 2397, so the URL
 // needs no storage and never expires). Unknown ids are a not-found fault.
 func (s *Service) QueryAttachmentData(ctx context.Context, c *operation.Call, req *gisxml.QueryAttachmentData) (*gisxml.QueryAttachmentDataResponse, error) {
-	m, err := operation.MapOf(c, req.MapName)
-	if err != nil {
-		return nil, err
-	}
-	src, l, err := sourceByID(m, req.TableID)
+	src, l, err := sourceOf(c, req.MapName, req.TableID)
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,7 @@ import (
 // popup template (service definition key `popup`): HTML text, or a URL, as the template's type
 // says. Rows that do not exist are skipped. A layer without a template is a client fault.
 func (s *Service) QueryHTMLPopups(ctx context.Context, c *operation.Call, req *gisxml.QueryHTMLPopups) (*gisxml.QueryHTMLPopupsResponse, error) {
-	m, err := operation.MapOf(c, req.MapName)
-	if err != nil {
-		return nil, err
-	}
-	src, l, err := sourceByID(m, req.TableID)
+	src, l, err := sourceOf(c, req.MapName, req.TableID)
 	if err != nil {
 		return nil, err
 	}

@@ -92,6 +92,15 @@ func sourceByID(m *catalog.Map, id int) (*source, *catalog.Layer, error) {
 	return nil, nil, operation.NotFound("layer or table %d is not in map %s", id, m.Name)
 }
 
+// sourceOf finds layer or table id of a map of the call's service ("" names the default map).
+func sourceOf(c *operation.Call, mapName string, id int) (*source, *catalog.Layer, error) {
+	m, err := operation.MapOf(c, mapName)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sourceByID(m, id)
+}
+
 // describedSource finds the layer or table a MapTableDescription names, and the definition
 // expression it carries.
 func describedSource(c *operation.Call, mapName string, d gisxml.MapTableDescription) (*catalog.Map, *source, *catalog.Layer, string, error) {

@@ -19,11 +19,7 @@ import (
 // PNG32 and JPG; with gisImageReturnURL it comes as a data: URL (RFC 2397). FieldName, when
 // given, must name the raster field. Rows that do not exist or have no image are skipped.
 func (s *Service) QueryRasterValue(ctx context.Context, c *operation.Call, req *gisxml.QueryRasterValue) (*gisxml.QueryRasterValueResponse, error) {
-	m, err := operation.MapOf(c, req.MapName)
-	if err != nil {
-		return nil, err
-	}
-	src, l, err := sourceByID(m, req.SourceTableID)
+	src, l, err := sourceOf(c, req.MapName, req.SourceTableID)
 	if err != nil {
 		return nil, err
 	}
