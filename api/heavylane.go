@@ -11,7 +11,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
-// The heavy lane (docs/limits.md, "The heavy lane"): requests that are legal but costly to
+// The heavy lane (docs/limits.md, "The api's heavy lane"): requests that are legal but costly to
 // answer in the api itself — large bodies to decode, geometries of many vertices to test
 // against every feature, many ids or screen points — run under a small semaphore, so that on
 // an api of two cores at most HeavyLane.Slots goroutines do heavy work and normal requests
@@ -69,8 +69,8 @@ func (l HeavyLane) heavy(s limits.Size) bool {
 type heavyLane struct {
 	cfg   HeavyLane
 	slots chan struct{}
-	// running and waiting are mapfarm_heavy_lane_requests{state}; waited is
-	// mapfarm_heavy_lane_wait_seconds; refused counts heavy requests whose deadline passed
+	// running and waiting are mapfarm_api_heavy_lane_requests{state}; waited is
+	// mapfarm_api_heavy_lane_wait_seconds; refused counts heavy requests whose deadline passed
 	// while they waited. All nil without metrics.
 	running, waiting prometheus.Gauge
 	refused          prometheus.Counter
@@ -85,13 +85,13 @@ func newHeavyLane(cfg HeavyLane, reg prometheus.Registerer) *heavyLane {
 	}
 	l := &heavyLane{cfg: cfg, slots: make(chan struct{}, cfg.Slots)}
 	if reg != nil {
-		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mapfarm_heavy_lane_requests",
+		g := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mapfarm_api_heavy_lane_requests",
 			Help: "Heavy requests in the api's heavy lane (docs/limits.md), by state: running (holding a slot) or waiting."}, []string{"state"})
-		refused := prometheus.NewCounter(prometheus.CounterOpts{Name: "mapfarm_heavy_lane_timeouts_total",
+		refused := prometheus.NewCounter(prometheus.CounterOpts{Name: "mapfarm_api_heavy_lane_timeouts_total",
 			Help: "Heavy requests whose deadline passed, or whose client left, while they waited for a slot of the heavy lane."})
-		waited := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mapfarm_heavy_lane_wait_seconds",
+		waited := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "mapfarm_api_heavy_lane_wait_seconds",
 			Help: "How long heavy requests waited for a slot of the heavy lane.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 8)})
-		slots := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mapfarm_heavy_lane_slots", Help: "Slots of the api's heavy lane: heavy requests that run at once."})
+		slots := prometheus.NewGauge(prometheus.GaugeOpts{Name: "mapfarm_api_heavy_lane_slots", Help: "Slots of the api's heavy lane: heavy requests that run at once."})
 		slots.Set(float64(cfg.Slots))
 		reg.MustRegister(g, refused, waited, slots)
 		l.running, l.waiting, l.refused, l.waited = g.WithLabelValues("running"), g.WithLabelValues("waiting"), refused, waited

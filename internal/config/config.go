@@ -242,7 +242,7 @@ type Limits struct {
 	// MAPFARM_API_MEMORY_LIMIT.
 	APIMemoryLimit int64 `yaml:"apiMemoryLimit"`
 	// HeavySlots is how many heavy SOAP requests (large bodies, many vertices, ids or points;
-	// docs/limits.md, "The heavy lane") the api answers at once; the others wait, up to their
+	// docs/limits.md, "The api's heavy lane") the api answers at once; the others wait, up to their
 	// deadline. Default 1; negative: no lane. Env MAPFARM_HEAVY_SLOTS.
 	HeavySlots int `yaml:"heavySlots"`
 }
