@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/limits"
@@ -58,8 +59,11 @@ type Params struct {
 	Codec            *soap.Codec
 	// Limits bound each decoded SOAP request (vertices, ids, strings, image size and DPI); they
 	// are checked before the operation runs. Zero fields mean the defaults.
-	Limits  limits.Request
-	Outputs Outputs
+	Limits limits.Request
+	// HeavyLane bounds how many heavy requests (large bodies, many vertices, ids or points)
+	// the api answers at once (heavylane.go); zero: its defaults (1 slot).
+	HeavyLane HeavyLane
+	Outputs   Outputs
 	// Legislative serves /api/v2/…; nil leaves it out.
 	Legislative http.Handler
 	// Recent holds freshly rendered images (see NewRecentOutputs); the mapserver operations
@@ -96,7 +100,8 @@ type Server struct {
 	p      Params
 	engine *gin.Engine
 	recent *RecentOutputs
-	limits *limiters // nil: no rate limit
+	limits *limiters  // nil: no rate limit
+	lane   *heavyLane // the SOAP endpoint's heavy lane; nil: none
 }
 
 // New builds the server and its routes.
@@ -124,7 +129,12 @@ func New(p Params) *Server {
 	}
 	e.Use(newMemoryRelease(p.Logger).track, s.requestLog, s.recoverPanics, s.cors, s.authenticate, s.rateLimit) // memory.go
 
-	soapH := &soapHandler{p: p}
+	var reg prometheus.Registerer
+	if p.Metrics != nil {
+		reg = p.Metrics.Registry
+	}
+	s.lane = newHeavyLane(p.HeavyLane, reg)
+	soapH := &soapHandler{p: p, lane: s.lane}
 	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)
 	e.GET("/arcgis/services/:service/MapServer", soapH.serveGet)
 	if p.Catalog != nil {

@@ -23,6 +23,7 @@ import (
 // soapHandler serves the MapServer SOAP endpoint of every service.
 type soapHandler struct {
 	p    Params
+	lane *heavyLane // nil: none
 	bufs sync.Pool
 }
 
@@ -43,6 +44,29 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	if !ok {
 		h.fault(c, buf, http.StatusNotFound, soap.ClientFault("service %q does not exist", c.Param("service")))
 		return
+	}
+	ctx := c.Request.Context()
+	if h.p.OperationTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.p.OperationTimeout)
+		defer cancel()
+	}
+	// A body declared large is heavy before it is decoded (heavylane.go): its decoding is
+	// itself the work the lane bounds.
+	var (
+		release func()
+		err     error
+	)
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	if h.lane != nil && c.Request.ContentLength >= h.lane.cfg.BodyBytes {
+		if release, err = h.lane.acquire(ctx); err != nil {
+			h.laneRefused(c, buf, "", err)
+			return
+		}
 	}
 	// The body is decoded as it arrives, never held whole: memory follows the decoded request
 	// (bounded by the codec's MaxDecodedBytes), not the body.
@@ -67,19 +91,20 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		return
 	}
 	c.Set("soap_op", req.Operation)
-	if err := h.p.Limits.Check(req.Operation, req.Body); err != nil {
+	size, err := h.p.Limits.Measure(req.Operation, req.Body)
+	if err != nil {
 		h.observe(req.Operation, time.Now(), err)
 		h.refuse(c, buf, http.StatusInternalServerError, err)
 		return
 	}
+	if h.lane != nil && release == nil && (h.lane.cfg.heavy(size) || body.n >= h.lane.cfg.BodyBytes) {
+		if release, err = h.lane.acquire(ctx); err != nil {
+			h.laneRefused(c, buf, req.Operation, err)
+			return
+		}
+	}
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
-	ctx := c.Request.Context()
-	if h.p.OperationTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.p.OperationTimeout)
-		defer cancel()
-	}
 	resp, err := h.p.Ops.Do(ctx, call, req.Operation, req.Body)
 	h.observe(req.Operation, start, err)
 	if err != nil {
@@ -105,6 +130,18 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		c.Set("worker", ri.Worker)
 	}
 	c.Data(http.StatusOK, "text/xml; charset=utf-8", buf.Bytes())
+}
+
+// laneRefused answers a heavy request that got no slot of the heavy lane before its deadline
+// (a soap:Server fault saying so) or whose client left while it waited (no answer).
+func (h *soapHandler) laneRefused(c *gin.Context, buf *bytes.Buffer, op string, err error) {
+	if clientGone(c, err) {
+		h.p.Logger.Info("client went away while waiting for the heavy lane", "request_id", c.GetString(requestIDKey), "op", op)
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
+	h.p.Logger.Warn("heavy request refused: no slot of the heavy lane before its deadline", "request_id", c.GetString(requestIDKey), "op", op)
+	h.fault(c, buf, http.StatusServiceUnavailable, withRequestID(toFault(err), c.GetString(requestIDKey)))
 }
 
 // observe records one operation in the metrics.
@@ -135,11 +172,13 @@ func (h *soapHandler) refuse(c *gin.Context, buf *bytes.Buffer, status int, err 
 // so that a body over the size limit, or cut short, is told from bad XML.
 type bodyReader struct {
 	r   io.Reader
+	n   int64 // bytes read
 	err error
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	b.n += int64(n)
 	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
 		b.err = err
 	}

@@ -218,6 +218,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			OperationTimeout: cfg.Limits.OperationTimeout,
+			HeavyLane:        api.HeavyLane{Slots: cfg.Limits.HeavySlots},
 			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Outputs: store,
 			Codec:       soap.NewCodec(cfg.Namespace, codecLimits(cfg.Limits)),
 			Limits:      requestLimits(cfg.Limits),

@@ -241,6 +241,10 @@ type Limits struct {
 	// Default 180 MiB; negative: none. GOMEMLIMIT, when set, wins. Env
 	// MAPFARM_API_MEMORY_LIMIT.
 	APIMemoryLimit int64 `yaml:"apiMemoryLimit"`
+	// HeavySlots is how many heavy SOAP requests (large bodies, many vertices, ids or points;
+	// docs/limits.md, "The api's heavy lane") the api answers at once; the others wait, up to their
+	// deadline. Default 1; negative: no lane. Env MAPFARM_HEAVY_SLOTS.
+	HeavySlots int `yaml:"heavySlots"`
 }
 
 // applyEnv reads the limits' environment variables (MAPFARM_MAX_BODY_BYTES is read with the
@@ -257,6 +261,7 @@ func (l *Limits) applyEnv() []error {
 		"MAPFARM_MAX_IDS":          &l.MaxIDs,
 		"MAPFARM_MAX_STRING_BYTES": &l.MaxStringBytes,
 		"MAPFARM_MAX_RECORD_COUNT": &l.MaxRecordCount,
+		"MAPFARM_HEAVY_SLOTS":      &l.HeavySlots,
 	} {
 		if v, ok := os.LookupEnv(key); ok {
 			n, err := strconv.Atoi(v)

@@ -59,9 +59,23 @@ func (l Request) withDefaults() Request {
 // returns an *Error for the first limit it is over, naming the element at fault by its path
 // (op/Element/Child[i]). It reads every value once and allocates only for its answer.
 func (l Request) Check(op string, req any) error {
+	_, err := l.Measure(op, req)
+	return err
+}
+
+// Size is how much work a decoded request carries, as Check's walk counted it: the vertices of
+// its geometries, the ids of its id lists and the points of its screen coordinates
+// (ToMapPoints). The api uses it to tell heavy requests from normal ones.
+type Size struct {
+	Vertices, IDs, Points int
+}
+
+// Measure is Check that also returns the request's Size. After an error the Size counts only
+// what was walked before it.
+func (l Request) Measure(op string, req any) (Size, error) {
 	w := &walker{l: l.withDefaults()}
 	w.value(reflect.ValueOf(req), &step{name: op})
-	return w.err
+	return Size{Vertices: w.vertices, IDs: w.ids, Points: w.points}, w.err
 }
 
 // step is one element of the path to the value being walked; the path is spelled out only
@@ -93,6 +107,7 @@ type walker struct {
 	l        Request
 	vertices int
 	ids      int
+	points   int // screen points: the values of ScreenXValues
 	err      error
 }
 
@@ -123,6 +138,9 @@ func (w *walker) value(v reflect.Value, at *step) {
 			// bytes (pictures, images) are bounded by the body and the decoded size
 		case v.Type() == typeArrayOfInt:
 			if screenValues[at.name] {
+				if at.name == "ScreenXValues" {
+					w.points += v.Len()
+				}
 				return // points: maxPoints, checked by the operation
 			}
 			w.ids += v.Len()

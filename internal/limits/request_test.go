@@ -89,3 +89,28 @@ func TestCheckDefaults(t *testing.T) {
 		t.Fatalf("4096×4096 at 2400 DPI refused: %v", err)
 	}
 }
+
+// Measure counts what the api's heavy lane classifies by: vertices summed over the request's
+// geometries, ids over its id lists, and screen points (one per ScreenXValues value).
+func TestMeasure(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   string
+		req  any
+		want limits.Size
+	}{
+		{"geometries", "Identify", &gisxml.Identify{SearchShape: ring(6), MapDescription: &gisxml.MapDescription{MapArea: &gisxml.MapExtent{}}},
+			limits.Size{Vertices: 6}},
+		{"ids", "QueryFeatureCount", &gisxml.QueryFeatureCount{QueryFilter: &gisxml.SpatialFilter{FilterGeometry: ring(3),
+			QueryFilter: gisxml.QueryFilter{FIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{1, 2, 3, 4}}}}}, limits.Size{Vertices: 3, IDs: 4}},
+		{"points", "ToMapPoints", &gisxml.ToMapPoints{ScreenXValues: make(gisxml.ArrayOfInt, 50), ScreenYValues: make(gisxml.ArrayOfInt, 50)},
+			limits.Size{Points: 50}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := limits.Request{}.Measure(tc.op, tc.req)
+			if err != nil || got != tc.want {
+				t.Errorf("Measure = %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
