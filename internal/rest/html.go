@@ -149,12 +149,22 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 	p := page{JSONURL: q.r.URL.Path + "?f=pjson", Token: q.param("token")}
 	var name string
 	switch {
-	case len(parts) == 1 && parts[0] == "services":
-		v, err := resourceJSON(q, func(q *request) error { return h.catalog(q, "") })
+	case len(parts) == 1 && parts[0] == "info":
+		v, err := resourceJSON(q, h.info)
 		if err != nil {
 			return err
 		}
-		p.Title, p.V, p.Crumbs, name = "Folder: /", v, root, "catalog"
+		p.Title, p.V, p.Crumbs, name = "Server Information", v, root, "info"
+	case (len(parts) == 1 || len(parts) == 2) && parts[0] == "services":
+		folder := ""
+		if len(parts) == 2 {
+			folder = parts[1]
+		}
+		v, err := resourceJSON(q, func(q *request) error { return h.catalog(q, folder) })
+		if err != nil {
+			return err
+		}
+		p.Title, p.V, p.Crumbs, name = "Folder: /"+folder, v, root, "catalog"
 		for _, s := range list(v["services"]) {
 			n := fmt.Sprint(s["name"])
 			p.Layers = append(p.Layers, layerLink{Name: n + " (" + fmt.Sprint(s["type"]) + ")", Href: serviceHref(n)})

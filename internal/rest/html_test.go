@@ -94,6 +94,22 @@ func tableRows(table *html.Node) [][]string {
 // links on each page; without f these resources answer the same HTML.
 func TestDirectoryPages(t *testing.T) {
 	h := newHandler(t)
+	info := getHTML(t, h, "/arcgis/rest/info?f=html")
+	links := info.links()
+	soapURL := ""
+	for text, href := range links {
+		if strings.HasSuffix(text, "/arcgis/services") && href == "/arcgis/services?wsdl" {
+			soapURL = text
+		}
+	}
+	if links["Home"] != "/arcgis/rest/services" || soapURL == "" {
+		t.Errorf("info page: links %v, want Home and the SOAP URL to the Catalog's WSDL", links)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/arcgis/rest/services/nofolder?f=html", nil))
+	if rec.Code != http.StatusNotFound || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+		t.Errorf("a folder that does not exist: %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
 	for _, target := range []string{"/arcgis/rest/services?f=html", "/arcgis/rest/services"} {
 		links := getHTML(t, h, target).links()
 		if links["world (MapServer)"] != "/arcgis/rest/services/world/MapServer" || links["usa (MapServer)"] != "/arcgis/rest/services/usa/MapServer" {
@@ -101,7 +117,7 @@ func TestDirectoryPages(t *testing.T) {
 		}
 	}
 	svc := getHTML(t, h, "/arcgis/rest/services/world/MapServer")
-	links := svc.links()
+	links = svc.links()
 	if links["Countries"] != "/arcgis/rest/services/world/MapServer/1" || links["Country points"] != "/arcgis/rest/services/world/MapServer/0" {
 		t.Errorf("service page: layer links %v", links)
 	}
