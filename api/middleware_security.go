@@ -6,6 +6,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,9 +75,30 @@ const noTokenKey = "no_token"
 
 func isAdmin(path string) bool { return path == "/admin" || strings.HasPrefix(path, "/admin/") }
 
+// paramFold is the first value of the parameter named name in any letter case: ArcGIS reads
+// its parameters so (esri-leaflet sends token, older clients TOKEN).
+func paramFold(v url.Values, name string) string {
+	if s := v.Get(name); s != "" {
+		return s
+	}
+	for k, vs := range v {
+		if strings.EqualFold(k, name) && len(vs) > 0 {
+			return vs[0]
+		}
+	}
+	return ""
+}
+
 // bearer is the request's token: the token parameter or an Authorization bearer.
 func bearer(c *gin.Context) string {
-	tok := c.Query("token")
+	tok := paramFold(c.Request.URL.Query(), "token")
+	if tok == "" && c.Request.Method == http.MethodPost && isREST(c.Request.URL.Path) {
+		// ArcGIS clients POST long REST requests as forms, the token among the fields.
+		// ParseForm reads at most 10 MiB of a form; the REST handler uses the parsed form.
+		if err := c.Request.ParseForm(); err == nil {
+			tok = paramFold(c.Request.PostForm, "token")
+		}
+	}
 	if h := c.GetHeader("Authorization"); tok == "" && strings.HasPrefix(h, "Bearer ") {
 		tok = strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
 	}

@@ -86,6 +86,7 @@ func TestRESTTokens(t *testing.T) {
 		{"forged token", q + "&token=" + url.QueryEscape(forge(read)), nil, 498},
 		{"token parameter", q + "&token=" + url.QueryEscape(read), nil, 0},
 		{"bearer header", q, []string{"Authorization", "Bearer " + read}, 0},
+		{"TOKEN parameter (names are case-insensitive)", q + "&TOKEN=" + url.QueryEscape(read), nil, 0},
 		{"token for another service", q + "&token=" + url.QueryEscape(usaOnly), nil, 403},
 		{"info is open", "/arcgis/rest/info?f=json", nil, 0},
 	} {
