@@ -356,3 +356,33 @@ func TestRESTGDALPagesLayerQuery(t *testing.T) {
 		t.Errorf("GDAL did not page (no resultOffset request in its debug output)")
 	}
 }
+
+// TestRESTTokenInPostedForm: a long REST request POSTed as a form carries its token among the
+// fields, as ArcGIS clients send it.
+func TestRESTTokenInPostedForm(t *testing.T) {
+	signer, err := token.NewSigner([]byte(strings.Repeat("s", 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := signer.Issue("viewer", time.Now().Add(time.Hour))
+	h, _ := restServer(t, Security{Tokens: signer})
+	for _, tc := range []struct {
+		name, form string
+		code       int
+	}{
+		{"no token", "where=1%3D1&returnCountOnly=true&f=json", 499},
+		{"token field", "where=1%3D1&returnCountOnly=true&f=json&token=" + url.QueryEscape(read), 0},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/arcgis/rest/services/world/MapServer/1/query", strings.NewReader(tc.form))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var v map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatalf("%s: %v: %s", tc.name, err, rec.Body)
+		}
+		if errorCode(v) != tc.code || (tc.code == 0 && v["count"] == nil) {
+			t.Errorf("%s: %d %v; want error code %d", tc.name, rec.Code, v, tc.code)
+		}
+	}
+}
