@@ -123,10 +123,7 @@ func writeResult(w *jsonWriter, info *gisxml.MapServerInfo, layerID int, display
 
 // identify answers identify: the features near a geometry on the map, through Identify.
 func (ms *mapService) identify(q *request) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}
@@ -230,10 +227,7 @@ func parseImageDisplay(s string) (*gisxml.ImageDisplay, error) {
 
 // find answers find: features whose field values hold searchText, through Find.
 func (ms *mapService) find(q *request) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}

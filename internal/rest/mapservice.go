@@ -56,6 +56,14 @@ func (ms *mapService) serverInfo(q *request) (*gisxml.MapServerInfo, error) {
 	return ms.info, nil
 }
 
+// jsonInfo is serverInfo for a resource that answers only f=json and f=pjson.
+func (ms *mapService) jsonInfo(q *request) (*gisxml.MapServerInfo, error) {
+	if err := jsonFormat(q); err != nil {
+		return nil, err
+	}
+	return ms.serverInfo(q)
+}
+
 func layerID(s string) (int, error) {
 	id, err := strconv.Atoi(s)
 	if err != nil || id < 0 {
@@ -79,10 +87,7 @@ func defaultVisibility(info *gisxml.MapServerInfo) map[int]bool {
 
 // root answers the MapServer resource as ArcGIS Server 10.7 does.
 func (ms *mapService) root(q *request) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}
@@ -284,10 +289,7 @@ func layerGeometryType(fs *gisxml.Fields) string {
 
 // layers answers /layers: every layer's and table's description.
 func (ms *mapService) layers(q *request) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}
@@ -315,10 +317,7 @@ func (ms *mapService) layers(q *request) error {
 
 // layer answers /<id>: one layer or table.
 func (ms *mapService) layer(q *request, id int) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}

@@ -12,10 +12,7 @@ import (
 // legend answers /legend: each layer's legend classes with their swatches as base64 PNG,
 // from GetLegendInfo.
 func (ms *mapService) legend(q *request) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}
@@ -74,10 +71,7 @@ func (ms *mapService) legend(q *request) error {
 // queryRelatedRecords answers /<id>/queryRelatedRecords through QueryRelatedRecords: one group
 // of related records per source object id.
 func (ms *mapService) queryRelatedRecords(q *request, id int) error {
-	if err := jsonFormat(q); err != nil {
-		return err
-	}
-	info, err := ms.serverInfo(q)
+	info, err := ms.jsonInfo(q)
 	if err != nil {
 		return err
 	}
