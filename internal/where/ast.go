@@ -231,12 +231,18 @@ func (n *notNode) write(b *strings.Builder) {
 	writeSub(b, n.x, precNot)
 }
 
-func (n *inNode) write(b *strings.Builder) {
-	writeSub(b, n.x, precAdd)
-	if n.not {
+// writePredicate writes the operand of a predicate that NOT can negate (IN, BETWEEN, LIKE)
+// and its keyword: "x NOT IN (".
+func writePredicate(b *strings.Builder, x node, not bool, keyword string) {
+	writeSub(b, x, precAdd)
+	if not {
 		b.WriteString(" NOT")
 	}
-	b.WriteString(" IN (")
+	b.WriteString(keyword)
+}
+
+func (n *inNode) write(b *strings.Builder) {
+	writePredicate(b, n.x, n.not, " IN (")
 	for i, x := range n.list {
 		if i > 0 {
 			b.WriteString(", ")
@@ -247,22 +253,14 @@ func (n *inNode) write(b *strings.Builder) {
 }
 
 func (n *betweenNode) write(b *strings.Builder) {
-	writeSub(b, n.x, precAdd)
-	if n.not {
-		b.WriteString(" NOT")
-	}
-	b.WriteString(" BETWEEN ")
+	writePredicate(b, n.x, n.not, " BETWEEN ")
 	writeSub(b, n.lo, precAdd)
 	b.WriteString(" AND ")
 	writeSub(b, n.hi, precAdd)
 }
 
 func (n *likeNode) write(b *strings.Builder) {
-	writeSub(b, n.x, precAdd)
-	if n.not {
-		b.WriteString(" NOT")
-	}
-	b.WriteString(" LIKE ")
+	writePredicate(b, n.x, n.not, " LIKE ")
 	writeSub(b, n.pattern, precAdd)
 	if n.esc != nil {
 		b.WriteString(" ESCAPE ")

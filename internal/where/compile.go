@@ -207,27 +207,20 @@ func (c *constCond) test([]any) tri { return c.t }
 
 type andCond struct{ xs []cond }
 
-func (a *andCond) test(row []any) tri {
-	res := triTrue
-	for _, x := range a.xs {
-		switch x.test(row) {
-		case triFalse:
-			return triFalse
-		case triUnknown:
-			res = triUnknown
-		}
-	}
-	return res
-}
+func (a *andCond) test(row []any) tri { return kleene(a.xs, row, triFalse) }
 
 type orCond struct{ xs []cond }
 
-func (o *orCond) test(row []any) tri {
-	res := triFalse
-	for _, x := range o.xs {
+func (o *orCond) test(row []any) tri { return kleene(o.xs, row, triTrue) }
+
+// kleene is the three-valued AND (decisive false) or OR (decisive true) of xs: the decisive
+// value as soon as one term has it, else unknown if a term is unknown, else the other value.
+func kleene(xs []cond, row []any, decisive tri) tri {
+	res := decisive.not()
+	for _, x := range xs {
 		switch x.test(row) {
-		case triTrue:
-			return triTrue
+		case decisive:
+			return decisive
 		case triUnknown:
 			res = triUnknown
 		}

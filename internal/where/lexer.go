@@ -81,29 +81,18 @@ func (l *lexer) next() (token, error) {
 	}
 	switch c {
 	case '(', ')', ',', '+', '-', '*', '/', '=':
-		l.pos++
-		return token{kind: tokOp, pos: start, end: l.pos, text: l.src[start:l.pos]}, nil
+		return l.operator(start, ""), nil
+	case '<':
+		return l.operator(start, "=>"), nil
+	case '>':
+		return l.operator(start, "="), nil
 	case '|':
 		if strings.HasPrefix(l.src[start:], "||") {
-			l.pos += 2
-			return token{kind: tokOp, pos: start, end: l.pos, text: "||"}, nil
+			return l.operator(start, "|"), nil
 		}
-	case '<':
-		l.pos++
-		if l.pos < len(l.src) && (l.src[l.pos] == '=' || l.src[l.pos] == '>') {
-			l.pos++
-		}
-		return token{kind: tokOp, pos: start, end: l.pos, text: l.src[start:l.pos]}, nil
-	case '>':
-		l.pos++
-		if l.pos < len(l.src) && l.src[l.pos] == '=' {
-			l.pos++
-		}
-		return token{kind: tokOp, pos: start, end: l.pos, text: l.src[start:l.pos]}, nil
 	case '!':
 		if strings.HasPrefix(l.src[start:], "!=") {
-			l.pos += 2
-			return token{kind: tokOp, pos: start, end: l.pos, text: "!="}, nil
+			return l.operator(start, "="), nil
 		}
 	}
 	r, size := utf8.DecodeRuneInString(l.src[start:])
@@ -220,4 +209,14 @@ func (t token) describe(src string) string {
 		return "string " + shorten(src[t.pos:t.end])
 	}
 	return quoteForMsg(src[t.pos:t.end])
+}
+
+// operator reads the operator that starts at start: its first character and, when one of
+// second follows, that too.
+func (l *lexer) operator(start int, second string) token {
+	l.pos = start + 1
+	if l.pos < len(l.src) && strings.IndexByte(second, l.src[l.pos]) >= 0 {
+		l.pos++
+	}
+	return token{kind: tokOp, pos: start, end: l.pos, text: l.src[start:l.pos]}
 }

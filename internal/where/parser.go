@@ -147,32 +147,30 @@ func (p *parser) chain(n, pos int) {
 func (p *parser) parseOr() node {
 	p.enter(p.tok.pos)
 	defer p.leave()
-	pos := p.tok.pos
-	x := p.parseAnd()
-	if !p.isWord("OR") {
-		return x
-	}
-	xs := appendFlat(nil, x, false)
-	for p.isWord("OR") {
-		p.advance()
-		xs = appendFlat(xs, p.parseAnd(), false)
-	}
-	return &logicNode{pos: pos, and: false, xs: xs}
+	return p.parseLogic(false)
 }
 
 // parseAnd: not { AND not }
-func (p *parser) parseAnd() node {
+func (p *parser) parseAnd() node { return p.parseLogic(true) }
+
+// parseLogic parses one chain of the grammar's OR level (and false) or AND level (and true),
+// flattened into one logicNode; a single term is returned as it is.
+func (p *parser) parseLogic(and bool) node {
+	kw, term := "OR", p.parseAnd
+	if and {
+		kw, term = "AND", p.parseNot
+	}
 	pos := p.tok.pos
-	x := p.parseNot()
-	if !p.isWord("AND") {
+	x := term()
+	if !p.isWord(kw) {
 		return x
 	}
-	xs := appendFlat(nil, x, true)
-	for p.isWord("AND") {
+	xs := appendFlat(nil, x, and)
+	for p.isWord(kw) {
 		p.advance()
-		xs = appendFlat(xs, p.parseNot(), true)
+		xs = appendFlat(xs, term(), and)
 	}
-	return &logicNode{pos: pos, and: true, xs: xs}
+	return &logicNode{pos: pos, and: and, xs: xs}
 }
 
 // appendFlat appends x to xs, splicing in the terms of a nested chain of

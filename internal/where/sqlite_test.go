@@ -31,14 +31,7 @@ func TestDifferentialSQLite(t *testing.T) {
 		}
 	}
 
-	schema := where.Schema{
-		{Name: "id", Type: where.Integer},
-		{Name: "name", Type: where.String},
-		{Name: "pop", Type: where.Integer},
-		{Name: "area", Type: where.Double},
-		{Name: "code", Type: where.String},
-		{Name: "big", Type: where.Integer},
-	}
+	schema := sqlSchema[:6] // the columns of table t
 	names := []string{"Avon", "avon", "AVON", "Bath", "bath_x", "Cardiff", "Dover", "O'Brien", "a%b", "a_b",
 		"", " pad ", "Zed", "zulu", "Abc", "abc", "x\\y", "Mid Town", "ab", "ba"}
 	rng := rand.New(rand.NewPCG(7, 11))
