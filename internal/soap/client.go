@@ -14,22 +14,7 @@ import (
 // WriteRequest writes a request envelope for op whose body holds the fields of req, a pointer
 // to the operation's request struct.
 func (c *Codec) WriteRequest(buf *bytes.Buffer, op string, req any) error {
-	buf.WriteString(envelopeOpen)
-	escapeText(buf, c.namespace)
-	buf.WriteString(`"><soap:Body><tns:`)
-	buf.WriteString(op)
-	buf.WriteByte('>')
-	v := reflect.ValueOf(req)
-	if v.Kind() == reflect.Pointer {
-		v = v.Elem()
-	}
-	if err := (&encoder{c: c, buf: buf}).structFields(v); err != nil {
-		return err
-	}
-	buf.WriteString("</tns:")
-	buf.WriteString(op)
-	buf.WriteString("></soap:Body></soap:Envelope>")
-	return nil
+	return c.writeEnvelope(buf, op, "", req)
 }
 
 // ReadResponse reads a response envelope of op into resp, a pointer to the operation's response

@@ -119,6 +119,21 @@ func text(r *reader) (string, error) {
 	return s, err
 }
 
+// parseText reads el's character data and parses it; text that parse rejects is a fault
+// saying it is not article+" "+what ("an xs:boolean").
+func parseText[T any](r *reader, path *elemPath, parse func(string) (T, error), article, what string) (T, error) {
+	s, err := text(r)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	x, err := parse(s)
+	if err != nil {
+		return x, decodeError(path, "%q is not %s %s", s, article, what)
+	}
+	return x, nil
+}
+
 // decodeValue reads element el into v, whose schema type is typ, consuming el up to its end.
 func (c *Codec) decodeValue(r *reader, el element, v reflect.Value, typ string, path *elemPath) error {
 	if el.nil {
@@ -143,13 +158,9 @@ func (c *Codec) decodeValue(r *reader, el element, v reflect.Value, typ string, 
 		return nil
 	case reflect.Struct:
 		if v.Type() == reflect.TypeFor[time.Time]() {
-			s, err := text(r)
+			t, err := parseText(r, path, parseDateTime, "an", "xs:dateTime")
 			if err != nil {
 				return err
-			}
-			t, err := parseDateTime(s)
-			if err != nil {
-				return decodeError(path, "%q is not an xs:dateTime", s)
 			}
 			v.Set(reflect.ValueOf(t))
 			return nil
@@ -215,46 +226,36 @@ func (c *Codec) decodeValue(r *reader, el element, v reflect.Value, typ string, 
 		v.SetString(s)
 		return nil
 	case reflect.Bool:
-		s, err := text(r)
+		b, err := parseText(r, path, parseBool, "an", "xs:boolean")
 		if err != nil {
 			return err
-		}
-		b, err := parseBool(s)
-		if err != nil {
-			return decodeError(path, "%q is not an xs:boolean", s)
 		}
 		v.SetBool(b)
 		return nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		s, err := text(r)
+		bits := v.Type().Bits()
+		i, err := parseText(r, path, func(s string) (int64, error) {
+			return strconv.ParseInt(strings.TrimSpace(s), 10, bits)
+		}, "an", typ)
 		if err != nil {
 			return err
-		}
-		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, v.Type().Bits())
-		if err != nil {
-			return decodeError(path, "%q is not an %s", s, typ)
 		}
 		v.SetInt(i)
 		return nil
 	case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		s, err := text(r)
+		bits := v.Type().Bits()
+		i, err := parseText(r, path, func(s string) (uint64, error) {
+			return strconv.ParseUint(strings.TrimSpace(s), 10, bits)
+		}, "an", typ)
 		if err != nil {
 			return err
-		}
-		i, err := strconv.ParseUint(strings.TrimSpace(s), 10, v.Type().Bits())
-		if err != nil {
-			return decodeError(path, "%q is not an %s", s, typ)
 		}
 		v.SetUint(i)
 		return nil
 	case reflect.Float32, reflect.Float64:
-		s, err := text(r)
+		f, err := parseText(r, path, parseDouble, "an", typ)
 		if err != nil {
 			return err
-		}
-		f, err := parseDouble(s)
-		if err != nil {
-			return decodeError(path, "%q is not an %s", s, typ)
 		}
 		v.SetFloat(f)
 		return nil
@@ -319,13 +320,11 @@ func (c *Codec) decodeAny(r *reader, el element, v reflect.Value, path *elemPath
 		}
 		val = s
 	case "int", "short", "long", "integer", "byte", "unsignedByte", "unsignedShort", "unsignedInt":
-		s, err := text(r)
+		i, err := parseText(r, path, func(s string) (int64, error) {
+			return strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		}, "an", "integer")
 		if err != nil {
 			return err
-		}
-		i, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-		if err != nil {
-			return decodeError(path, "%q is not an integer", s)
 		}
 		if el.xsiType == "long" || el.xsiType == "integer" || el.xsiType == "unsignedInt" {
 			val = i
@@ -333,33 +332,21 @@ func (c *Codec) decodeAny(r *reader, el element, v reflect.Value, path *elemPath
 			val = int(i)
 		}
 	case "double", "float", "decimal":
-		s, err := text(r)
+		f, err := parseText(r, path, parseDouble, "a", "number")
 		if err != nil {
 			return err
-		}
-		f, err := parseDouble(s)
-		if err != nil {
-			return decodeError(path, "%q is not a number", s)
 		}
 		val = f
 	case "boolean":
-		s, err := text(r)
+		b, err := parseText(r, path, parseBool, "a", "boolean")
 		if err != nil {
 			return err
-		}
-		b, err := parseBool(s)
-		if err != nil {
-			return decodeError(path, "%q is not a boolean", s)
 		}
 		val = b
 	case "dateTime", "date":
-		s, err := text(r)
+		t, err := parseText(r, path, parseDateTime, "a", "dateTime")
 		if err != nil {
 			return err
-		}
-		t, err := parseDateTime(s)
-		if err != nil {
-			return decodeError(path, "%q is not a dateTime", s)
 		}
 		val = t
 	case "base64Binary":

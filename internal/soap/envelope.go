@@ -97,22 +97,29 @@ const envelopeOpen = `<?xml version="1.0" encoding="utf-8"?>` +
 // WriteResponse writes the response envelope for op: <tns:{op}Response> holding the fields of
 // resp, a pointer to the operation's response struct.
 func (c *Codec) WriteResponse(buf *bytes.Buffer, op string, resp any) error {
+	return c.writeEnvelope(buf, op, "Response", resp)
+}
+
+// writeEnvelope writes an envelope whose body is the element <tns:{op}{suffix}> holding the
+// fields of body, a struct or a pointer to one.
+func (c *Codec) writeEnvelope(buf *bytes.Buffer, op, suffix string, body any) error {
 	buf.WriteString(envelopeOpen)
 	escapeText(buf, c.namespace)
 	buf.WriteString(`"><soap:Body><tns:`)
 	buf.WriteString(op)
-	buf.WriteString("Response>")
-	e := &encoder{c: c, buf: buf}
-	v := reflect.ValueOf(resp)
+	buf.WriteString(suffix)
+	buf.WriteByte('>')
+	v := reflect.ValueOf(body)
 	if v.Kind() == reflect.Pointer {
 		v = v.Elem()
 	}
-	if err := e.structFields(v); err != nil {
+	if err := (&encoder{c: c, buf: buf}).structFields(v); err != nil {
 		return err
 	}
 	buf.WriteString("</tns:")
 	buf.WriteString(op)
-	buf.WriteString("Response></soap:Body></soap:Envelope>")
+	buf.WriteString(suffix)
+	buf.WriteString("></soap:Body></soap:Envelope>")
 	return nil
 }
 
