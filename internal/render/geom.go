@@ -15,6 +15,43 @@ const simplifyTol = 0.5
 // anti-aliasing.
 const dpTol = 0.25
 
+// pathBuf is a surface's current path, already transformed to surface units: subpaths of one
+// point buffer. Its NewPath and ClosePath implement Surface's; the surfaces' MoveTo and LineTo
+// transform their point and call moveTo and lineTo.
+type pathBuf struct {
+	pts  []pathPoint
+	subs []subpath
+}
+
+// NewPath implements Surface.
+func (p *pathBuf) NewPath() {
+	p.pts = p.pts[:0]
+	p.subs = p.subs[:0]
+}
+
+// ClosePath implements Surface.
+func (p *pathBuf) ClosePath() {
+	if n := len(p.subs); n > 0 {
+		p.subs[n-1].closed = true
+	}
+}
+
+// moveTo starts a subpath at (x, y).
+func (p *pathBuf) moveTo(x, y float64) {
+	p.subs = append(p.subs, subpath{start: len(p.pts), end: len(p.pts) + 1})
+	p.pts = append(p.pts, pathPoint{x, y})
+}
+
+// lineTo extends the current subpath to (x, y), or starts one there when there is none.
+func (p *pathBuf) lineTo(x, y float64) {
+	if len(p.subs) == 0 {
+		p.moveTo(x, y)
+		return
+	}
+	p.pts = append(p.pts, pathPoint{x, y})
+	p.subs[len(p.subs)-1].end = len(p.pts)
+}
+
 // pixelPath is geometry transformed to pixels, generalised and clipped: rings and lines as subpaths of
 // one point buffer, plus polygon parts (ranges of subpaths, exterior ring first) for labelling.
 type pixelPath struct {

@@ -1,6 +1,9 @@
 package render
 
-import "math"
+import (
+	"iter"
+	"math"
+)
 
 // interiorPoint returns a point well inside the polygon made of rings (exterior first, holes after):
 // an approximation of its pole of inaccessibility, the interior point farthest from the outline, found
@@ -129,17 +132,11 @@ func (q *cellQueue) pop() cell {
 func ringsDistance(pts []pathPoint, rings []subpath, x, y float64) float64 {
 	in := false
 	d2 := math.Inf(1)
-	for _, r := range rings {
-		ring := pts[r.start:r.end]
-		j := len(ring) - 1
-		for i := range ring {
-			a, b := ring[i], ring[j]
-			if (a.y > y) != (b.y > y) && x < (b.x-a.x)*(y-a.y)/(b.y-a.y)+a.x {
-				in = !in
-			}
-			d2 = min(d2, segDist2(x, y, a, b))
-			j = i
+	for a, b := range ringEdges(pts, rings) {
+		if crossesRightOf(a, b, x, y) {
+			in = !in
 		}
+		d2 = min(d2, segDist2(x, y, a, b))
 	}
 	d := math.Sqrt(d2)
 	if in {
@@ -151,18 +148,34 @@ func ringsDistance(pts []pathPoint, rings []subpath, x, y float64) float64 {
 // pointInRings reports whether (x, y) is inside the rings (even-odd rule).
 func pointInRings(pts []pathPoint, rings []subpath, x, y float64) bool {
 	in := false
-	for _, r := range rings {
-		ring := pts[r.start:r.end]
-		j := len(ring) - 1
-		for i := range ring {
-			a, b := ring[i], ring[j]
-			if (a.y > y) != (b.y > y) && x < (b.x-a.x)*(y-a.y)/(b.y-a.y)+a.x {
-				in = !in
-			}
-			j = i
+	for a, b := range ringEdges(pts, rings) {
+		if crossesRightOf(a, b, x, y) {
+			in = !in
 		}
 	}
 	return in
+}
+
+// ringEdges yields every edge (a, b) of the closed rings, each ring's closing edge first.
+func ringEdges(pts []pathPoint, rings []subpath) iter.Seq2[pathPoint, pathPoint] {
+	return func(yield func(a, b pathPoint) bool) {
+		for _, r := range rings {
+			ring := pts[r.start:r.end]
+			j := len(ring) - 1
+			for i := range ring {
+				if !yield(ring[i], ring[j]) {
+					return
+				}
+				j = i
+			}
+		}
+	}
+}
+
+// crossesRightOf reports whether the edge (a, b) crosses the ray from (x, y) to the right: the
+// even-odd test's step.
+func crossesRightOf(a, b pathPoint, x, y float64) bool {
+	return (a.y > y) != (b.y > y) && x < (b.x-a.x)*(y-a.y)/(b.y-a.y)+a.x
 }
 
 func segDist2(x, y float64, a, b pathPoint) float64 {

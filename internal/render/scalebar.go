@@ -444,16 +444,19 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 	bottom := top + barH
 
 	// The bar.
-	rect := func(a, b float64, c color.NRGBA) {
-		if c.A == 0 || b <= a {
-			return
-		}
+	barPath := func(a, b float64) { // the bar's rectangle from x a to x b
 		s.NewPath()
 		s.MoveTo(a, top)
 		s.LineTo(b, top)
 		s.LineTo(b, bottom)
 		s.LineTo(a, bottom)
 		s.ClosePath()
+	}
+	rect := func(a, b float64, c color.NRGBA) {
+		if c.A == 0 || b <= a {
+			return
+		}
+		barPath(a, b)
 		s.Fill(c)
 	}
 	switch sb.Kind {
@@ -471,12 +474,7 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 		}
 	}
 	if sb.Outline.Color.A > 0 && sb.Outline.Width > 0 {
-		s.NewPath()
-		s.MoveTo(x0, top)
-		s.LineTo(x1, top)
-		s.LineTo(x1, bottom)
-		s.LineTo(x0, bottom)
-		s.ClosePath()
+		barPath(x0, x1)
 		s.Stroke(StrokeStyle{Color: sb.Outline.Color, Width: pt(sb.Outline.Width), Join: JoinMiter, Cap: CapSquare})
 	}
 

@@ -39,8 +39,7 @@ type GGSurface struct {
 	ident bool
 	stack []Matrix
 
-	pts  []pathPoint
-	subs []subpath
+	pathBuf // the current path, in pixels
 
 	ras  vector.Rasterizer
 	mask image.Alpha
@@ -150,39 +149,20 @@ func (s *GGSurface) Pop() {
 	}
 }
 
-// NewPath implements Surface.
-func (s *GGSurface) NewPath() {
-	s.pts = s.pts[:0]
-	s.subs = s.subs[:0]
-}
-
 // MoveTo implements Surface.
 func (s *GGSurface) MoveTo(x, y float64) {
 	if !s.ident {
 		x, y = s.m.Apply(x, y)
 	}
-	s.subs = append(s.subs, subpath{start: len(s.pts), end: len(s.pts) + 1})
-	s.pts = append(s.pts, pathPoint{x, y})
+	s.moveTo(x, y)
 }
 
 // LineTo implements Surface.
 func (s *GGSurface) LineTo(x, y float64) {
-	if len(s.subs) == 0 {
-		s.MoveTo(x, y)
-		return
-	}
 	if !s.ident {
 		x, y = s.m.Apply(x, y)
 	}
-	s.pts = append(s.pts, pathPoint{x, y})
-	s.subs[len(s.subs)-1].end = len(s.pts)
-}
-
-// ClosePath implements Surface.
-func (s *GGSurface) ClosePath() {
-	if n := len(s.subs); n > 0 {
-		s.subs[n-1].closed = true
-	}
+	s.lineTo(x, y)
 }
 
 // Fill implements Surface.

@@ -12,8 +12,7 @@ import (
 type vecPath struct {
 	m     Matrix
 	stack []Matrix
-	pts   []pathPoint
-	subs  []subpath
+	pathBuf
 	fonts *Fonts
 	w, h  int
 }
@@ -42,32 +41,9 @@ func (p *vecPath) Pop() {
 	}
 }
 
-func (p *vecPath) NewPath() {
-	p.pts = p.pts[:0]
-	p.subs = p.subs[:0]
-}
+func (p *vecPath) MoveTo(x, y float64) { p.moveTo(p.m.Apply(x, y)) }
 
-func (p *vecPath) MoveTo(x, y float64) {
-	x, y = p.m.Apply(x, y)
-	p.subs = append(p.subs, subpath{start: len(p.pts), end: len(p.pts) + 1})
-	p.pts = append(p.pts, pathPoint{x, y})
-}
-
-func (p *vecPath) LineTo(x, y float64) {
-	if len(p.subs) == 0 {
-		p.MoveTo(x, y)
-		return
-	}
-	x, y = p.m.Apply(x, y)
-	p.pts = append(p.pts, pathPoint{x, y})
-	p.subs[len(p.subs)-1].end = len(p.pts)
-}
-
-func (p *vecPath) ClosePath() {
-	if n := len(p.subs); n > 0 {
-		p.subs[n-1].closed = true
-	}
-}
+func (p *vecPath) LineTo(x, y float64) { p.lineTo(p.m.Apply(x, y)) }
 
 // MeasureText measures with the embedded font, as the raster backend does, so labels are placed
 // identically on every surface.

@@ -157,12 +157,7 @@ func TestVectorGroupsAndImages(t *testing.T) {
 		s.Clear(color.NRGBA{0, 0, 255, 255})
 		s.BeginGroup()
 		s.BeginGroup()
-		s.NewPath()
-		s.MoveTo(0, 0)
-		s.LineTo(50, 0)
-		s.LineTo(50, 25)
-		s.LineTo(0, 25)
-		s.ClosePath()
+		rectPath(s, 0, 0, 50, 25)
 		s.Fill(color.NRGBA{255, 0, 0, 255})
 		s.EndGroup(1)
 		s.EndGroup(0.5)
@@ -282,12 +277,7 @@ func TestPDFPatternSpace(t *testing.T) {
 		if group {
 			s.BeginGroup()
 		}
-		s.NewPath()
-		s.MoveTo(20, 0)
-		s.LineTo(40, 0)
-		s.LineTo(40, 20)
-		s.LineTo(20, 20)
-		s.ClosePath()
+		rectPath(s, 20, 0, 40, 20)
 		s.FillPattern(tile)
 		if group {
 			s.EndGroup(0.99)
@@ -338,4 +328,14 @@ func TestMarkerAngleOffset(t *testing.T) {
 	for _, f := range []Format{SVG, PDF} {
 		check(f.String(), rasterizeVector(t, f, drawVector(t, f, m, v), 96))
 	}
+}
+
+// rectPath makes the rectangle from (x0, y0) to (x1, y1) the current path of s.
+func rectPath(s Surface, x0, y0, x1, y1 float64) {
+	s.NewPath()
+	s.MoveTo(x0, y0)
+	s.LineTo(x1, y0)
+	s.LineTo(x1, y1)
+	s.LineTo(x0, y1)
+	s.ClosePath()
 }
