@@ -618,14 +618,8 @@ func (l *loader) source(n, owner *yaml.Node, src *Source, what string) *tableInf
 			l.errorf(resolve(jsonNode), "source: geojson must name a file")
 			return nil
 		}
-		src.GeoJSON = l.abs(src.GeoJSON)
-		if _, err := os.Stat(src.GeoJSON); err != nil {
-			l.errorf(resolve(jsonNode), "data file %s not found", src.GeoJSON)
-			return nil
-		}
-		f, err := l.openGeoJSON(src.GeoJSON)
-		if err != nil {
-			l.errorf(resolve(jsonNode), "cannot read GeoJSON %s: %v", src.GeoJSON, err)
+		f, ok := openData(l, jsonNode, &src.GeoJSON, "GeoJSON", l.openGeoJSON)
+		if !ok {
 			return nil
 		}
 		return fromGeoJSON(f)
@@ -638,14 +632,8 @@ func (l *loader) source(n, owner *yaml.Node, src *Source, what string) *tableInf
 		l.errorf(resolve(n), "source: missing required key \"table\"")
 		return nil
 	}
-	src.GeoPackage = l.abs(src.GeoPackage)
-	if _, err := os.Stat(src.GeoPackage); err != nil {
-		l.errorf(resolve(pathNode), "data file %s not found", src.GeoPackage)
-		return nil
-	}
-	f, err := l.open(src.GeoPackage)
-	if err != nil {
-		l.errorf(resolve(pathNode), "cannot read GeoPackage %s: %v", src.GeoPackage, err)
+	f, ok := openData(l, pathNode, &src.GeoPackage, "GeoPackage", l.open)
+	if !ok {
 		return nil
 	}
 	t, ok := f.Table(src.Table)
@@ -659,6 +647,23 @@ func (l *loader) source(n, owner *yaml.Node, src *Source, what string) *tableInf
 	}
 	src.Table = t.Name
 	return fromGeoPackage(t)
+}
+
+// openData makes *path, which node n sets, absolute and opens the data file there with open,
+// reporting at n a file that is missing or that open cannot read (kind names its format).
+func openData[F any](l *loader, n *yaml.Node, path *string, kind string, open func(string) (F, error)) (F, bool) {
+	*path = l.abs(*path)
+	if _, err := os.Stat(*path); err != nil {
+		l.errorf(resolve(n), "data file %s not found", *path)
+		var zero F
+		return zero, false
+	}
+	f, err := open(*path)
+	if err != nil {
+		l.errorf(resolve(n), "cannot read %s %s: %v", kind, *path, err)
+		return f, false
+	}
+	return f, true
 }
 
 // abs resolves a path against the configuration file's directory.

@@ -9,15 +9,7 @@ import (
 )
 
 func TestLabelPlacementKeys(t *testing.T) {
-	cfg, err := servicedef.Load(writeConfig(t, `services:
-  - name: p
-    maps:
-      - spatialReference: 3857
-        layers:
-          - name: Countries
-            source: {geopackage: SAMPLE/world_countries_50m_4326.gpkg, table: countries}
-            labels:
-              - field: NAME
+	cfg, err := loadCountryLabels(t, `              - field: NAME
                 placement:
                   point: [above-right, center]
                   offset: 3
@@ -32,7 +24,7 @@ func TestLabelPlacementKeys(t *testing.T) {
               - field: NAME
                 placement: {point: best, line: on, along: middle, orientation: curved, parts: longest, polygon: horizontal, duplicates: keep}
               - field: NAME
-`))
+`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +43,21 @@ func TestLabelPlacementKeys(t *testing.T) {
 			t.Errorf("label %d placement %+v, want the zero value", i, labels[i].Placement)
 		}
 	}
-	_, err = servicedef.Load(writeConfig(t, `services:
+	_, err = loadCountryLabels(t, `              - field: NAME
+                placement: {point: [upstairs], line: beside, repeat: -1, wobble: 1}
+`)
+	for _, w := range []string{`point position "upstairs"`, `line placement "beside"`, "repeat", `unknown key "wobble"`} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v, want one about %s", err, w)
+		}
+	}
+}
+
+// loadCountryLabels loads a configuration of one map whose one layer, the sample countries, has
+// the label classes labels (YAML list items, indented as under the layer's "labels:").
+func loadCountryLabels(t *testing.T, labels string) (*servicedef.Config, error) {
+	t.Helper()
+	return servicedef.Load(writeConfig(t, `services:
   - name: p
     maps:
       - spatialReference: 3857
@@ -59,12 +65,5 @@ func TestLabelPlacementKeys(t *testing.T) {
           - name: Countries
             source: {geopackage: SAMPLE/world_countries_50m_4326.gpkg, table: countries}
             labels:
-              - field: NAME
-                placement: {point: [upstairs], line: beside, repeat: -1, wobble: 1}
-`))
-	for _, w := range []string{`point position "upstairs"`, `line placement "beside"`, "repeat", `unknown key "wobble"`} {
-		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Errorf("error %v, want one about %s", err, w)
-		}
-	}
+`+labels))
 }

@@ -145,13 +145,10 @@ func (l *loader) queryable(q *queryNodes, src Source, t *tableInfo) Queryable {
 		if valuesNode != nil {
 			l.seq(valuesNode, "subtypes values", func(it *yaml.Node) {
 				var s Subtype
-				var codeNode, nameNode *yaml.Node
-				l.fields(it, "subtype", map[string]func(*yaml.Node){
-					"code": func(v *yaml.Node) { codeNode = v; s.Code = l.int(v, "subtype code") },
-					"name": func(v *yaml.Node) { nameNode = v; s.Name = l.str(v, "subtype name") },
-				})
-				if codeNode == nil || nameNode == nil {
-					l.errorf(resolve(it), "subtype: code and name are required")
+				codeNode, ok := l.codeAndName(it, "subtype",
+					func(v *yaml.Node) { s.Code = l.int(v, "subtype code") },
+					func(v *yaml.Node) { s.Name = l.str(v, "subtype name") })
+				if !ok {
 					return
 				}
 				if prev, dup := seen[s.Code]; dup {
@@ -172,6 +169,21 @@ func (l *loader) queryable(q *queryNodes, src Source, t *tableInfo) Queryable {
 		out.Subtypes = st
 	}
 	return out
+}
+
+// codeAndName decodes it, a {code, name} mapping (what names it in problems), passing the two
+// values to code and name; it reports a missing key and returns the code's node.
+func (l *loader) codeAndName(it *yaml.Node, what string, code, name func(*yaml.Node)) (*yaml.Node, bool) {
+	var codeNode, nameNode *yaml.Node
+	l.fields(it, what, map[string]func(*yaml.Node){
+		"code": func(v *yaml.Node) { codeNode = v; code(v) },
+		"name": func(v *yaml.Node) { nameNode = v; name(v) },
+	})
+	if codeNode == nil || nameNode == nil {
+		l.errorf(resolve(it), "%s: code and name are required", what)
+		return nil, false
+	}
+	return codeNode, true
 }
 
 // domain decodes one domain of field f (ok false when the field is unknown).
@@ -199,13 +211,10 @@ func (l *loader) domain(n *yaml.Node, f feature.Field, ok bool) *Domain {
 		if valuesNode != nil {
 			l.seq(valuesNode, "domain values", func(it *yaml.Node) {
 				var c CodedValue
-				var codeNode, cn *yaml.Node
-				l.fields(it, "coded value", map[string]func(*yaml.Node){
-					"code": func(v *yaml.Node) { codeNode = v; c.Code = l.str(v, "code") },
-					"name": func(v *yaml.Node) { cn = v; c.Name = l.str(v, "name") },
-				})
-				if codeNode == nil || cn == nil {
-					l.errorf(resolve(it), "coded value: code and name are required")
+				codeNode, named := l.codeAndName(it, "coded value",
+					func(v *yaml.Node) { c.Code = l.str(v, "code") },
+					func(v *yaml.Node) { c.Name = l.str(v, "name") })
+				if !named {
 					return
 				}
 				if ok && f.Type.Numeric() {
