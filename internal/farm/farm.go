@@ -59,33 +59,32 @@ func NewClient(rdb redis.UniversalClient, timeout time.Duration, opts ...Option)
 // Export queues an ExportMap task, on the heavy queue when it is expensive, and waits for its
 // result.
 func (c *Client) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
-	deadline := c.deadline(ctx)
-	t, err := task.NewExportMap(job, time.Until(deadline))
-	if err != nil {
-		return task.Result{}, err
-	}
-	return c.run(ctx, job.ID, t, task.InteractiveQueue(task.ExportMapCost(job), c.heavyPixels), deadline)
+	queue := task.InteractiveQueue(task.ExportMapCost(job), c.heavyPixels)
+	return submit(ctx, c, job.ID, job, task.NewExportMap, queue)
 }
 
 // ExportScaleBar queues an ExportScaleBar task, on the heavy queue when it is expensive, and
 // waits for its result.
 func (c *Client) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
-	deadline := c.deadline(ctx)
-	t, err := task.NewExportScaleBar(job, time.Until(deadline))
-	if err != nil {
-		return task.Result{}, err
-	}
-	return c.run(ctx, job.ID, t, task.InteractiveQueue(task.ExportScaleBarCost(job), c.heavyPixels), deadline)
+	queue := task.InteractiveQueue(task.ExportScaleBarCost(job), c.heavyPixels)
+	return submit(ctx, c, job.ID, job, task.NewExportScaleBar, queue)
 }
 
 // RenderMetatile queues a CacheMetatile task (an on-demand cache tile) and waits for its result.
 func (c *Client) RenderMetatile(ctx context.Context, job task.CacheMetatile) (task.Result, error) {
+	return submit(ctx, c, job.ID, job, task.NewCacheMetatile, task.QueueInteractive)
+}
+
+// submit builds the task of job (request id id) with newTask, due by the client's deadline,
+// queues it on queue and waits for its result.
+func submit[J any](ctx context.Context, c *Client, id string, job J,
+	newTask func(J, time.Duration) (*asynq.Task, error), queue string) (task.Result, error) {
 	deadline := c.deadline(ctx)
-	t, err := task.NewCacheMetatile(job, time.Until(deadline))
+	t, err := newTask(job, time.Until(deadline))
 	if err != nil {
 		return task.Result{}, err
 	}
-	return c.run(ctx, job.ID, t, task.QueueInteractive, deadline)
+	return c.run(ctx, id, t, queue, deadline)
 }
 
 // deadline is when the client stops waiting: the render timeout from now, or ctx's deadline
