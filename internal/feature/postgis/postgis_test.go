@@ -120,6 +120,9 @@ func parityCases(t *testing.T, table string) []parityCase {
 		return 0
 	}
 	line := orb.LineString{{-1.3e7, 3.5e6}, {-0.8e7, 4.6e6}}
+	spatial := func(rel feature.Relation, g orb.Geometry) func(*feature.Layer) feature.Query {
+		return func(*feature.Layer) feature.Query { return feature.Query{Spatial: &feature.Spatial{Rel: rel, Geom: g}} }
+	}
 	cases := []parityCase{
 		{"all", func(*feature.Layer) feature.Query { return feature.Query{} }},
 		{"no geometry", func(*feature.Layer) feature.Query { return feature.Query{NoGeometry: true} }},
@@ -140,30 +143,16 @@ func parityCases(t *testing.T, table string) []parityCase {
 		{"columns", func(l *feature.Layer) feature.Query {
 			return feature.Query{Columns: []int{l.Info().FieldIndex("NAME")}, Limit: 30}
 		}},
-		{"intersects envelope", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: env}}
-		}},
-		{"envelope intersects line", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.EnvelopeIntersects, Geom: line}}
-		}},
-		{"intersects line", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: line}}
-		}},
-		{"crosses line", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Crosses, Geom: line}}
-		}},
-		{"within point", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Within, Geom: point}}
-		}},
-		{"contains envelope", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Contains, Geom: env}}
-		}},
+		{"intersects envelope", spatial(feature.Intersects, env)},
+		{"envelope intersects line", spatial(feature.EnvelopeIntersects, line)},
+		{"intersects line", spatial(feature.Intersects, line)},
+		{"crosses line", spatial(feature.Crosses, line)},
+		{"within point", spatial(feature.Within, point)},
+		{"contains envelope", spatial(feature.Contains, env)},
 		{"overlaps envelope", func(*feature.Layer) feature.Query {
 			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Overlaps, Geom: env}, Where: w("fid < 3000")}
 		}},
-		{"contains europe envelope", func(*feature.Layer) feature.Query {
-			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Contains, Geom: europe}}
-		}},
+		{"contains europe envelope", spatial(feature.Contains, europe)},
 		{"touches the feature under the point", func(l *feature.Layer) feature.Query {
 			return feature.Query{Spatial: &feature.Spatial{Rel: feature.Touches, Geom: geomOf(l, under(l))}}
 		}},

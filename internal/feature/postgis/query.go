@@ -433,16 +433,10 @@ func (s *Source) Stats(ctx context.Context, q *feature.Query, stats []feature.St
 	if err != nil {
 		return nil, err
 	}
-	blob := slices.ContainsFunc(cols, func(c int) bool { return s.info.Fields[c].Type == feature.FieldBlob })
-	if f.none || blob || !exactAggregate(q, f) {
-		// SQL has no min/max of bytea: BLOB statistics are computed in Go.
+	if s.aggregateInGo(q, f, cols) {
 		a := feature.NewAggregator(stats, groupBy)
-		if !f.none {
-			qq := *q
-			qq.NoGeometry, qq.Columns = true, cols
-			if err := s.Scan(ctx, &qq, func(ft *feature.Feature) error { a.Add(ft.Values); return nil }); err != nil {
-				return nil, err
-			}
+		if err := s.scanColumns(ctx, q, f, cols, a.Add); err != nil {
+			return nil, err
 		}
 		return a.Rows(), nil
 	}
@@ -507,6 +501,24 @@ func (s *Source) Stats(ctx context.Context, q *feature.Query, stats []feature.St
 	return out, nil
 }
 
+// aggregateInGo reports whether an aggregate of cols over the selection of q (filter f) is
+// computed in Go: when the selection is empty or not exact in SQL, or a column is a BLOB (SQL
+// has no min/max of bytea).
+func (s *Source) aggregateInGo(q *feature.Query, f *filter, cols []int) bool {
+	blob := slices.ContainsFunc(cols, func(c int) bool { return s.info.Fields[c].Type == feature.FieldBlob })
+	return f.none || blob || !exactAggregate(q, f)
+}
+
+// scanColumns passes add the values of cols of every feature of q's selection (filter f).
+func (s *Source) scanColumns(ctx context.Context, q *feature.Query, f *filter, cols []int, add func([]any)) error {
+	if f.none {
+		return nil
+	}
+	qq := *q
+	qq.NoGeometry, qq.Columns = true, cols
+	return s.Scan(ctx, &qq, func(ft *feature.Feature) error { add(ft.Values); return nil })
+}
+
 // Distinct returns the distinct tuples of cols, in SQL when the selection
 // is exact there.
 func (s *Source) Distinct(ctx context.Context, q *feature.Query, cols []int) ([][]any, error) {
@@ -520,15 +532,10 @@ func (s *Source) Distinct(ctx context.Context, q *feature.Query, cols []int) ([]
 	if err != nil {
 		return nil, err
 	}
-	blob := slices.ContainsFunc(cols, func(c int) bool { return s.info.Fields[c].Type == feature.FieldBlob })
-	if f.none || blob || !exactAggregate(q, f) {
+	if s.aggregateInGo(q, f, cols) {
 		d := feature.NewDistinctSet(cols)
-		if !f.none {
-			qq := *q
-			qq.NoGeometry, qq.Columns = true, cols
-			if err := s.Scan(ctx, &qq, func(ft *feature.Feature) error { d.Add(ft.Values); return nil }); err != nil {
-				return nil, err
-			}
+		if err := s.scanColumns(ctx, q, f, cols, d.Add); err != nil {
+			return nil, err
 		}
 		return d.Rows(), nil
 	}
