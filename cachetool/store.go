@@ -231,56 +231,60 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 // exportCmd copies a cache root (conf.xml, conf.cdi and every layer folder) from the store to
 // a local folder, keeping Esri's layout.
 func exportCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
-	var cf cacheFlags
-	fs := flag.NewFlagSet("cachetool export", flag.ContinueOnError)
-	cf.register(fs)
-	dir := fs.String("dir", "", "local folder to write the cache to (required)")
-	if err := fs.Parse(args); err != nil {
+	cf, dir, err := parseDirFlags("export", "local folder to write the cache to", args)
+	if err != nil {
 		return err
-	}
-	if *dir == "" {
-		return errors.New("export: -dir is required")
 	}
 	src, err := openStore(ctx, cf.config)
 	if err != nil {
 		return err
 	}
-	dst, err := blob.NewDisk(*dir)
+	dst, err := blob.NewDisk(dir)
 	if err != nil {
 		return err
 	}
 	n, err := copyPrefix(ctx, src, cf.cacheRoot()+"/", dst, "", stderr)
-	fmt.Fprintf(out, "exported %d objects of %s to %s\n", n, cf.cacheRoot(), *dir)
+	fmt.Fprintf(out, "exported %d objects of %s to %s\n", n, cf.cacheRoot(), dir)
 	return err
 }
 
 // importCmd copies a local cache folder (as export writes it, or an ArcGIS cache's layer
 // folder holding conf.xml) into the store at the cache root.
 func importCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
-	var cf cacheFlags
-	fs := flag.NewFlagSet("cachetool import", flag.ContinueOnError)
-	cf.register(fs)
-	dir := fs.String("dir", "", "local folder holding conf.xml and the layer folders (required)")
-	if err := fs.Parse(args); err != nil {
+	cf, dir, err := parseDirFlags("import", "local folder holding conf.xml and the layer folders", args)
+	if err != nil {
 		return err
 	}
-	if *dir == "" {
-		return errors.New("import: -dir is required")
-	}
-	src, err := blob.NewDisk(*dir)
+	src, err := blob.NewDisk(dir)
 	if err != nil {
 		return err
 	}
 	if _, _, err := tilecache.ReadMetadata(ctx, src, ""); err != nil {
-		return fmt.Errorf("import: %s: %w", *dir, err)
+		return fmt.Errorf("import: %s: %w", dir, err)
 	}
 	dst, err := openStore(ctx, cf.config)
 	if err != nil {
 		return err
 	}
 	n, err := copyPrefix(ctx, src, "", dst, cf.cacheRoot()+"/", stderr)
-	fmt.Fprintf(out, "imported %d objects from %s to %s\n", n, *dir, cf.cacheRoot())
+	fmt.Fprintf(out, "imported %d objects from %s to %s\n", n, dir, cf.cacheRoot())
 	return err
+}
+
+// parseDirFlags parses the flags of export and import (cmd): the cache flags and the required
+// -dir, the local folder, whose usage is dirUsage.
+func parseDirFlags(cmd, dirUsage string, args []string) (cacheFlags, string, error) {
+	var cf cacheFlags
+	fs := flag.NewFlagSet("cachetool "+cmd, flag.ContinueOnError)
+	cf.register(fs)
+	dir := fs.String("dir", "", dirUsage+" (required)")
+	if err := fs.Parse(args); err != nil {
+		return cf, "", err
+	}
+	if *dir == "" {
+		return cf, "", fmt.Errorf("%s: -dir is required", cmd)
+	}
+	return cf, *dir, nil
 }
 
 // copyPrefix copies every object under prefix of src to dst, replacing prefix by to.
