@@ -95,27 +95,18 @@ func (h *adminHandler) list(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"jobs": jobs})
 }
 
-func (h *adminHandler) status(c *gin.Context) {
-	id := c.Param("job")
-	if seed.ValidID(id) != nil {
-		h.fail(c, seed.ErrNoJob)
-		return
-	}
-	st, err := h.jobs.Status(c.Request.Context(), id)
-	if err != nil {
-		h.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusOK, st)
-}
+func (h *adminHandler) status(c *gin.Context) { h.onJob(c, h.jobs.Status) }
 
-func (h *adminHandler) cancel(c *gin.Context) {
+func (h *adminHandler) cancel(c *gin.Context) { h.onJob(c, h.jobs.Cancel) }
+
+// onJob applies do to the job the path names and answers with the job's status.
+func (h *adminHandler) onJob(c *gin.Context, do func(ctx context.Context, id string) (seed.Status, error)) {
 	id := c.Param("job")
 	if seed.ValidID(id) != nil {
 		h.fail(c, seed.ErrNoJob)
 		return
 	}
-	st, err := h.jobs.Cancel(c.Request.Context(), id)
+	st, err := do(c.Request.Context(), id)
 	if err != nil {
 		h.fail(c, err)
 		return
