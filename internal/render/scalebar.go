@@ -444,19 +444,11 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 	bottom := top + barH
 
 	// The bar.
-	barPath := func(a, b float64) { // the bar's rectangle from x a to x b
-		s.NewPath()
-		s.MoveTo(a, top)
-		s.LineTo(b, top)
-		s.LineTo(b, bottom)
-		s.LineTo(a, bottom)
-		s.ClosePath()
-	}
 	rect := func(a, b float64, c color.NRGBA) {
 		if c.A == 0 || b <= a {
 			return
 		}
-		barPath(a, b)
+		rectPath(s, a, top, b, bottom)
 		s.Fill(c)
 	}
 	switch sb.Kind {
@@ -474,7 +466,7 @@ func (r *Renderer) DrawScaleBar(ctx context.Context, s Surface, sb ScaleBar, wid
 		}
 	}
 	if sb.Outline.Color.A > 0 && sb.Outline.Width > 0 {
-		barPath(x0, x1)
+		rectPath(s, x0, top, x1, bottom)
 		s.Stroke(StrokeStyle{Color: sb.Outline.Color, Width: pt(sb.Outline.Width), Join: JoinMiter, Cap: CapSquare})
 	}
 

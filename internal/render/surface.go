@@ -56,3 +56,13 @@ type Surface interface {
 	BeginGroup()
 	EndGroup(opacity float64)
 }
+
+// rectPath makes the axis-aligned rectangle from (x0, y0) to (x1, y1) the current path of s.
+func rectPath(s Surface, x0, y0, x1, y1 float64) {
+	s.NewPath()
+	s.MoveTo(x0, y0)
+	s.LineTo(x1, y0)
+	s.LineTo(x1, y1)
+	s.LineTo(x0, y1)
+	s.ClosePath()
+}
