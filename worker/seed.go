@@ -64,6 +64,16 @@ func lastTry(ctx context.Context) bool {
 	return !ok || n >= m
 }
 
+// liveBundle returns the bundle at topLeft of a seed task of job, and the bundle's id; live is
+// false when the job was cancelled, and the task has nothing to do.
+func (s *seeder) liveBundle(ctx context.Context, job string, layer int, topLeft tilecache.Tile) (b tilecache.Bundle, bid string, live bool, err error) {
+	if stop, err := s.jobs.Cancelled(ctx, job); err != nil || stop {
+		return b, "", false, err
+	}
+	b = tilecache.Bundle{TopLeft: topLeft}
+	return b, seed.BundleID(layer, b), true, nil
+}
+
 // seedRenderHandler renders one part of a bundle: each metatile with its buffer, cut into
 // tiles, encoded, and written as one staging object; it then records the part and, when the
 // bundle's last part is done, enqueues the bundle's merge. Tiles of a metatile that fails to
@@ -77,11 +87,10 @@ func (h *seedRenderHandler) ProcessTask(ctx context.Context, t *asynq.Task) erro
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
-	if stop, err := h.s.jobs.Cancelled(ctx, job.Job); err != nil || stop {
+	b, bid, live, err := h.s.liveBundle(ctx, job.Job, job.Layer, job.Bundle)
+	if err != nil || !live {
 		return err
 	}
-	b := tilecache.Bundle{TopLeft: job.Bundle}
-	bid := seed.BundleID(job.Layer, b)
 	if done, err := h.s.jobs.PartRecorded(ctx, job.Job, bid, job.Part); err != nil {
 		return err
 	} else if done {
@@ -382,11 +391,10 @@ func (h *seedMergeHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
-	if stop, err := h.s.jobs.Cancelled(ctx, job.Job); err != nil || stop {
+	b, bid, live, err := h.s.liveBundle(ctx, job.Job, job.Layer, job.Bundle)
+	if err != nil || !live {
 		return err
 	}
-	b := tilecache.Bundle{TopLeft: job.Bundle}
-	bid := seed.BundleID(job.Layer, b)
 	if done, err := h.s.jobs.MergeRecorded(ctx, job.Job, bid); err != nil || done {
 		return err
 	}
