@@ -39,8 +39,8 @@ func Load(path string) (*Config, error) {
 	l := &loader{
 		decoder: decoder{file: path},
 		dir:     filepath.Dir(abs),
-		files:   map[string]*gpkgEntry{},
-		jsons:   map[string]*geojsonEntry{},
+		files:   map[string]*opened[*gpkg.File]{},
+		jsons:   map[string]*opened[*geojson.File]{},
 	}
 	defer l.close()
 	cfg := &Config{File: abs}
@@ -86,30 +86,32 @@ func (l *loader) yamlError(err error) {
 type loader struct {
 	decoder
 	dir   string
-	files map[string]*gpkgEntry
-	jsons map[string]*geojsonEntry
+	files map[string]*opened[*gpkg.File]
+	jsons map[string]*opened[*geojson.File]
 	conns map[string]*Connection // the top-level connections, for PostGIS sources
 }
 
-type geojsonEntry struct {
-	f   *geojson.File
+// opened is a data file as opening it went: the file, or the error.
+type opened[F any] struct {
+	f   F
 	err error
 }
 
-// openGeoJSON parses (once) the GeoJSON file at abs.
-func (l *loader) openGeoJSON(abs string) (*geojson.File, error) {
-	e, ok := l.jsons[abs]
+// openOnce opens the file at abs with open, the first time only; files holds what each
+// opening gave.
+func openOnce[F any](files map[string]*opened[F], abs string, open func(string) (F, error)) (F, error) {
+	e, ok := files[abs]
 	if !ok {
-		e = &geojsonEntry{}
-		e.f, e.err = geojson.Open(abs)
-		l.jsons[abs] = e
+		e = &opened[F]{}
+		e.f, e.err = open(abs)
+		files[abs] = e
 	}
 	return e.f, e.err
 }
 
-type gpkgEntry struct {
-	f   *gpkg.File
-	err error
+// openGeoJSON parses (once) the GeoJSON file at abs.
+func (l *loader) openGeoJSON(abs string) (*geojson.File, error) {
+	return openOnce(l.jsons, abs, geojson.Open)
 }
 
 func (l *loader) close() {
@@ -121,15 +123,7 @@ func (l *loader) close() {
 }
 
 // open opens (once) the GeoPackage at abs.
-func (l *loader) open(abs string) (*gpkg.File, error) {
-	e, ok := l.files[abs]
-	if !ok {
-		e = &gpkgEntry{}
-		e.f, e.err = gpkg.Open(abs)
-		l.files[abs] = e
-	}
-	return e.f, e.err
-}
+func (l *loader) open(abs string) (*gpkg.File, error) { return openOnce(l.files, abs, gpkg.Open) }
 
 var serviceName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 

@@ -64,23 +64,23 @@ func (l *loader) queryable(q *queryNodes, src Source, t *tableInfo) Queryable {
 		}
 		return f, ok
 	}
-	if q.hyperlink != nil {
-		out.HyperlinkField = l.str(q.hyperlink, "hyperlinkField")
-		if f, ok := field(q.hyperlink, out.HyperlinkField, "hyperlinkField"); ok {
-			if f.Type != feature.FieldString {
-				l.errorf(resolve(q.hyperlink), "hyperlinkField %q must be a String field, not %s", f.Name, f.Type)
-			}
-			out.HyperlinkField = f.Name
+	// typedField decodes the key what, at at, naming a field of type typ (described as kind).
+	typedField := func(at *yaml.Node, what string, typ feature.FieldType, kind string) string {
+		name := l.str(at, what)
+		f, ok := field(at, name, what)
+		if !ok {
+			return name
 		}
+		if f.Type != typ {
+			l.errorf(resolve(at), "%s %q must be %s, not %s", what, f.Name, kind, f.Type)
+		}
+		return f.Name
+	}
+	if q.hyperlink != nil {
+		out.HyperlinkField = typedField(q.hyperlink, "hyperlinkField", feature.FieldString, "a String field")
 	}
 	if q.raster != nil {
-		out.RasterField = l.str(q.raster, "rasterField")
-		if f, ok := field(q.raster, out.RasterField, "rasterField"); ok {
-			if f.Type != feature.FieldBlob {
-				l.errorf(resolve(q.raster), "rasterField %q must be a Blob field holding images, not %s", f.Name, f.Type)
-			}
-			out.RasterField = f.Name
-		}
+		out.RasterField = typedField(q.raster, "rasterField", feature.FieldBlob, "a Blob field holding images")
 	}
 	if q.popup != nil {
 		p := &Popup{Type: PopupHTML}
