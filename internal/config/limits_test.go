@@ -10,10 +10,7 @@ import (
 // TestLimits: the limits table's defaults (docs/limits.md), read from YAML and from the
 // environment, which wins; a DPI bound beyond the renderer's is refused.
 func TestLimits(t *testing.T) {
-	c, err := Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, "")
 	want := Limits{MaxBodyBytes: 8 << 20, MaxImageWidth: 4096, MaxImageHeight: 4096, MaxImageDPI: 2400,
 		MaxElements: 1_000_000, MaxDepth: 64, MaxDecodedBytes: 10 << 20, MaxVertices: 100_000, MaxPoints: 100_000,
 		MaxIDs: 100_000, MaxStringBytes: 64 << 10, RenderTimeout: 30 * time.Second, OperationTimeout: time.Minute,
@@ -25,9 +22,7 @@ func TestLimits(t *testing.T) {
 	if err := os.WriteFile(path, []byte("limits:\n  maxVertices: 5000\n  maxIDs: 20\n  maxImageDPI: 600\n  maxDecodedBytes: 1048576\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c, err = Load(path); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, path)
 	if l := c.Limits; l.MaxVertices != 5000 || l.MaxIDs != 20 || l.MaxImageDPI != 600 || l.MaxDecodedBytes != 1<<20 || l.MaxElements != 1_000_000 {
 		t.Errorf("from YAML %+v", l)
 	}
@@ -37,9 +32,7 @@ func TestLimits(t *testing.T) {
 	t.Setenv("MAPFARM_MAX_DECODED_BYTES", "4096")
 	t.Setenv("MAPFARM_MAX_IMAGE_WIDTH", "1024")
 	t.Setenv("MAPFARM_MAX_RECORD_COUNT", "50")
-	if c, err = Load(path); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, path)
 	if l := c.Limits; l.MaxVertices != 7 || l.MaxElements != 1000 || l.MaxStringBytes != 100 || l.MaxDecodedBytes != 4096 ||
 		l.MaxImageWidth != 1024 || l.MaxRecordCount != 50 || l.MaxIDs != 20 {
 		t.Errorf("from the environment %+v", l)
@@ -53,4 +46,14 @@ func TestLimits(t *testing.T) {
 	if _, err := Load(""); err == nil {
 		t.Error("MAPFARM_MAX_IDS=many was accepted")
 	}
+}
+
+// mustLoad loads the configuration at path ("" for none), failing the test on an error.
+func mustLoad(t *testing.T, path string) *Config {
+	t.Helper()
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

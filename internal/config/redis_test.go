@@ -72,10 +72,7 @@ func TestRedisFromEnv(t *testing.T) {
 	t.Setenv("MAPFARM_REDIS_USERNAME", "farm")
 	t.Setenv("MAPFARM_REDIS_TLS", "true")
 	t.Setenv("MAPFARM_REDIS_DB", "3")
-	c, err := Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, "")
 	want := Redis{DB: 3, Password: "redis-secret", SentinelMaster: "mymaster",
 		Sentinels:        []string{"10.0.0.1:26379", "10.0.0.2:26379", "10.0.0.3:26379"},
 		SentinelPassword: "sentinel-secret", Username: "farm", TLS: true}
@@ -91,9 +88,7 @@ func TestRedisFromEnv(t *testing.T) {
 	// Set but empty is unset, as for the other settings.
 	t.Setenv("MAPFARM_REDIS_TLS", "")
 	t.Setenv("MAPFARM_MINIO_USE_SSL", "")
-	if c, err = Load(""); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, "")
 	if c.Redis.TLS || c.Store.MinIO.UseSSL {
 		t.Errorf("empty MAPFARM_REDIS_TLS, MAPFARM_MINIO_USE_SSL: TLS %v, useSSL %v", c.Redis.TLS, c.Store.MinIO.UseSSL)
 	}
@@ -104,9 +99,7 @@ func TestRedisFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("MAPFARM_REDIS_URL_FILE", urlFile)
-	if c, err = Load(""); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, "")
 	if c.Redis.URL != "rediss://u:url-secret@r.example:6380/4" {
 		t.Errorf("URL from file: %q", c.Redis.URL)
 	}
@@ -135,32 +128,25 @@ func TestRedisYAML(t *testing.T) {
 		}
 	}
 	write("redis:\n  sentinelMaster: mymaster\n  sentinels: [s1:26379, s2:26379, s3:26379]\n  username: farm\n  tls: true\n  caFile: /etc/ssl/redis-ca.pem\n")
-	c, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, path)
 	want := Redis{SentinelMaster: "mymaster", Sentinels: []string{"s1:26379", "s2:26379", "s3:26379"}, Username: "farm", TLS: true, CAFile: "/etc/ssl/redis-ca.pem"}
 	if !equalRedis(c.Redis, want) {
 		t.Errorf("got %+v, want %+v", c.Redis, want)
 	}
 	write("redis:\n  url: rediss://r.example:6380/1\n")
-	if c, err = Load(path); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, path)
 	if c.Redis.URL != "rediss://r.example:6380/1" {
 		t.Errorf("url from YAML: %q", c.Redis.URL)
 	}
 	write("redis:\n  url: redis://farm:in-the-file@r.example:6379\n")
-	_, err = Load(path)
+	_, err := Load(path)
 	if err == nil || !strings.Contains(err.Error(), "redis.url holds a password") || strings.Contains(err.Error(), "in-the-file") {
 		t.Errorf("a password in the file's URL: %v", err)
 	}
 	// The same URL from the environment is fine.
 	t.Setenv("MAPFARM_REDIS_URL", "redis://farm:from-env@r.example:6379")
 	write("logLevel: info\n")
-	if c, err = Load(path); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, path)
 	if c.Redis.URL != "redis://farm:from-env@r.example:6379" {
 		t.Errorf("URL with a password from the environment: %q", c.Redis.URL)
 	}
@@ -239,10 +225,7 @@ func TestRedisErrors(t *testing.T) {
 // TestRedisDefaults: with nothing set, the embedded server; an address alone works as before.
 func TestRedisDefaults(t *testing.T) {
 	clearRedisEnv(t)
-	c, err := Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustLoad(t, "")
 	if !c.Redis.Embedded() || c.Redis.Sentinel() {
 		t.Errorf("no Redis configured: Embedded %v, Sentinel %v", c.Redis.Embedded(), c.Redis.Sentinel())
 	}
@@ -252,9 +235,7 @@ func TestRedisDefaults(t *testing.T) {
 	t.Setenv("MAPFARM_REDIS_ADDR", "redis:6379")
 	t.Setenv("MAPFARM_REDIS_DB", "5")
 	t.Setenv("MAPFARM_REDIS_PASSWORD", "pw")
-	if c, err = Load(""); err != nil {
-		t.Fatal(err)
-	}
+	c = mustLoad(t, "")
 	if want := (Redis{Addr: "redis:6379", DB: 5, Password: "pw"}); !equalRedis(c.Redis, want) {
 		t.Errorf("got %+v, want %+v", c.Redis, want)
 	}
