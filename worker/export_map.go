@@ -29,44 +29,14 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	start := time.Now()
 	data, format, err := h.render(ctx, job)
 	renderTime := time.Since(start)
-	var bad *mapdraw.ErrBadRequest
-	switch {
-	case errors.As(err, &bad), errors.Is(err, errUnknown), errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrInvalidView), errors.Is(err, render.ErrUnsupportedFormat):
-		h.report(ctx, job, task.Result{Error: err.Error(), ClientError: true})
-		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
-	case err != nil:
-		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
-			h.report(ctx, job, task.Result{Error: err.Error()})
-		}
-		return err
+	report := func(r task.Result) { h.report(ctx, job, r) }
+	if err != nil {
+		return renderFailed(ctx, err, report)
 	}
-	// The result (with the bytes, when they fit) goes to the waiting api before the store write:
-	// the api answers from those bytes and serves the image URL from memory until the write
-	// lands, so the object store's write latency is off the request's path. A failed write
-	// fails the task, and asynq renders and writes it again.
-	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
-	if len(data) <= task.MaxInlineBytes {
-		res.Data = data
-	} else if err := h.put(ctx, job, data, format); err != nil {
-		return err
-	}
-	h.report(ctx, job, res)
-	if res.Data != nil && !job.Inline { // an image asked as MIME data is in the answer only
-		if err := h.put(ctx, job, data, format); err != nil {
-			return err
-		}
-	}
-	log.Debug("rendered", "bytes", len(data), "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
-	return nil
-}
-
-func (h *exportMapHandler) put(ctx context.Context, job task.ExportMap, data []byte, format render.Format) error {
-	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
-		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
-			h.report(ctx, job, task.Result{Error: "store: " + err.Error()})
-		}
+	if err := deliver(ctx, h.p.Store, job.Key, job.Inline, data, format, renderTime, report); err != nil {
 		return fmt.Errorf("export map: %w", err)
 	}
+	log.Debug("rendered", "bytes", len(data), "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
 	return nil
 }
 

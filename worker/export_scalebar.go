@@ -3,7 +3,6 @@ package worker
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"time"
@@ -17,7 +16,7 @@ import (
 )
 
 // exportScaleBarHandler draws one ExportScaleBar image, reports it to the waiting api and writes
-// it to the store under the key the api chose, in the same order as exportMapHandler.
+// it to the store under the key the api chose, as exportMapHandler does (deliver).
 type exportScaleBarHandler struct{ p Params }
 
 // ProcessTask implements asynq.Handler.
@@ -32,32 +31,12 @@ func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) 
 	start := time.Now()
 	data, format, err := h.render(ctx, job)
 	renderTime := time.Since(start)
-	switch {
-	case errors.Is(err, render.ErrImageTooLarge), errors.Is(err, render.ErrInvalidView), errors.Is(err, render.ErrUnsupportedFormat):
-		h.report(ctx, job.ID, task.Result{Error: err.Error(), ClientError: true})
-		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
-	case err != nil:
-		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
-			h.report(ctx, job.ID, task.Result{Error: err.Error()})
-		}
-		return err
+	report := func(r task.Result) { h.report(ctx, job.ID, r) }
+	if err != nil {
+		return renderFailed(ctx, err, report)
 	}
-	res := task.Result{Key: job.Key, ContentType: format.ContentType(), Size: len(data), RenderNanos: renderTime.Nanoseconds()}
-	if len(data) <= task.MaxInlineBytes {
-		res.Data = data
-		h.report(ctx, job.ID, res)
-		if job.Inline { // asked as MIME data: in the answer only
-			return nil
-		}
-	}
-	if err := h.p.Store.Put(ctx, job.Key, data, format.ContentType()); err != nil {
-		if retried, _ := asynq.GetRetryCount(ctx); retried >= 1 {
-			h.report(ctx, job.ID, task.Result{Error: "store: " + err.Error()})
-		}
+	if err := deliver(ctx, h.p.Store, job.Key, job.Inline, data, format, renderTime, report); err != nil {
 		return fmt.Errorf("export scale bar: %w", err)
-	}
-	if res.Data == nil {
-		h.report(ctx, job.ID, res)
 	}
 	return nil
 }
