@@ -78,25 +78,31 @@ type Bill struct {
 // BillVersion is one version of a bill. Its fields are those of the live
 // API's version object, less the number and the links.
 type BillVersion struct {
-	APN                  string    `json:"apn"`
-	Revno                int64     `json:"revno"`
-	Name                 string    `json:"name"`
-	Chamber              string    `json:"chamber"`
-	ShortTitle           string    `json:"short_title"`
-	Version              string    `json:"version"`
-	LongTitle            string    `json:"long_title"`
-	LocalImpactStatement string    `json:"local_impact_statement"`
-	GovernorSignedDate   *string   `json:"governor_signed_date"`
-	ConcurrenceDate      *string   `json:"concurrence_date"`
-	EffectiveDate        *string   `json:"effective_date"`
-	EffectiveDateNotes   string    `json:"effective_date_notes"`
-	VersionID            string    `json:"version_id"`        // e.g. IN, RH, PH, EN
-	FormattedVersion     string    `json:"formatted_version"` // two digits, e.g. 00
-	Sponsors             []Member  `json:"sponsors"`
-	Cosponsors           []Member  `json:"cosponsors"`
-	Subjects             []Subject `json:"subjects"`
-	BudgetType           string    `json:"budget_type"`
-	Type                 string    `json:"type"` // Bill, Resolution, ...
+	versionHead
+	Sponsors   []Member  `json:"sponsors"`
+	Cosponsors []Member  `json:"cosponsors"`
+	Subjects   []Subject `json:"subjects"`
+	BudgetType string    `json:"budget_type"`
+	Type       string    `json:"type"` // Bill, Resolution, ...
+}
+
+// versionHead is the first part of a version object, which the live API
+// follows with the bill's number and links (versionOut) before the sponsors.
+type versionHead struct {
+	APN                  string  `json:"apn"`
+	Revno                int64   `json:"revno"`
+	Name                 string  `json:"name"`
+	Chamber              string  `json:"chamber"`
+	ShortTitle           string  `json:"short_title"`
+	Version              string  `json:"version"`
+	LongTitle            string  `json:"long_title"`
+	LocalImpactStatement string  `json:"local_impact_statement"`
+	GovernorSignedDate   *string `json:"governor_signed_date"`
+	ConcurrenceDate      *string `json:"concurrence_date"`
+	EffectiveDate        *string `json:"effective_date"`
+	EffectiveDateNotes   string  `json:"effective_date_notes"`
+	VersionID            string  `json:"version_id"`        // e.g. IN, RH, PH, EN
+	FormattedVersion     string  `json:"formatted_version"` // two digits, e.g. 00
 }
 
 // Member is a sponsor or cosponsor as embedded in a bill version.

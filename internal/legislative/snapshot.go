@@ -119,32 +119,19 @@ type meetingOut struct {
 }
 
 type versionOut struct {
-	APN                  string    `json:"apn"`
-	Revno                int64     `json:"revno"`
-	Name                 string    `json:"name"`
-	Chamber              string    `json:"chamber"`
-	ShortTitle           string    `json:"short_title"`
-	Version              string    `json:"version"`
-	LongTitle            string    `json:"long_title"`
-	LocalImpactStatement string    `json:"local_impact_statement"`
-	GovernorSignedDate   *string   `json:"governor_signed_date"`
-	ConcurrenceDate      *string   `json:"concurrence_date"`
-	EffectiveDate        *string   `json:"effective_date"`
-	EffectiveDateNotes   string    `json:"effective_date_notes"`
-	VersionID            string    `json:"version_id"`
-	FormattedVersion     string    `json:"formatted_version"`
-	Number               string    `json:"number"`
-	Versions             string    `json:"versions"`
-	Meetings             string    `json:"meetings"`
-	Amendments           string    `json:"amendments"`
-	Sponsors             []Member  `json:"sponsors"`
-	Cosponsors           []Member  `json:"cosponsors"`
-	Subjects             []Subject `json:"subjects"`
-	BudgetType           string    `json:"budget_type"`
-	Type                 string    `json:"type"`
-	Link                 string    `json:"link"`
-	Download             string    `json:"download"`
-	DownloadHTML         string    `json:"download_html"`
+	versionHead
+	Number       string    `json:"number"`
+	Versions     string    `json:"versions"`
+	Meetings     string    `json:"meetings"`
+	Amendments   string    `json:"amendments"`
+	Sponsors     []Member  `json:"sponsors"`
+	Cosponsors   []Member  `json:"cosponsors"`
+	Subjects     []Subject `json:"subjects"`
+	BudgetType   string    `json:"budget_type"`
+	Type         string    `json:"type"`
+	Link         string    `json:"link"`
+	Download     string    `json:"download"`
+	DownloadHTML string    `json:"download_html"`
 }
 
 type committeeDayOut struct {
@@ -477,10 +464,7 @@ func versionFor(sid, number string, v BillVersion) versionOut {
 	bill := apiPrefix + sid + "/legislation/" + number + "/"
 	code := v.FormattedVersion + "_" + v.VersionID + "/"
 	return versionOut{
-		APN: v.APN, Revno: v.Revno, Name: v.Name, Chamber: v.Chamber, ShortTitle: v.ShortTitle, Version: v.Version,
-		LongTitle: v.LongTitle, LocalImpactStatement: v.LocalImpactStatement, GovernorSignedDate: v.GovernorSignedDate,
-		ConcurrenceDate: v.ConcurrenceDate, EffectiveDate: v.EffectiveDate, EffectiveDateNotes: v.EffectiveDateNotes,
-		VersionID: v.VersionID, FormattedVersion: v.FormattedVersion, Number: number,
+		versionHead: v.versionHead, Number: number,
 		Versions: bill, Meetings: bill + "meetings/", Amendments: bill + "amendments/",
 		Sponsors: nonNil(v.Sponsors), Cosponsors: nonNil(v.Cosponsors), Subjects: nonNil(v.Subjects),
 		BudgetType: v.BudgetType, Type: v.Type,
