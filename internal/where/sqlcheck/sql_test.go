@@ -1,4 +1,4 @@
-package where_test
+package sqlcheck_test
 
 import (
 	"context"
