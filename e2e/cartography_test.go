@@ -54,18 +54,11 @@ type cartoSummary struct {
 func TestZeepCartography(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
-	for _, tc := range clientWSDLs(t, endpoint) {
-		t.Run(tc.name, func(t *testing.T) {
-			s, dir := runZeepCartography(t, tc.wsdl, endpoint)
-			checkCartography(t, s, dir)
-		})
-	}
-}
-
-func runZeepCartography(t *testing.T, wsdl, address string) (cartoSummary, string) {
-	t.Helper()
-	dir := t.TempDir()
-	return runScript[cartoSummary](t, "testdata/zeep_cartography.py", wsdl, address, namespace, dir), dir
+	eachClientWSDL(t, endpoint, func(t *testing.T, wsdl string) {
+		dir := t.TempDir()
+		s := runScript[cartoSummary](t, "testdata/zeep_cartography.py", wsdl, endpoint, namespace, dir)
+		checkCartography(t, s, dir)
+	})
 }
 
 func nrgba(img image.Image, x, y int) color.NRGBA {
