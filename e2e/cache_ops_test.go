@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"image/png"
 	"strconv"
 	"strings"
@@ -295,23 +294,6 @@ func pixelDiff(a, b []byte) string {
 	if err1 != nil || err2 != nil {
 		return fmt.Sprintf("decode: %v, %v", err1, err2)
 	}
-	if ia.Bounds() != ib.Bounds() {
-		return fmt.Sprintf("sizes %v and %v", ia.Bounds(), ib.Bounds())
-	}
-	n := 0
-	var first []image.Point
-	r := ia.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			r1, g1, b1, a1 := ia.At(x, y).RGBA()
-			r2, g2, b2, a2 := ib.At(x, y).RGBA()
-			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
-				n++
-				if len(first) < 3 {
-					first = append(first, image.Pt(x, y))
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("%d pixels differ (first at %v)", n, first)
+	_, d := diffPixels(ia, ib)
+	return d
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"io"
 	"net/http"
@@ -65,6 +66,47 @@ func decodePNG(t *testing.T, path string) image.Image {
 		t.Fatalf("decode %s: %v", path, err)
 	}
 	return img
+}
+
+// countPixels counts the pixels of img that match, and all its pixels.
+func countPixels(img image.Image, match func(color.NRGBA) bool) (n, total int) {
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			total++
+			if match(color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)) {
+				n++
+			}
+		}
+	}
+	return n, total
+}
+
+// diffPixels compares a and b pixel by pixel, as NRGBA from their top-left corners, and returns
+// how many pixels differ (every pixel of a when their sizes differ) and a description of the
+// difference for a failure message, "" when there is none.
+func diffPixels(a, b image.Image) (int, string) {
+	size := a.Bounds().Size()
+	if b.Bounds().Size() != size {
+		return size.X * size.Y, fmt.Sprintf("sizes %v and %v", size, b.Bounds().Size())
+	}
+	n, first := 0, ""
+	for y := range size.Y {
+		for x := range size.X {
+			p := color.NRGBAModel.Convert(a.At(a.Bounds().Min.X+x, a.Bounds().Min.Y+y)).(color.NRGBA)
+			q := color.NRGBAModel.Convert(b.At(b.Bounds().Min.X+x, b.Bounds().Min.Y+y)).(color.NRGBA)
+			if p != q {
+				if n == 0 {
+					first = fmt.Sprintf("(%d, %d): %v and %v", x, y, p, q)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0, ""
+	}
+	return n, fmt.Sprintf("%d pixels differ, the first at %s", n, first)
 }
 
 // outputJSON runs cmd, a test client named name, and decodes the JSON it prints into T; when it

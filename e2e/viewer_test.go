@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"image"
 	"image/color"
 	"net/http"
 	"net/url"
@@ -93,7 +92,7 @@ func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, 
 	if n, total := countPixels(before, func(c color.NRGBA) bool { return c != color.NRGBA{255, 255, 255, 255} }); n < total/4 {
 		t.Errorf("the map is blank: %d of %d pixels drawn", n, total)
 	}
-	if d := differingPixels(before, after); d < 200 {
+	if d, _ := diffPixels(before, after); d < 200 {
 		t.Errorf("switching the country points on changed %d pixels", d)
 	}
 	if !run.PopupVisible || !strings.Contains(run.Popup, "Brazil") {
@@ -157,33 +156,4 @@ func runViewer(t *testing.T, nodeModules, url, chromium, dir string) viewerRun {
 	cmd := exec.CommandContext(ctx, "node", "testdata/viewer_playwright.js", url, chromium, dir, "0", "-52", "-10")
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
 	return outputJSON[viewerRun](t, "viewer_playwright.js", cmd)
-}
-
-func countPixels(img image.Image, match func(color.NRGBA) bool) (n, total int) {
-	r := img.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			total++
-			if match(color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)) {
-				n++
-			}
-		}
-	}
-	return n, total
-}
-
-func differingPixels(a, b image.Image) int {
-	if a.Bounds() != b.Bounds() {
-		return a.Bounds().Dx() * a.Bounds().Dy()
-	}
-	n := 0
-	r := a.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if color.NRGBAModel.Convert(a.At(x, y)) != color.NRGBAModel.Convert(b.At(x, y)) {
-				n++
-			}
-		}
-	}
-	return n
 }

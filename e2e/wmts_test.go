@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"image"
-	"image/draw"
 	"image/png"
 	"math"
 	"net/http"
@@ -322,31 +320,7 @@ func gdalTile(t *testing.T, capsURL, layer, set string, scheme tilecache.Scheme,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := nrgbaDiff(got, stored); d != "" {
+	if _, d := diffPixels(got, stored); d != "" {
 		t.Errorf("GDAL (%s, %d bands) read tile %d/%d/%d with other pixels than the cache's: %s", set, len(gi.Bands), level, row, col, d)
 	}
-}
-
-// nrgbaDiff compares two images as NRGBA pixels, or says where they first differ.
-func nrgbaDiff(a, b image.Image) string {
-	if a.Bounds().Size() != b.Bounds().Size() {
-		return fmt.Sprintf("sizes %v and %v", a.Bounds().Size(), b.Bounds().Size())
-	}
-	na, nb := image.NewNRGBA(image.Rectangle{Max: a.Bounds().Size()}), image.NewNRGBA(image.Rectangle{Max: b.Bounds().Size()})
-	draw.Draw(na, na.Rect, a, a.Bounds().Min, draw.Src)
-	draw.Draw(nb, nb.Rect, b, b.Bounds().Min, draw.Src)
-	diff, first := 0, ""
-	for i := 0; i < len(na.Pix); i += 4 {
-		if !bytes.Equal(na.Pix[i:i+4], nb.Pix[i:i+4]) {
-			if diff == 0 {
-				p := i / 4
-				first = fmt.Sprintf("pixel (%d, %d): %v and %v", p%na.Rect.Dx(), p/na.Rect.Dx(), na.Pix[i:i+4], nb.Pix[i:i+4])
-			}
-			diff++
-		}
-	}
-	if diff == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d pixels differ, first %s", diff, first)
 }
