@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/token"
@@ -100,14 +99,10 @@ func TestAdminSeed(t *testing.T) {
 // The admin token, a token of role admin, and a loopback client of a farm with no credential
 // configured get through.
 func TestAdminNeverAnonymous(t *testing.T) {
-	signer, err := token.NewSigner([]byte(strings.Repeat("s", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := time.Now().Add(time.Hour)
-	read, _ := signer.Issue("viewer", exp)
-	admin, _ := signer.IssueGrant(token.Grant{Client: "ops", Role: token.RoleAdmin}, exp)
-	usaAdmin, _ := signer.IssueGrant(token.Grant{Client: "ops-usa", Role: token.RoleAdmin, Services: []string{"usa"}}, exp)
+	signer := testSigner(t)
+	read := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	admin := issue(t, signer, token.Grant{Client: "ops", Role: token.RoleAdmin})
+	usaAdmin := issue(t, signer, token.Grant{Client: "ops-usa", Role: token.RoleAdmin, Services: []string{"usa"}})
 	routes := []struct{ method, path, body string }{
 		{"POST", "/admin/seed", `{"id":"j9","service":"world","levels":[0],"mode":"delete"}`},
 		{"GET", "/admin/seed", ""},

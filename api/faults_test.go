@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 const testNS = "http://www.esri.com/schemas/ArcGIS/10.7"
@@ -79,30 +79,13 @@ func (s *countingStore) List(context.Context, string, func(blob.Info) error) err
 type faultFixture struct {
 	h     http.Handler
 	store *countingStore
-	logs  *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
+	logs  *testenv.LogBuffer
 }
 
 func newFaultFixture(t *testing.T, export exporterFunc, timeout ...time.Duration) *faultFixture {
 	t.Helper()
 	cat := catalogtest.Samples(t)
-	f := &faultFixture{store: &countingStore{}, logs: &syncBuffer{}}
+	f := &faultFixture{store: &countingStore{}, logs: &testenv.LogBuffer{}}
 	logger := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ops := mapserver.New(mapserver.Params{Catalog: cat, Exporter: export, Logger: logger, NewID: NewID,
 		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})

@@ -64,16 +64,9 @@ func errorCode(v map[string]any) int {
 // f=json); the token is taken from the token parameter or an Authorization header. The REST
 // info resource stays open so clients can learn that tokens are needed.
 func TestRESTTokens(t *testing.T) {
-	signer, err := token.NewSigner([]byte(strings.Repeat("s", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := time.Now().Add(time.Hour)
-	read, _ := signer.Issue("viewer", exp)
-	usaOnly, err := signer.IssueGrant(token.Grant{Client: "usa-viewer", Role: token.RoleRead, Services: []string{"usa"}}, exp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t)
+	read := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	usaOnly := issue(t, signer, token.Grant{Client: "usa-viewer", Role: token.RoleRead, Services: []string{"usa"}})
 	h, _ := restServer(t, Security{Tokens: signer})
 	const q = "/arcgis/rest/services/world/MapServer/1/query?where=1%3D1&returnCountOnly=true&f=json"
 	for _, tc := range []struct {
@@ -360,11 +353,8 @@ func TestRESTGDALPagesLayerQuery(t *testing.T) {
 // TestRESTTokenInPostedForm: a long REST request POSTed as a form carries its token among the
 // fields, as ArcGIS clients send it.
 func TestRESTTokenInPostedForm(t *testing.T) {
-	signer, err := token.NewSigner([]byte(strings.Repeat("s", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, _ := signer.Issue("viewer", time.Now().Add(time.Hour))
+	signer := testSigner(t)
+	read := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
 	h, _ := restServer(t, Security{Tokens: signer})
 	for _, tc := range []struct {
 		name, form string

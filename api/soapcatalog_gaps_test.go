@@ -6,18 +6,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // With tokens on, the Catalog answers RequiresTokens and GetTokenServiceURL without a token, as
 // ArcGIS does (a client asks them before it has one); every other operation, and the WSDL,
 // still needs one (401 Token Required).
 func TestCatalogOpenOperationsWithoutToken(t *testing.T) {
-	signer, err := token.NewSigner([]byte(strings.Repeat("s", token.MinSecretLen)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t)
 	h := catalogServer(t, Security{Tokens: signer})
 	if a := postCatalog(t, h, "RequiresTokens", ""); a.status != http.StatusOK || a.result != "true" || a.fault != "" {
 		t.Errorf("RequiresTokens without a token: %d %q %q, want 200 true", a.status, a.result, a.fault)

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -72,18 +71,9 @@ func catalogServer(t *testing.T, sec Security) http.Handler {
 // TestCatalogSecurity checks that the SOAP Catalog is guarded as the MapServer endpoints are:
 // tokens (a scoped token lists only its services), rate limits, CORS and the body limit.
 func TestCatalogSecurity(t *testing.T) {
-	signer, err := token.NewSigner([]byte(strings.Repeat("s", token.MinSecretLen)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := signer.IssueGrant(token.Grant{Client: "all", Role: token.RoleRead}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	usa, err := signer.IssueGrant(token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"USA"}}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t)
+	all := issue(t, signer, token.Grant{Client: "all", Role: token.RoleRead})
+	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"USA"}})
 
 	t.Run("tokens", func(t *testing.T) {
 		h := catalogServer(t, Security{Tokens: signer})

@@ -96,13 +96,9 @@ func tileErrorCode(t *testing.T, body []byte) int {
 // parameter or a bearer header, gets the tile (private to shared caches when sent as a
 // header), and the WMTS capabilities' URLs carry the token parameter they were asked with.
 func TestTileRoutesNeedTokens(t *testing.T) {
-	signer, err := token.NewSigner([]byte(strings.Repeat("s", 32)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	exp := time.Now().Add(time.Hour)
-	tok, _ := signer.Issue("viewer", exp)
-	usa, _ := signer.IssueGrant(token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}}, exp)
+	signer := testSigner(t)
+	tok := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
 	h, tile := tileServer(t, Security{Tokens: signer})
 	const path = "/arcgis/rest/services/world/MapServer/tile/0/0/0"
 	for _, c := range []struct {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -54,18 +55,11 @@ type cartoSummary struct {
 func TestZeepCartography(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
-	for _, tc := range clientWSDLs(t, endpoint) {
-		t.Run(tc.name, func(t *testing.T) {
-			s, dir := runZeepCartography(t, tc.wsdl, endpoint)
-			checkCartography(t, s, dir)
-		})
-	}
-}
-
-func runZeepCartography(t *testing.T, wsdl, address string) (cartoSummary, string) {
-	t.Helper()
-	dir := t.TempDir()
-	return runScript[cartoSummary](t, "testdata/zeep_cartography.py", wsdl, address, namespace, dir), dir
+	eachClientWSDL(t, endpoint, func(t *testing.T, wsdl string) {
+		dir := t.TempDir()
+		s := runScript[cartoSummary](t, "testdata/zeep_cartography.py", wsdl, endpoint, namespace, dir)
+		checkCartography(t, s, dir)
+	})
 }
 
 func nrgba(img image.Image, x, y int) color.NRGBA {
@@ -135,10 +129,10 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	if len(s.DrawingDescriptions) != 2 {
 		t.Fatalf("%d drawing descriptions", len(s.DrawingDescriptions))
 	}
-	if d := s.DrawingDescriptions[1]; d.Renderer != "SimpleRenderer" || d.Symbol != "SimpleFillSymbol" || !equalInts(d.Color, []int{232, 228, 216}) || strings.Join(d.Labels, "") != "[NAME]" {
+	if d := s.DrawingDescriptions[1]; d.Renderer != "SimpleRenderer" || d.Symbol != "SimpleFillSymbol" || !slices.Equal(d.Color, []int{232, 228, 216}) || strings.Join(d.Labels, "") != "[NAME]" {
 		t.Errorf("countries drawing description %+v", d)
 	}
-	if d := s.DrawingDescriptions[0]; d.Symbol != "SimpleMarkerSymbol" || !equalInts(d.Color, []int{178, 34, 34}) {
+	if d := s.DrawingDescriptions[0]; d.Symbol != "SimpleMarkerSymbol" || !slices.Equal(d.Color, []int{178, 34, 34}) {
 		t.Errorf("points drawing description %+v", d)
 	}
 
@@ -159,7 +153,7 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 			t.Errorf("export: %s at (%d, %d) is %v, want %v", c.name, x, y, got, c.want)
 		}
 	}
-	if n := countColor(img, color.NRGBA{255, 0, 255, 255}); n < 50 {
+	if n, _ := countPixels(img, func(c color.NRGBA) bool { return closeTo(c, color.NRGBA{255, 0, 255, 255}, 8) }); n < 50 {
 		t.Errorf("export: %d magenta selection pixels around Russia", n)
 	}
 	// Picture fills named by PictureUri: India blue from a data: URI; Canada tiled with the
@@ -266,31 +260,6 @@ func barRuns(img image.Image) (int, []int) {
 		runs = append(runs, n)
 	}
 	return row, runs
-}
-
-func countColor(img image.Image, c color.NRGBA) int {
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if closeTo(nrgba(img, x, y), c, 8) {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // rasterize reads an SVG with rsvg-convert or a PDF with pdftoppm (at 96 DPI).

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,23 +33,6 @@ type catalogSummary struct {
 	} `json:"followed"`
 }
 
-// referenceCatalogWSDL writes the ArcGIS 10.7 Catalog WSDL (prefix rewritten to gis) with our
-// namespace and endpoint filled in, and returns its path.
-func referenceCatalogWSDL(t *testing.T, endpoint string) string {
-	t.Helper()
-	ref, err := os.ReadFile("testdata/reference-Catalog-10.7.wsdl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
-	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
-	path := filepath.Join(t.TempDir(), "reference-Catalog.wsdl")
-	if err := os.WriteFile(path, ref, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestZeepCatalog builds zeep clients from the ArcGIS reference Catalog WSDL and from the served
 // one, calls every Catalog operation, and follows every listed service to its WSDL and its
 // endpoint (a client built from that WSDL calls GetDefaultMapName and GetMapCount); then again
@@ -62,7 +42,7 @@ func TestZeepCatalog(t *testing.T) {
 	t.Run("open", func(t *testing.T) {
 		f := startFarm(t)
 		endpoint := f.url + "/arcgis/services"
-		for _, wsdl := range []string{referenceCatalogWSDL(t, endpoint), endpoint + "?wsdl"} {
+		for _, wsdl := range []string{referenceWSDL(t, "reference-Catalog-10.7.wsdl", endpoint), endpoint + "?wsdl"} {
 			s := runScript[catalogSummary](t, "testdata/zeep_catalog.py", wsdl, endpoint, namespace)
 			checkCatalog(t, f.url, s, wantServices, false)
 		}
@@ -78,7 +58,7 @@ func TestZeepCatalog(t *testing.T) {
 			t.Fatal(err)
 		}
 		endpoint := f.url + "/arcgis/services"
-		s := runScript[catalogSummary](t, "testdata/zeep_catalog.py", referenceCatalogWSDL(t, endpoint), endpoint, namespace, tok)
+		s := runScript[catalogSummary](t, "testdata/zeep_catalog.py", referenceWSDL(t, "reference-Catalog-10.7.wsdl", endpoint), endpoint, namespace, tok)
 		checkCatalog(t, f.url, s, []string{"usa"}, true)
 	})
 }

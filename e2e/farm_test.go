@@ -6,17 +6,14 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"image"
 	"image/color"
-	"image/png"
 	"log/slog"
 	"math"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,48 +114,6 @@ type zeepSummary struct {
 	Faults map[string][]string `json:"faults"`
 }
 
-func runZeep(t *testing.T, wsdl, address string) (zeepSummary, string) {
-	t.Helper()
-	dir := t.TempDir()
-	return runScript[zeepSummary](t, "testdata/zeep_client.py", wsdl, address, namespace, dir), dir
-}
-
-// clientWSDLs are the two WSDLs the zeep clients are built from: the one the server writes, and
-// the ArcGIS reference WSDL with our namespace and this endpoint filled in.
-func clientWSDLs(t *testing.T, endpoint string) []struct{ name, wsdl string } {
-	t.Helper()
-	ref, err := os.ReadFile("testdata/reference-MapServer-10.7.wsdl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref = bytes.ReplaceAll(ref, []byte("{{NAMESPACE}}"), []byte(namespace))
-	ref = bytes.ReplaceAll(ref, []byte("{{ADDRESS}}"), []byte(endpoint))
-	refPath := filepath.Join(t.TempDir(), "reference.wsdl")
-	if err := os.WriteFile(refPath, ref, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return []struct{ name, wsdl string }{{"served WSDL", endpoint + "?wsdl"}, {"reference WSDL", refPath}}
-}
-
-// runScript runs a Python test client (with zeep) and decodes the JSON it prints into T.
-func runScript[T any](t *testing.T, script string, args ...string) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, testenv.Python(t), append([]string{script}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, stderr.String())
-	}
-	var v T
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatalf("%s output: %v\n%s", script, err, out)
-	}
-	return v
-}
-
 // TestZeepClients drives the farm with zeep clients generated from the served WSDL and from
 // the ArcGIS reference WSDL, and checks the values against the sample data and the images by
 // their pixels.
@@ -166,15 +121,14 @@ func TestZeepClients(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
 
-	for _, tc := range clientWSDLs(t, endpoint) {
-		t.Run(tc.name, func(t *testing.T) {
-			s, dir := runZeep(t, tc.wsdl, endpoint)
-			checkSummary(t, s)
-			img := decodePNG(t, filepath.Join(dir, "mime.png"))
-			checkWorldImage(t, img, 400, 300, s.Mime.Extent)
-			checkURL(t, f, s.URL.URL)
-		})
-	}
+	eachClientWSDL(t, endpoint, func(t *testing.T, wsdl string) {
+		dir := t.TempDir()
+		s := runScript[zeepSummary](t, "testdata/zeep_client.py", wsdl, endpoint, namespace, dir)
+		checkSummary(t, s)
+		img := decodePNG(t, filepath.Join(dir, "mime.png"))
+		checkWorldImage(t, img, 400, 300, s.Mime.Extent)
+		checkURL(t, f, s.URL.URL)
+	})
 }
 
 func checkSummary(t *testing.T, s zeepSummary) {
@@ -189,7 +143,7 @@ func checkSummary(t *testing.T, s zeepSummary) {
 	for _, l := range s.Layers {
 		if strings.EqualFold(l.Name, "countries") {
 			countries = true
-			if !contains(l.Fields, "NAME") || !contains(l.Fields, "ISO_N3") {
+			if !slices.Contains(l.Fields, "NAME") || !slices.Contains(l.Fields, "ISO_N3") {
 				t.Errorf("countries fields %v lack NAME/ISO_N3", l.Fields)
 			}
 			// Web Mercator world: x spans ±20037508 m (the antimeridian), within a metre.
@@ -219,28 +173,6 @@ func checkSummary(t *testing.T, s zeepSummary) {
 	if f := s.Faults["map"]; len(f) != 2 || !strings.Contains(f[1], `map "NoSuchMap"`) {
 		t.Errorf("GetServerInfo(NoSuchMap) fault %v", f)
 	}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("decode %s: %v", path, err)
-	}
-	return img
 }
 
 // checkWorldImage looks at the pixels: boxes of open ocean are ocean-coloured, boxes inside big
@@ -352,49 +284,32 @@ func checkURL(t *testing.T, f *farm, url string) {
 func TestBadInput(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/world/MapServer"
-	env := func(body string) string {
-		return `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:gis="` + namespace + `"><soap:Body>` + body + `</soap:Body></soap:Envelope>`
-	}
-	// Hostile numbers (issue 17): a scale bar image 4096 px square with a DPI or a division, and a
-	// selection buffer distance.
-	scaleBar := func(dpi, division string) string {
-		return env(`<gis:ExportScaleBar><ScaleBar xsi:type="gis:AlternatingScaleBar"><Division>` + division + `</Division></ScaleBar>` +
-			`<MapDescription><Name>Layers</Name></MapDescription><MapDisplay><ImageHeight>500</ImageHeight><ImageWidth>1000</ImageWidth><ImageDPI>96</ImageDPI></MapDisplay>` +
-			`<ImageDescription><ImageDisplay><ImageHeight>4096</ImageHeight><ImageWidth>4096</ImageWidth><ImageDPI>` + dpi + `</ImageDPI></ImageDisplay></ImageDescription></gis:ExportScaleBar>`)
-	}
-	buffer := func(distance string) string {
-		return env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions><LayerDescription><LayerID>1</LayerID><Visible>true</Visible>` +
-			`<SelectionFeatures><Int>1</Int></SelectionFeatures><SelectionBufferDistance>` + distance + `</SelectionBufferDistance><ShowSelectionBuffer>true</ShowSelectionBuffer>` +
-			`</LayerDescription></LayerDescriptions></MapDescription><ImageDescription><ImageDisplay><ImageHeight>4096</ImageHeight><ImageWidth>4096</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`)
-	}
-	export := func(w, h int) string {
-		return env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageDisplay><ImageHeight>` +
-			strconv.Itoa(h) + `</ImageHeight><ImageWidth>` + strconv.Itoa(w) + `</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`)
-	}
 	cases := []struct {
 		name, url, body string
 		status          int
 		code, want      string
 	}{
 		{"malformed XML", endpoint, `<soap:Envelope><soap:Body><gis:GetMapCount>`, 500, "soap:Client", "malformed XML"},
-		{"unknown operation", endpoint, env(`<gis:BrewCoffee/>`), 500, "soap:Client", `unknown operation "BrewCoffee"`},
-		{"unknown map", endpoint, env(`<gis:GetServerInfo><MapName>Atlantis</MapName></gis:GetServerInfo>`), 500, "soap:Client", `map "Atlantis" is not in service world`},
-		{"unknown service", f.url + "/arcgis/services/nowhere/MapServer", env(`<gis:GetMapCount/>`), 404, "soap:Client", `service "nowhere" does not exist`},
-		{"missing required field", endpoint, env(`<gis:ExportMapImage><ImageDescription/></gis:ExportMapImage>`), 500, "soap:Client", "MapDescription is required"},
-		{"bad number", endpoint, env(`<gis:GetMapName><Index>one</Index></gis:GetMapName>`), 500, "soap:Client", `GetMapName/Index: "one" is not an xs:int`},
-		{"image too large", endpoint, export(20000, 300), 500, "soap:Client", "20000×300 pixels is larger than the limit of 4096×4096"},
-		{"zero-size image", endpoint, export(0, 300), 500, "soap:Client", "must be positive"},
-		{"bad definition expression", endpoint, env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions><LayerDescription><LayerID>1</LayerID><Visible>true</Visible><DefinitionExpression>NAME = = 'x'</DefinitionExpression></LayerDescription></LayerDescriptions></MapDescription><ImageDescription><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "DefinitionExpression"},
-		{"unsupported format", endpoint, env(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageType><ImageFormat>gisImageEMF</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "gisImageEMF is not supported"},
-		{"oversized body", endpoint, env(`<gis:GetMapCount>` + strings.Repeat("<x>padding</x>", 700_000) + `</gis:GetMapCount>`), 413, "soap:Client", "larger than the limit of 8388608 bytes"},
-		{"scale bar DPI 100000", endpoint, scaleBar("100000", "10"), 500, "soap:Client", "ImageDPI 100000 is out of range: the limit is 1 to 2400 DPI"},
-		{"scale bar DPI NaN", endpoint, scaleBar("NaN", "10"), 500, "soap:Client", "ImageDPI NaN is out of range: the limit is 1 to 2400 DPI"},
-		{"scale bar DPI 1e300", endpoint, scaleBar("1e300", "10"), 500, "soap:Client", "ImageDPI 1e+300 is out of range"},
-		{"scale bar division 1e308", endpoint, scaleBar("96", "1e308"), 500, "soap:Client", "ScaleBar/Division 1e+308 is"},
-		{"scale bar division NaN", endpoint, scaleBar("96", "NaN"), 500, "soap:Client", "ScaleBar/Division NaN must be a finite number"},
-		{"selection buffer 1e308", endpoint, buffer("1e308"), 500, "soap:Client", "SelectionBufferDistance 1e+308 is longer than the limit"},
-		{"selection buffer NaN", endpoint, buffer("NaN"), 500, "soap:Client", "SelectionBufferDistance NaN must be a finite number"},
-		{"entity expansion", endpoint, `<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY lol "lol">]>` + env(`<gis:GetMapCount/>`), 500, "soap:Client", "DTDs"},
+		{"unknown operation", endpoint, soapEnv(`<gis:BrewCoffee/>`), 500, "soap:Client", `unknown operation "BrewCoffee"`},
+		{"unknown map", endpoint, soapEnv(`<gis:GetServerInfo><MapName>Atlantis</MapName></gis:GetServerInfo>`), 500, "soap:Client", `map "Atlantis" is not in service world`},
+		{"unknown service", f.url + "/arcgis/services/nowhere/MapServer", soapEnv(`<gis:GetMapCount/>`), 404, "soap:Client", `service "nowhere" does not exist`},
+		{"missing required field", endpoint, soapEnv(`<gis:ExportMapImage><ImageDescription/></gis:ExportMapImage>`), 500, "soap:Client", "MapDescription is required"},
+		{"bad number", endpoint, soapEnv(`<gis:GetMapName><Index>one</Index></gis:GetMapName>`), 500, "soap:Client", `GetMapName/Index: "one" is not an xs:int`},
+		{"image too large", endpoint, exportBody(20000, 300, "96", ""), 500, "soap:Client", "20000×300 pixels is larger than the limit of 4096×4096"},
+		{"zero-size image", endpoint, exportBody(0, 300, "96", ""), 500, "soap:Client", "must be positive"},
+		{"bad definition expression", endpoint, soapEnv(`<gis:ExportMapImage><MapDescription><Name>Layers</Name><LayerDescriptions><LayerDescription><LayerID>1</LayerID><Visible>true</Visible><DefinitionExpression>NAME = = 'x'</DefinitionExpression></LayerDescription></LayerDescriptions></MapDescription><ImageDescription><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "DefinitionExpression"},
+		{"unsupported format", endpoint, soapEnv(`<gis:ExportMapImage><MapDescription><Name>Layers</Name></MapDescription><ImageDescription><ImageType><ImageFormat>gisImageEMF</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>10</ImageHeight><ImageWidth>10</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage>`), 500, "soap:Client", "gisImageEMF is not supported"},
+		{"oversized body", endpoint, soapEnv(`<gis:GetMapCount>` + strings.Repeat("<x>padding</x>", 700_000) + `</gis:GetMapCount>`), 413, "soap:Client", "larger than the limit of 8388608 bytes"},
+		// Hostile numbers (issue 17): a scale bar image 4096 px square with a DPI or a division,
+		// and a selection buffer distance.
+		{"scale bar DPI 100000", endpoint, scaleBarBody("100000", "10", 4096, 4096), 500, "soap:Client", "ImageDPI 100000 is out of range: the limit is 1 to 2400 DPI"},
+		{"scale bar DPI NaN", endpoint, scaleBarBody("NaN", "10", 4096, 4096), 500, "soap:Client", "ImageDPI NaN is out of range: the limit is 1 to 2400 DPI"},
+		{"scale bar DPI 1e300", endpoint, scaleBarBody("1e300", "10", 4096, 4096), 500, "soap:Client", "ImageDPI 1e+300 is out of range"},
+		{"scale bar division 1e308", endpoint, scaleBarBody("96", "1e308", 4096, 4096), 500, "soap:Client", "ScaleBar/Division 1e+308 is"},
+		{"scale bar division NaN", endpoint, scaleBarBody("96", "NaN", 4096, 4096), 500, "soap:Client", "ScaleBar/Division NaN must be a finite number"},
+		{"selection buffer 1e308", endpoint, bufferBody("1e308"), 500, "soap:Client", "SelectionBufferDistance 1e+308 is longer than the limit"},
+		{"selection buffer NaN", endpoint, bufferBody("NaN"), 500, "soap:Client", "SelectionBufferDistance NaN must be a finite number"},
+		{"entity expansion", endpoint, `<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY lol "lol">]>` + soapEnv(`<gis:GetMapCount/>`), 500, "soap:Client", "DTDs"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -421,7 +336,7 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 	// Still serving.
-	resp, err := http.Post(endpoint, "text/xml", strings.NewReader(env(`<gis:GetMapCount/>`)))
+	resp, err := http.Post(endpoint, "text/xml", strings.NewReader(soapEnv(`<gis:GetMapCount/>`)))
 	if err != nil {
 		t.Fatal(err)
 	}

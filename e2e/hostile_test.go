@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -124,25 +123,6 @@ func hostileRows() []hostileRow {
 	}
 }
 
-func soapEnv(body string) string {
-	return `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:gis="` +
-		namespace + `"><soap:Body>` + body + `</soap:Body></soap:Envelope>`
-}
-
-func imageDescription(w, h int, dpi string) string {
-	return `<ImageDescription><ImageType><ImageFormat>gisImagePNG24</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType>` +
-		`<ImageDisplay><ImageHeight>` + strconv.Itoa(h) + `</ImageHeight><ImageWidth>` + strconv.Itoa(w) + `</ImageWidth><ImageDPI>` + dpi + `</ImageDPI></ImageDisplay></ImageDescription>`
-}
-
-func extent(xmin, ymin, xmax, ymax string) string {
-	return `<MapArea xsi:type="gis:MapExtent"><Extent xsi:type="gis:EnvelopeN"><XMin>` + xmin + `</XMin><YMin>` + ymin + `</YMin><XMax>` + xmax + `</XMax><YMax>` + ymax + `</YMax></Extent></MapArea>`
-}
-
-// exportBody is an ExportMapImage of the world map; area is a MapArea element or "".
-func exportBody(w, h int, dpi, area string) string {
-	return soapEnv(`<gis:ExportMapImage><MapDescription><Name>Layers</Name>` + area + `</MapDescription>` + imageDescription(w, h, dpi) + `</gis:ExportMapImage>`)
-}
-
 // scaleBarBody is an ExportScaleBar for a map 1000 px wide, into an image of w×h px at dpi.
 func scaleBarBody(dpi, division string, w, h int) string {
 	return soapEnv(`<gis:ExportScaleBar><ScaleBar xsi:type="gis:AlternatingScaleBar"><Division>` + division + `</Division></ScaleBar>` +
@@ -179,10 +159,6 @@ func relationBody(n int) string {
 func findBody(search string) string {
 	return soapEnv(`<gis:Find><MapDescription><Name>Layers</Name></MapDescription><MapImageDisplay><ImageHeight>400</ImageHeight><ImageWidth>400</ImageWidth><ImageDPI>96</ImageDPI></MapImageDisplay>` +
 		`<SearchString>` + search + `</SearchString><Contains>true</Contains><SearchFields>NAME</SearchFields><FindOption>gisFindAllLayers</FindOption><LayerIDs><Int>1</Int></LayerIDs></gis:Find>`)
-}
-
-func tileBody(level, row, col int) string {
-	return soapEnv(fmt.Sprintf(`<gis:GetMapTile><MapName>Layers</MapName><Level>%d</Level><Row>%d</Row><Column>%d</Column></gis:GetMapTile>`, level, row, col))
 }
 
 // hostileAnswer is what the farm answered one row.
@@ -317,28 +293,10 @@ func longestEcho(s, unit string) int {
 	return best
 }
 
-// logBuffer keeps a farm's log lines for the test to look at.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// requestLine returns the access-log line of request id rid, waiting up to limit for it.
-func (l *logBuffer) requestLine(rid string, limit time.Duration) string {
+// requestLine returns the access-log line in logs of request id rid, waiting up to limit for it.
+func requestLine(logs *testenv.LogBuffer, rid string, limit time.Duration) string {
 	for deadline := time.Now().Add(limit); ; time.Sleep(20 * time.Millisecond) {
-		for _, line := range strings.Split(l.String(), "\n") {
+		for _, line := range strings.Split(logs.String(), "\n") {
 			if strings.Contains(line, "msg=request ") && strings.Contains(line, "request_id="+rid+" ") {
 				return line
 			}
@@ -394,7 +352,7 @@ func processCPU(t testing.TB) time.Duration {
 // goroutines are back to where they were, and the farm spends no CPU on the requests it has
 // answered.
 func TestHostile(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	base := startLoggedFarm(t, slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))).url
 	insp := asynq.NewInspector(asynq.RedisClientOpt{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
 	defer insp.Close()
@@ -404,11 +362,7 @@ func TestHostile(t *testing.T) {
 
 	// The world map's cache, levels 0–1, for the tile rows.
 	no := false
-	job := submitSeed(t, base, seed.Request{Service: "world", Levels: []int{0, 1}, SkipEmpty: &no,
-		Extent: []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}})
-	if st := waitJob(t, base, job, 2*time.Minute, nil); st.State != seed.StateDone {
-		t.Fatalf("seeding levels 0–1 of the world cache: %+v", st)
-	}
+	seedAndWait(t, base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1}, SkipEmpty: &no})
 	// Warm up (the first render, the first query) so the baseline holds the farm's own
 	// goroutines, then take it.
 	for _, body := range []string{exportBody(256, 256, "96", ""), queryBody("QueryFeatureCount", `<QueryFilter xsi:type="gis:QueryFilter"><WhereClause>NAME = 'France'</WhereClause></QueryFilter>`)} {
@@ -430,7 +384,7 @@ func TestHostile(t *testing.T) {
 			t.Logf("%s: HTTP %d %s %.200q in %v (err %v)", rid, a.status, a.code, shown, a.took.Round(time.Millisecond), a.err)
 			bad := r.check(a)
 			if len(r.logWant) > 0 || len(r.logNot) > 0 {
-				line := logs.requestLine(rid, 5*time.Second)
+				line := requestLine(logs, rid, 5*time.Second)
 				if line == "" {
 					bad = append(bad, "no access-log line for request "+rid)
 				}

@@ -106,37 +106,23 @@ func runRole(b *testing.B, role string, env map[string]string) string {
 //
 //	go test ./e2e -run '^$' -bench IdleCPU -benchtime 1x
 func BenchmarkIdleCPU(b *testing.B) {
-	settle := 5 * time.Second // past IdleAfter, and past start-up
 	b.Run("serve", func(b *testing.B) {
 		for b.Loop() {
 			url := runRole(b, app.RoleServe, map[string]string{
 				"MAPFARM_LISTEN": "127.0.0.1:0", "MAPFARM_SERVICES": "../services/services.yaml",
 				"MAPFARM_STORE": "disk", "MAPFARM_STORE_DIR": b.TempDir(), "MAPFARM_REDIS_ADDR": "",
 			})
-			time.Sleep(settle)
-			c0, t0 := cpuTime(b), time.Now()
-			time.Sleep(idleWindow())
-			b.ReportMetric(100*float64(cpuTime(b)-c0)/float64(time.Since(t0)), "%core-process")
-			p50, p99 := farmOverhead(b, url, 300, func() {})
-			b.ReportMetric(p50, "overhead-p50-ms")
-			b.ReportMetric(p99, "overhead-p99-ms")
+			reportIdleCPU(b, nil)
+			reportOverheads(b, farmOverhead(b, url, 300, func() {}))
 		}
 	})
 	b.Run("farm", func(b *testing.B) {
-		addr := testenv.Redis(b)
-		rdb := redis.NewClient(&redis.Options{Addr: addr})
+		rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(b)})
 		defer rdb.Close()
 		for b.Loop() {
 			f := startFarm(b) // api, coordinator and worker on real Redis and MinIO
-			time.Sleep(settle)
-			c0, r0, t0 := cpuTime(b), redisCPU(b, rdb), time.Now()
-			time.Sleep(idleWindow())
-			took := float64(time.Since(t0))
-			b.ReportMetric(100*float64(cpuTime(b)-c0)/took, "%core-process")
-			b.ReportMetric(100*float64(redisCPU(b, rdb)-r0)/took, "%core-redis")
-			p50, p99 := farmOverhead(b, f.url, 300, func() {})
-			b.ReportMetric(p50, "overhead-p50-ms")
-			b.ReportMetric(p99, "overhead-p99-ms")
+			reportIdleCPU(b, rdb)
+			reportOverheads(b, farmOverhead(b, f.url, 300, func() {}))
 		}
 	})
 	b.Run("worker", func(b *testing.B) {
@@ -148,12 +134,25 @@ func BenchmarkIdleCPU(b *testing.B) {
 				"MAPFARM_SERVICES": "../services/services.yaml", "MAPFARM_STORE": "disk", "MAPFARM_STORE_DIR": b.TempDir(),
 				"MAPFARM_REDIS_ADDR": addr, "MAPFARM_REDIS_DB": strconv.Itoa(testenv.RedisDB(b)), "MAPFARM_METRICS_LISTEN": "",
 			})
-			time.Sleep(settle)
-			c0, r0, t0 := cpuTime(b), redisCPU(b, rdb), time.Now()
-			time.Sleep(idleWindow())
-			took := float64(time.Since(t0))
-			b.ReportMetric(100*float64(cpuTime(b)-c0)/took, "%core-process")
-			b.ReportMetric(100*float64(redisCPU(b, rdb)-r0)/took, "%core-redis")
+			reportIdleCPU(b, rdb)
 		}
 	})
+}
+
+// reportIdleCPU waits for the farm just started to settle (past worker.Params.IdleAfter, and
+// past start-up), then reports the CPU this process used over idleWindow, and with rdb the
+// Redis server's, as percent of one core.
+func reportIdleCPU(b *testing.B, rdb *redis.Client) {
+	time.Sleep(5 * time.Second)
+	c0, t0 := cpuTime(b), time.Now()
+	var r0 time.Duration
+	if rdb != nil {
+		r0 = redisCPU(b, rdb)
+	}
+	time.Sleep(idleWindow())
+	took := float64(time.Since(t0))
+	b.ReportMetric(100*float64(cpuTime(b)-c0)/took, "%core-process")
+	if rdb != nil {
+		b.ReportMetric(100*float64(redisCPU(b, rdb)-r0)/took, "%core-redis")
+	}
 }

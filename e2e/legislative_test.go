@@ -22,7 +22,7 @@ func TestLegislativeImport(t *testing.T) {
 	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	list := func() string {
 		_, body := do(t, "GET", f.url+"/api/v2/", "")
-		return body
+		return string(body)
 	}
 	if !strings.Contains(list(), `"general_assembly_122"`) {
 		t.Fatal("the built-in dataset lacks GA 122")

@@ -23,21 +23,10 @@ import (
 //
 //	go test ./e2e -run '^$' -bench MixedLoad -benchtime 1x
 func BenchmarkMixedLoad(b *testing.B) {
-	bin := buildBinary(b, "github.com/mapfarm/mapfarm")
-	addr := freePort(b)
-	env := farmEnv(b, addr)
-	startProcess(b, bin, "worker", env)
-	startProcess(b, bin, "worker", env)
-	startProcess(b, bin, "coordinator", env)
-	startProcess(b, bin, "api", env)
-	waitReady(b, "http://"+addr+"/readyz", 60*time.Second)
-	endpoint := "http://" + addr + "/arcgis/services/world/MapServer"
+	f := startProcessFarm(b, nil, "worker", "worker", "coordinator", "api")
+	endpoint := f.base + "/arcgis/services/world/MapServer"
 	no := false
-	world := []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}
-	job := submitSeed(b, "http://"+addr, seed.Request{Service: "world", Extent: world, Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no})
-	if st := waitJob(b, "http://"+addr, job, 5*time.Minute, nil); st.State != seed.StateDone {
-		b.Fatalf("seeding the world cache: %+v", st)
-	}
+	seedAndWait(b, f.base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no})
 
 	const clients, duration, maxRequests = 8, 10 * time.Second, 200_000
 	type sample struct {
@@ -80,9 +69,8 @@ func BenchmarkMixedLoad(b *testing.B) {
 						body = `<gis:QueryFeatureCount><MapName>Layers</MapName><LayerID>1</LayerID><QueryFilter xsi:type="gis:SpatialFilter"><WhereClause></WhereClause>` +
 							`<SpatialRel>gisSpatialRelIntersects</SpatialRel><FilterGeometry xsi:type="gis:EnvelopeN">` + env + `</FilterGeometry></QueryFilter></gis:QueryFeatureCount>`
 					}
-					msg := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:gis="` + namespace + `"><soap:Body>` + body + `</soap:Body></soap:Envelope>`
 					start := time.Now()
-					resp, err := hc.Post(endpoint, "text/xml", strings.NewReader(msg))
+					resp, err := hc.Post(endpoint, "text/xml", strings.NewReader(soapEnv(body)))
 					failed := err != nil
 					if err == nil {
 						io.Copy(io.Discard, resp.Body)

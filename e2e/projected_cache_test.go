@@ -9,7 +9,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
@@ -55,12 +53,8 @@ func TestSeedProjectedCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := filepath.Join(t.TempDir(), "services.yaml")
-	if err := os.WriteFile(services, []byte(fmt.Sprintf(albersServices, gpkg)), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
-	f := startFarm(t, func(c *config.Config) { c.Services = services })
+	f := startFarm(t, withServices(t, fmt.Sprintf(albersServices, gpkg)))
 	base := strings.TrimSuffix(f.url, "/")
 
 	// Level 2 (2000 m a pixel, tiles 512 km wide) over the middle of the country: the 5070

@@ -100,16 +100,9 @@ func TestZeepQueries(t *testing.T) {
 	f := startFarm(t)
 	endpoint := f.url + "/arcgis/services/usa/MapServer"
 	want := expectedQueries(t)
-	for _, tc := range clientWSDLs(t, endpoint) {
-		t.Run(tc.name, func(t *testing.T) {
-			checkQueries(t, runZeepQueries(t, tc.wsdl, endpoint), want)
-		})
-	}
-}
-
-func runZeepQueries(t *testing.T, wsdl, address string) querySummary {
-	t.Helper()
-	return runScript[querySummary](t, "testdata/zeep_queries.py", wsdl, address, namespace)
+	eachClientWSDL(t, endpoint, func(t *testing.T, wsdl string) {
+		checkQueries(t, runScript[querySummary](t, "testdata/zeep_queries.py", wsdl, endpoint, namespace), want)
+	})
 }
 
 // expected holds the answers recomputed from the data.
@@ -145,48 +138,16 @@ func expectedQueries(t *testing.T) expected {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	ints := func(q string, args ...any) []int {
-		rows, err := db.Query(q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer rows.Close()
-		out := []int{}
-		for rows.Next() {
-			var i int
-			if err := rows.Scan(&i); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, i)
-		}
-		return out
-	}
-	strs := func(q string) []string {
-		rows, err := db.Query(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer rows.Close()
-		var out []string
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		return out
-	}
 	var e expected
-	e.countWhere = ints("SELECT COUNT(*) FROM counties WHERE STATEFP = '06'")[0]
-	e.idsWhere = ints("SELECT fid FROM counties WHERE STATE = 'Utah' ORDER BY fid")
-	e.utahNames = strs("SELECT NAME FROM counties WHERE STATEFP = '49' ORDER BY NAME, fid")
-	e.utahIDs = ints("SELECT fid FROM counties WHERE STATEFP = '49' ORDER BY NAME, fid")
+	e.countWhere = column[int](t, db, "SELECT COUNT(*) FROM counties WHERE STATEFP = '06'")[0]
+	e.idsWhere = column[int](t, db, "SELECT fid FROM counties WHERE STATE = 'Utah' ORDER BY fid")
+	e.utahNames = column[string](t, db, "SELECT NAME FROM counties WHERE STATEFP = '49' ORDER BY NAME, fid")
+	e.utahIDs = column[int](t, db, "SELECT fid FROM counties WHERE STATEFP = '49' ORDER BY NAME, fid")
 	e.utahCount = len(e.utahIDs)
-	e.utahS = ints("SELECT fid FROM counties WHERE STATEFP = '49' AND NAME GLOB 'S*' ORDER BY fid")
-	e.texas = ints("SELECT COUNT(*) FROM counties WHERE STATE = 'Texas'")[0]
-	e.delaware = ints("SELECT fid FROM counties WHERE STATEFP = '10' ORDER BY fid")
-	e.delawareNames = strs("SELECT NAME FROM counties WHERE STATEFP = '10' ORDER BY fid")
+	e.utahS = column[int](t, db, "SELECT fid FROM counties WHERE STATEFP = '49' AND NAME GLOB 'S*' ORDER BY fid")
+	e.texas = column[int](t, db, "SELECT COUNT(*) FROM counties WHERE STATE = 'Texas'")[0]
+	e.delaware = column[int](t, db, "SELECT fid FROM counties WHERE STATEFP = '10' ORDER BY fid")
+	e.delawareNames = column[string](t, db, "SELECT NAME FROM counties WHERE STATEFP = '10' ORDER BY fid")
 	rows, err := db.Query("SELECT STATEFP, COUNT(fid), MAX(fid) FROM counties GROUP BY STATEFP ORDER BY 2 DESC, 1")
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +173,7 @@ func expectedQueries(t *testing.T) expected {
 	if err := sdb.QueryRow("SELECT fid FROM states WHERE NAME = 'California'").Scan(&e.caState); err != nil {
 		t.Fatal(err)
 	}
-	e.caGEOIDs = strs("SELECT GEOID FROM counties WHERE STATEFP = '06' ORDER BY GEOID")
+	e.caGEOIDs = column[string](t, db, "SELECT GEOID FROM counties WHERE STATEFP = '06' ORDER BY GEOID")
 	factsFromGpkg(t, &e)
 
 	// The spatial answers come from GDAL: the bounding-box test on each geometry, and
@@ -408,44 +369,11 @@ func factsFromGpkg(t *testing.T, e *expected) {
 	if err := db.QueryRow("SELECT SWATCH FROM state_facts WHERE NAME = 'Texas'").Scan(&e.texasSwatch); err != nil {
 		t.Fatal(err)
 	}
-	srows, err := db.Query("SELECT NAME FROM state_facts WHERE REGION = 3 ORDER BY NAME")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for srows.Next() {
-		var n string
-		if err := srows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		e.southNames = append(e.southNames, n)
-	}
-	srows.Close()
-	rows, err := db.Query("SELECT WIKI FROM state_facts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var w string
-		if err := rows.Scan(&w); err != nil {
-			t.Fatal(err)
-		}
-		e.wikis = append(e.wikis, w)
-	}
-	rows.Close()
-	rows, err = db.Query("SELECT DISTINCT REGION FROM state_facts ORDER BY REGION")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var r int
-		if err := rows.Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		e.regions = append(e.regions, r)
-	}
-	rows.Close()
+	e.southNames = column[string](t, db, "SELECT NAME FROM state_facts WHERE REGION = 3 ORDER BY NAME")
+	e.wikis = column[string](t, db, "SELECT WIKI FROM state_facts")
+	e.regions = column[int](t, db, "SELECT DISTINCT REGION FROM state_facts ORDER BY REGION")
 	e.texasAttachments = map[int][]byte{}
-	rows, err = db.Query("SELECT ATTACHMENTID, ATT_NAME, DATA FROM state_facts__ATTACH WHERE REL_OBJECTID = ? ORDER BY ATT_NAME", e.texasFacts)
+	rows, err := db.Query("SELECT ATTACHMENTID, ATT_NAME, DATA FROM state_facts__ATTACH WHERE REL_OBJECTID = ? ORDER BY ATT_NAME", e.texasFacts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,6 +389,28 @@ func factsFromGpkg(t *testing.T, e *expected) {
 		e.texasAttachmentNames = append(e.texasAttachmentNames, name)
 	}
 	slices.Sort(e.texasAttachmentNames)
+}
+
+// column returns the values of the one column that query selects from db.
+func column[T any](t *testing.T, db *sql.DB, query string) []T {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // fetchImage gets an image URL and decodes it.

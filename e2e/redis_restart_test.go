@@ -88,8 +88,7 @@ func TestSeedSurvivesRedisRestart(t *testing.T) {
 	waitReady(t, base+"/readyz", 60*time.Second)
 
 	no := false
-	world := []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}
-	id := submitSeed(t, base, seed.Request{Service: "world", Extent: world, Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no, PartTiles: 16})
+	id := submitSeed(t, base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no, PartTiles: 16})
 	restarted := false
 	st := waitJob(t, base, id, 6*time.Minute, func(st seed.Status) bool {
 		if !restarted && st.Done >= 100 {

@@ -9,13 +9,9 @@ import (
 	"image/png"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,28 +28,15 @@ var layouts = []struct {
 
 // withStorage returns a farm option that serves services/services.yaml with the world map's
 // cache in another storage layout: a copy of the file whose one `storage: compactV2` line is
-// replaced, with the GeoPackage paths made absolute so the copy may live in a temp dir.
+// replaced.
 func withStorage(tb testing.TB, storage string) func(*config.Config) {
 	tb.Helper()
-	src, err := os.ReadFile("../services/services.yaml")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data, err := filepath.Abs("../data/")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	yaml, _ := sampleServices(tb)
 	const line = "storage: compactV2\n"
-	if n := bytes.Count(src, []byte(line)); n != 1 {
+	if n := strings.Count(yaml, line); n != 1 {
 		tb.Fatalf("services.yaml has %d %q lines, want 1 (the world cache)", n, line)
 	}
-	src = bytes.Replace(src, []byte(line), []byte("storage: "+storage+"\n"), 1)
-	src = bytes.ReplaceAll(src, []byte("../data/"), []byte(data+"/"))
-	path := filepath.Join(tb.TempDir(), "services.yaml")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return func(c *config.Config) { c.Services = path }
+	return withServices(tb, strings.Replace(yaml, line, "storage: "+storage+"\n", 1))
 }
 
 // checkStoredLayout fails unless the world cache's conf.xml names format.
@@ -100,8 +83,7 @@ func BenchmarkSeedWorld(b *testing.B) {
 			skip := r.skipEmpty
 			for b.Loop() {
 				start := time.Now()
-				id := submitSeed(b, base, seed.Request{Service: "world", Levels: []int{0, 1, 2, 3, 4, 5, 6, 7}, SkipEmpty: &skip,
-					Extent: []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}})
+				id := submitSeed(b, base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1, 2, 3, 4, 5, 6, 7}, SkipEmpty: &skip})
 				st := waitJob(b, base, id, 20*time.Minute, nil)
 				elapsed := time.Since(start)
 				if st.State != seed.StateDone || st.Failed != 0 {
@@ -169,19 +151,8 @@ func BenchmarkGetMapTile(b *testing.B) {
 func benchGetMapTile(b *testing.B, f *farm) {
 	base := strings.TrimSuffix(f.url, "/")
 	no := false
-	id := submitSeed(b, base, seed.Request{Service: "world", Extent: seedAOI, Levels: []int{3, 4, 5, 6}, SkipEmpty: &no})
-	if st := waitJob(b, base, id, 5*time.Minute, nil); st.State != seed.StateDone {
-		b.Fatalf("seed: %+v", st)
-	}
-	// Tiles of the AOI at level 6 (all stored).
-	var tiles [][2]int
-	size := 40075016.685578488 / 64
-	for row := int((20037508.342789244 - seedAOI[3]) / size); row <= int((20037508.342789244-seedAOI[1])/size); row++ {
-		for col := int((seedAOI[0] + 20037508.342789244) / size); col <= int((seedAOI[2]+20037508.342789244)/size); col++ {
-			tiles = append(tiles, [2]int{row, col})
-		}
-	}
-	loadTiles(b, base, 6, tiles, true)
+	seedAndWait(b, base, seed.Request{Service: "world", Extent: seedAOI, Levels: []int{3, 4, 5, 6}, SkipEmpty: &no})
+	loadTiles(b, base, 6, aoiTiles(seedAOI, 6), true) // all stored
 }
 
 // BenchmarkGetMapTileRows reads every tile of level 7 of the world (16,384 tiles, one bundle)
@@ -208,8 +179,7 @@ func BenchmarkGetMapTileRows(b *testing.B) {
 				})
 				base := strings.TrimSuffix(f.url, "/")
 				no := false
-				id := submitSeed(b, base, seed.Request{Service: "world", Levels: []int{7}, SkipEmpty: &no,
-					Extent: []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}})
+				id := submitSeed(b, base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{7}, SkipEmpty: &no})
 				if st := waitJob(b, base, id, 10*time.Minute, nil); st.State != seed.StateDone || st.Total != 128*128 {
 					b.Fatalf("seed: %+v", st)
 				}
@@ -271,34 +241,13 @@ func loadTiles(b *testing.B, base string, level int, tiles [][2]int, warm bool) 
 		}
 		checkTileResponse(b, resp)
 	}
-	const clients = 8
 	lat := make([]time.Duration, b.N)
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	before := storeOps(b, base)
-	b.ResetTimer()
-	start := time.Now()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(b.N) {
-					return
-				}
-				d, err := get(bodies[int(i)%len(bodies)], nil)
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				lat[i] = d
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	b.StopTimer()
+	elapsed := timedClients(b, 8, func(i int) error {
+		var err error
+		lat[i], err = get(bodies[i%len(bodies)], nil)
+		return err
+	})
 	after := storeOps(b, base)
 	slices.Sort(lat)
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "tiles/s")

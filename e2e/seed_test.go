@@ -261,8 +261,7 @@ func TestSeedSurvivesWorkerKill(t *testing.T) {
 	no := false
 	// The whole world to level 5 (1,365 tiles in parts of 16): the polls below (every 200 ms) see the
 	// job under way, and the killed worker's part comes back only after its lease expires.
-	world := []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}
-	req := seed.Request{Service: "world", Extent: world, Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no, PartTiles: 16}
+	req := seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no, PartTiles: 16}
 	id := submitSeed(t, base, req)
 	killed := false
 	st := waitJob(t, base, id, 5*time.Minute, func(st seed.Status) bool {

@@ -230,19 +230,13 @@ func exportLoop(endpoint string, interval time.Duration, max int, stop <-chan st
 // throughout fail only around the failover; it logs how long that window was.
 func TestSentinelFailoverMidSeed(t *testing.T) {
 	g := startSentinelGroup(t)
-	bin := buildBinary(t, "github.com/mapfarm/mapfarm")
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
-	addr := freePort(t)
-	env := append(farmEnv(t, addr),
+	f := startProcessFarm(t, []string{
 		"MAPFARM_REDIS_ADDR=", "MAPFARM_REDIS_DB=0", // the farm's Redis is the Sentinel group's, not the test Redis
-		"MAPFARM_REDIS_SENTINEL_MASTER="+sentinelMaster,
-		"MAPFARM_REDIS_SENTINELS="+strings.Join(g.sentinels, ","))
-	startProcess(t, bin, "worker", env)
-	startProcess(t, bin, "worker", env)
-	startProcess(t, bin, "coordinator", env)
-	startProcess(t, bin, "api", env)
-	base := "http://" + addr
-	waitReady(t, base+"/readyz", 60*time.Second)
+		"MAPFARM_REDIS_SENTINEL_MASTER=" + sentinelMaster,
+		"MAPFARM_REDIS_SENTINELS=" + strings.Join(g.sentinels, ","),
+	}, "worker", "worker", "coordinator", "api")
+	base, env := f.base, f.env
 
 	stop := make(chan struct{})
 	stopOnce := sync.OnceFunc(func() { close(stop) })
@@ -250,8 +244,7 @@ func TestSentinelFailoverMidSeed(t *testing.T) {
 	results := exportLoop(base+"/arcgis/services/world/MapServer", 100*time.Millisecond, 3000, stop)
 
 	no := false
-	world := []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}
-	id := submitSeed(t, base, seed.Request{Service: "world", Extent: world, Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no, PartTiles: 16})
+	id := submitSeed(t, base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1, 2, 3, 4, 5}, SkipEmpty: &no, PartTiles: 16})
 	var killed, switched, logged time.Time
 	submitted := time.Now()
 	st := waitJob(t, base, id, 4*time.Minute, func(st seed.Status) bool {

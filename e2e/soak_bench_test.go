@@ -272,11 +272,7 @@ func BenchmarkSoak(b *testing.B) {
 	base := "http://" + addr
 	waitReady(b, base+"/readyz", 60*time.Second)
 	no := false
-	job := submitSeed(b, base, seed.Request{Service: "world", Levels: []int{0, 1, 2, 3}, SkipEmpty: &no,
-		Extent: []float64{-20037508.342789244, -20037508.342789244, 20037508.342789244, 20037508.342789244}})
-	if st := waitJob(b, base, job, 5*time.Minute, nil); st.State != seed.StateDone {
-		b.Fatalf("seeding levels 0–3 of the world cache: %+v", st)
-	}
+	seedAndWait(b, base, seed.Request{Service: "world", Extent: worldExtent(), Levels: []int{0, 1, 2, 3}, SkipEmpty: &no})
 	endpoint := base + "/arcgis/services/world/MapServer"
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	normal := func(record func(op string, d time.Duration, failed bool), rng *rand.Rand, mu *sync.Mutex) func(int) {

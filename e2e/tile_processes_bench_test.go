@@ -1,10 +1,6 @@
 package e2e
 
-import (
-	"strings"
-	"testing"
-	"time"
-)
+import "testing"
 
 // BenchmarkGetMapTileProcesses is BenchmarkGetMapTile's default case (compact V2, warm index,
 // served-tile memory and bundle pages on) on a farm of separate processes, as deployed: api,
@@ -14,13 +10,6 @@ import (
 //
 //	go test ./e2e -run '^$' -bench GetMapTileProcesses -benchtime 10000x -count 3
 func BenchmarkGetMapTileProcesses(b *testing.B) {
-	bin := buildBinary(b, "github.com/mapfarm/mapfarm")
-	addr := freePort(b)
-	env := farmEnv(b, addr)
-	startProcess(b, bin, "worker", append(env, "MAPFARM_WORKER_CONCURRENCY=2"))
-	startProcess(b, bin, "coordinator", env)
-	startProcess(b, bin, "api", env)
-	base := "http://" + addr
-	waitReady(b, base+"/readyz", 60*time.Second)
-	benchGetMapTile(b, &farm{url: strings.TrimSuffix(base, "/")})
+	f := startProcessFarm(b, []string{"MAPFARM_WORKER_CONCURRENCY=2"}, "worker", "coordinator", "api")
+	benchGetMapTile(b, &farm{url: f.base})
 }

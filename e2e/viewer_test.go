@@ -1,12 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"image"
 	"image/color"
-	"image/png"
 	"net/http"
 	"net/url"
 	"os"
@@ -88,14 +85,14 @@ func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, 
 	if !slices.ContainsFunc(run.Requests, func(u string) bool { return strings.HasPrefix(u, svc+layerRequest) }) {
 		t.Errorf("no request to %s%s among %q", svc, layerRequest, run.Requests)
 	}
-	before, after := readPNG(t, filepath.Join(dir, "before.png")), readPNG(t, filepath.Join(dir, "after.png"))
+	before, after := decodePNG(t, filepath.Join(dir, "before.png")), decodePNG(t, filepath.Join(dir, "after.png"))
 	// The page is white where the map draws nothing (the export is transparent outside
 	// the countries, the tiles have the map's blue sea): the countries cover more than a
 	// quarter of the world in Web Mercator.
 	if n, total := countPixels(before, func(c color.NRGBA) bool { return c != color.NRGBA{255, 255, 255, 255} }); n < total/4 {
 		t.Errorf("the map is blank: %d of %d pixels drawn", n, total)
 	}
-	if d := differingPixels(before, after); d < 200 {
+	if d, _ := diffPixels(before, after); d < 200 {
 		t.Errorf("switching the country points on changed %d pixels", d)
 	}
 	if !run.PopupVisible || !strings.Contains(run.Popup, "Brazil") {
@@ -109,7 +106,7 @@ func waitFusedCache(t *testing.T, svc string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, body := tileFetch(t, http.MethodGet, svc+"?f=json")
+		resp, body := do(t, http.MethodGet, svc+"?f=json", "")
 		var v struct {
 			SingleFusedMapCache bool `json:"singleFusedMapCache"`
 		}
@@ -158,57 +155,5 @@ func runViewer(t *testing.T, nodeModules, url, chromium, dir string) viewerRun {
 	// Brazil at 52°W 10°S; layer 0 is the country points, off by default.
 	cmd := exec.CommandContext(ctx, "node", "testdata/viewer_playwright.js", url, chromium, dir, "0", "-52", "-10")
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("viewer_playwright.js: %v\n%s", err, stderr.String())
-	}
-	var run viewerRun
-	if err := json.Unmarshal(out, &run); err != nil {
-		t.Fatalf("viewer_playwright.js output: %v\n%s", err, out)
-	}
-	return run
-}
-
-func readPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return img
-}
-
-func countPixels(img image.Image, match func(color.NRGBA) bool) (n, total int) {
-	r := img.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			total++
-			if match(color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)) {
-				n++
-			}
-		}
-	}
-	return n, total
-}
-
-func differingPixels(a, b image.Image) int {
-	if a.Bounds() != b.Bounds() {
-		return a.Bounds().Dx() * a.Bounds().Dy()
-	}
-	n := 0
-	r := a.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			if color.NRGBAModel.Convert(a.At(x, y)) != color.NRGBAModel.Convert(b.At(x, y)) {
-				n++
-			}
-		}
-	}
-	return n
+	return outputJSON[viewerRun](t, "viewer_playwright.js", cmd)
 }

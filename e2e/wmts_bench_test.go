@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,17 +25,8 @@ func BenchmarkTileRESTvsSOAP(b *testing.B) {
 	f := startFarm(b)
 	base := strings.TrimSuffix(f.url, "/")
 	no := false
-	id := submitSeed(b, base, seed.Request{Service: "world", Extent: seedAOI, Levels: []int{6}, SkipEmpty: &no})
-	if st := waitJob(b, base, id, 5*time.Minute, nil); st.State != seed.StateDone {
-		b.Fatalf("seed: %+v", st)
-	}
-	var tiles [][2]int
-	size := 40075016.685578488 / 64
-	for row := int((20037508.342789244 - seedAOI[3]) / size); row <= int((20037508.342789244-seedAOI[1])/size); row++ {
-		for col := int((seedAOI[0] + 20037508.342789244) / size); col <= int((seedAOI[2]+20037508.342789244)/size); col++ {
-			tiles = append(tiles, [2]int{row, col})
-		}
-	}
+	seedAndWait(b, base, seed.Request{Service: "world", Extent: seedAOI, Levels: []int{6}, SkipEmpty: &no})
+	tiles := aoiTiles(seedAOI, 6)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	soap := func(t [2]int) (*http.Request, error) {
 		body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="` + namespace + `"><soap:Body><gis:GetMapTile>` +
@@ -67,7 +56,7 @@ func BenchmarkTileRESTvsSOAP(b *testing.B) {
 	}
 	for i, api := range runs {
 		b.Run(fmt.Sprintf("round=%d/api=%s", i/2+1, api.name), func(b *testing.B) {
-			do := func(t [2]int) error {
+			fetch := func(t [2]int) error {
 				req, err := api.req(t)
 				if err != nil {
 					return err
@@ -84,39 +73,11 @@ func BenchmarkTileRESTvsSOAP(b *testing.B) {
 				return err
 			}
 			for _, t := range tiles {
-				if err := do(t); err != nil {
+				if err := fetch(t); err != nil {
 					b.Fatal(err)
 				}
 			}
-			const clients = 8
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			errs := make(chan error, clients)
-			b.ResetTimer()
-			start := time.Now()
-			for range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						i := next.Add(1) - 1
-						if i >= int64(b.N) {
-							return
-						}
-						if err := do(tiles[int(i)%len(tiles)]); err != nil {
-							errs <- err
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			elapsed := time.Since(start)
-			b.StopTimer()
-			close(errs)
-			for err := range errs {
-				b.Fatal(err)
-			}
+			elapsed := timedClients(b, 8, func(i int) error { return fetch(tiles[i%len(tiles)]) })
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "tiles/s")
 		})
 	}

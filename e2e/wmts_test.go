@@ -6,10 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"image"
-	"image/draw"
 	"image/png"
-	"io"
 	"math"
 	"net/http"
 	"os"
@@ -50,27 +47,6 @@ type wmtsCapabilities struct {
 			MatrixHeight     int     `xml:"MatrixHeight"`
 		} `xml:"TileMatrix"`
 	} `xml:"Contents>TileMatrixSet"`
-}
-
-func tileFetch(t *testing.T, method, url string, header ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, body
 }
 
 // owsException returns the exception code and locator of an OWS exception report.
@@ -118,24 +94,24 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 	svc := base + "/arcgis/rest/services/world/MapServer"
 
 	t.Run("REST tile", func(t *testing.T) {
-		resp, body := tileFetch(t, http.MethodGet, fmt.Sprintf("%s/tile/%d/%d/%d", svc, level, row, col))
+		resp, body := do(t, http.MethodGet, fmt.Sprintf("%s/tile/%d/%d/%d", svc, level, row, col), "")
 		etag := resp.Header.Get("ETag")
 		if resp.StatusCode != 200 || !bytes.Equal(body, want) || resp.Header.Get("Content-Type") != "image/png" || etag == "" ||
 			!strings.Contains(resp.Header.Get("Cache-Control"), "max-age=") {
 			t.Fatalf("tile: %s %s, ETag %q, Cache-Control %q, %d bytes (MinIO holds %d)", resp.Status, resp.Header.Get("Content-Type"),
 				etag, resp.Header.Get("Cache-Control"), len(body), len(want))
 		}
-		resp, body = tileFetch(t, http.MethodGet, fmt.Sprintf("%s/tile/%d/%d/%d", svc, level, row, col), "If-None-Match", `"other", `+etag)
+		resp, body = do(t, http.MethodGet, fmt.Sprintf("%s/tile/%d/%d/%d", svc, level, row, col), "", "If-None-Match", `"other", `+etag)
 		if resp.StatusCode != http.StatusNotModified || len(body) != 0 || resp.Header.Get("ETag") != etag {
 			t.Errorf("If-None-Match: %s, %d bytes, ETag %q", resp.Status, len(body), resp.Header.Get("ETag"))
 		}
-		resp, body = tileFetch(t, http.MethodHead, fmt.Sprintf("%s/tile/%d/%d/%d", svc, level, row, col))
+		resp, body = do(t, http.MethodHead, fmt.Sprintf("%s/tile/%d/%d/%d", svc, level, row, col), "")
 		if resp.StatusCode != 200 || len(body) != 0 || resp.Header.Get("Content-Length") != strconv.Itoa(len(want)) || resp.Header.Get("ETag") != etag {
 			t.Errorf("HEAD: %s, %d bytes, Content-Length %s", resp.Status, len(body), resp.Header.Get("Content-Length"))
 		}
 		// The neighbour differs (another ETag), and a trailing query (ArcGIS JS sends
 		// blankTile=false) changes nothing.
-		resp, body = tileFetch(t, http.MethodGet, fmt.Sprintf("%s/tile/%d/%d/%d?blankTile=false", svc, level, row, col+1))
+		resp, body = do(t, http.MethodGet, fmt.Sprintf("%s/tile/%d/%d/%d?blankTile=false", svc, level, row, col+1), "")
 		if resp.StatusCode != 200 || resp.Header.Get("ETag") == etag {
 			t.Errorf("neighbour: %s, ETag %q", resp.Status, resp.Header.Get("ETag"))
 		}
@@ -152,7 +128,7 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 			{"/tile/x/0/0", 400},  // not a number
 			{"/tile/-1/0/0", 400}, // nor this
 		} {
-			resp, body := tileFetch(t, http.MethodGet, svc+c.path)
+			resp, body := do(t, http.MethodGet, svc+c.path, "")
 			var e struct {
 				Error struct {
 					Code    int      `json:"code"`
@@ -164,21 +140,21 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 				t.Errorf("%s: %s %s, want %d and an ArcGIS error", c.path, resp.Status, body, c.status)
 			}
 		}
-		if resp, _ := tileFetch(t, http.MethodGet, base+"/arcgis/rest/services/nosuch/MapServer/tile/0/0/0"); resp.StatusCode != 404 {
+		if resp, _ := do(t, http.MethodGet, base+"/arcgis/rest/services/nosuch/MapServer/tile/0/0/0", ""); resp.StatusCode != 404 {
 			t.Errorf("unknown service: %s", resp.Status)
 		}
 	})
 
 	var caps wmtsCapabilities
 	t.Run("capabilities", func(t *testing.T) {
-		resp, body := tileFetch(t, http.MethodGet, svc+"/WMTS/1.0.0/WMTSCapabilities.xml")
+		resp, body := do(t, http.MethodGet, svc+"/WMTS/1.0.0/WMTSCapabilities.xml", "")
 		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/xml") {
 			t.Fatalf("capabilities: %s %s", resp.Status, body)
 		}
 		if err := xml.Unmarshal(body, &caps); err != nil {
 			t.Fatal(err)
 		}
-		_, kvp := tileFetch(t, http.MethodGet, svc+"/WMTS?service=WMTS&request=GetCapabilities&version=1.0.0")
+		_, kvp := do(t, http.MethodGet, svc+"/WMTS?service=WMTS&request=GetCapabilities&version=1.0.0", "")
 		if !bytes.Equal(kvp, body) {
 			t.Errorf("KVP GetCapabilities differs from WMTSCapabilities.xml")
 		}
@@ -228,7 +204,7 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 			fmt.Sprintf("%s/WMTS?SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0&LAYER=world&STYLE=default&FORMAT=image/png&TILEMATRIXSET=default028mm&TILEMATRIX=%d&TILEROW=%d&TILECOL=%d", svc, level, row, col),
 			fmt.Sprintf("%s/WMTS?service=wmts&request=GetTile&version=1.0.0&layer=world&style=default&format=image/png&tilematrixset=GoogleMapsCompatible&tilematrix=%d&tilerow=%d&tilecol=%d", svc, level, row, col),
 		} {
-			resp, body := tileFetch(t, http.MethodGet, url)
+			resp, body := do(t, http.MethodGet, url, "")
 			if resp.StatusCode != 200 || !bytes.Equal(body, want) || resp.Header.Get("ETag") == "" {
 				t.Errorf("%s: %s, %d bytes (MinIO holds %d): %.200s", url, resp.Status, len(body), len(want), body)
 			}
@@ -249,7 +225,7 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 			{svc + "/WMTS?SERVICE=WMTS&REQUEST=GetCapabilities&AcceptVersions=2.0.0", "VersionNegotiationFailed", "acceptversions", 400},
 			{svc + "/WMTS/tile/1.0.0/world/default/default028mm/4/5", "InvalidParameterValue", "path", 404},
 		} {
-			resp, body := tileFetch(t, http.MethodGet, c.url)
+			resp, body := do(t, http.MethodGet, c.url, "")
 			code, locator := owsException(t, body)
 			if resp.StatusCode != c.status || code != c.code || locator != c.locator {
 				t.Errorf("%s: %s %s %q, want %d %s %q", c.url, resp.Status, code, locator, c.status, c.code, c.locator)
@@ -259,7 +235,7 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 
 	t.Run("per-layer caches", func(t *testing.T) {
 		lsvc := base + "/arcgis/rest/services/world_layers/MapServer"
-		_, body := tileFetch(t, http.MethodGet, lsvc+"/WMTS/1.0.0/WMTSCapabilities.xml")
+		_, body := do(t, http.MethodGet, lsvc+"/WMTS/1.0.0/WMTSCapabilities.xml", "")
 		var lc wmtsCapabilities
 		if err := xml.Unmarshal(body, &lc); err != nil {
 			t.Fatal(err)
@@ -276,12 +252,12 @@ func TestRESTTilesAndWMTS(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, got := tileFetch(t, http.MethodGet, lsvc+"/WMTS/tile/1.0.0/Countries/default/default028mm/2/1/2")
+		resp, got := do(t, http.MethodGet, lsvc+"/WMTS/tile/1.0.0/Countries/default/default028mm/2/1/2", "")
 		if resp.StatusCode != 200 || !bytes.Equal(got, wantLayer) {
 			t.Errorf("Countries tile: %s, %d bytes, MinIO holds %d", resp.Status, len(got), len(wantLayer))
 		}
 		// The REST tile resource serves fused caches only, as in ArcGIS.
-		if resp, _ := tileFetch(t, http.MethodGet, lsvc+"/tile/2/1/2"); resp.StatusCode != 404 {
+		if resp, _ := do(t, http.MethodGet, lsvc+"/tile/2/1/2", ""); resp.StatusCode != 404 {
 			t.Errorf("REST tile of a per-layer cache: %s", resp.Status)
 		}
 	})
@@ -344,31 +320,7 @@ func gdalTile(t *testing.T, capsURL, layer, set string, scheme tilecache.Scheme,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := nrgbaDiff(got, stored); d != "" {
+	if _, d := diffPixels(got, stored); d != "" {
 		t.Errorf("GDAL (%s, %d bands) read tile %d/%d/%d with other pixels than the cache's: %s", set, len(gi.Bands), level, row, col, d)
 	}
-}
-
-// nrgbaDiff compares two images as NRGBA pixels, or says where they first differ.
-func nrgbaDiff(a, b image.Image) string {
-	if a.Bounds().Size() != b.Bounds().Size() {
-		return fmt.Sprintf("sizes %v and %v", a.Bounds().Size(), b.Bounds().Size())
-	}
-	na, nb := image.NewNRGBA(image.Rectangle{Max: a.Bounds().Size()}), image.NewNRGBA(image.Rectangle{Max: b.Bounds().Size()})
-	draw.Draw(na, na.Rect, a, a.Bounds().Min, draw.Src)
-	draw.Draw(nb, nb.Rect, b, b.Bounds().Min, draw.Src)
-	diff, first := 0, ""
-	for i := 0; i < len(na.Pix); i += 4 {
-		if !bytes.Equal(na.Pix[i:i+4], nb.Pix[i:i+4]) {
-			if diff == 0 {
-				p := i / 4
-				first = fmt.Sprintf("pixel (%d, %d): %v and %v", p%na.Rect.Dx(), p/na.Rect.Dx(), na.Pix[i:i+4], nb.Pix[i:i+4])
-			}
-			diff++
-		}
-	}
-	if diff == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d pixels differ, first %s", diff, first)
 }

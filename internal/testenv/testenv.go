@@ -1,4 +1,6 @@
-// Package testenv tells tests where the real servers they need are running.
+// Package testenv tells tests where the real servers they need are running,
+// starts the ones a test runs for itself, and keeps what those servers log
+// ([LogBuffer]).
 //
 // scripts/test.sh starts (or finds) a Redis server and a MinIO server on
 // loopback and passes their addresses in environment variables:
