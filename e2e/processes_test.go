@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -18,20 +17,6 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
-
-// buildBinary builds the mapfarm command once per test.
-func buildBinary(t testing.TB, pkg string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	// Without DWARF (-w): the link takes about half the CPU, and panics still show their stacks.
-	out, err := exec.CommandContext(ctx, "go", "build", "-ldflags=-w", "-o", bin, pkg).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 func freePort(t testing.TB) string {
 	t.Helper()
