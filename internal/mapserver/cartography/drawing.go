@@ -582,6 +582,18 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		}
 		return og.Bound(), nil
 	}
+	// pathGraphic is a graphic of kind k along the paths or rings of a line or polygon element.
+	pathGraphic := func(k mapdraw.GraphicKind, g gisxml.GeometryKind, name string, s gisxml.Symbol) ([]mapdraw.Graphic, error) {
+		og, err := geom(g, name)
+		if err != nil {
+			return nil, err
+		}
+		sym, err := symOf(s)
+		if err != nil {
+			return nil, err
+		}
+		return []mapdraw.Graphic{{Kind: k, Parts: partsOf(og), Symbol: sym}}, nil
+	}
 	switch e := el.(type) {
 	case *gisxml.MarkerElement:
 		p, err := operation.PointIn(e.Point, w+"/Point")
@@ -594,25 +606,9 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		}
 		return []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{p}}, Symbol: sym}}, nil
 	case *gisxml.LineElement:
-		g, err := geom(e.Line, "Line")
-		if err != nil {
-			return nil, err
-		}
-		sym, err := symOf(e.Symbol)
-		if err != nil {
-			return nil, err
-		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicLine, Parts: partsOf(g), Symbol: sym}}, nil
+		return pathGraphic(mapdraw.GraphicLine, e.Line, "Line", e.Symbol)
 	case *gisxml.PolygonElement:
-		g, err := geom(e.Polygon, "Polygon")
-		if err != nil {
-			return nil, err
-		}
-		sym, err := symOf(e.Symbol)
-		if err != nil {
-			return nil, err
-		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicPolygon, Parts: partsOf(g), Symbol: sym}}, nil
+		return pathGraphic(mapdraw.GraphicPolygon, e.Polygon, "Polygon", e.Symbol)
 	case *gisxml.RectangleElement, *gisxml.CircleElement, *gisxml.EllipseElement:
 		var rect gisxml.GeometryKind
 		var s gisxml.Symbol
