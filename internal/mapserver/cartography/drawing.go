@@ -16,6 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -763,32 +764,17 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 // partsOf returns the paths or rings of a line or polygon geometry.
 func partsOf(g orb.Geometry) [][][2]float64 {
 	var out [][][2]float64
-	add := func(ps []orb.Point) {
+	add := func(ps []orb.Point) error {
 		part := make([][2]float64, len(ps))
 		for i, p := range ps {
 			part[i] = p
 		}
 		out = append(out, part)
+		return nil
 	}
 	switch v := g.(type) {
-	case orb.LineString:
-		add(v)
-	case orb.MultiLineString:
-		for _, l := range v {
-			add(l)
-		}
-	case orb.Ring:
-		add(v)
-	case orb.Polygon:
-		for _, r := range v {
-			add(r)
-		}
-	case orb.MultiPolygon:
-		for _, p := range v {
-			for _, r := range p {
-				add(r)
-			}
-		}
+	case orb.LineString, orb.MultiLineString, orb.Ring, orb.Polygon, orb.MultiPolygon:
+		_ = proj.EachSlice(v, add)
 	case orb.Bound:
 		add(v.ToRing())
 	case orb.Point:
