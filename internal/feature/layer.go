@@ -124,30 +124,6 @@ func countVertices(g orb.Geometry) int {
 	switch g := g.(type) {
 	case orb.Point:
 		return 1
-	case orb.MultiPoint:
-		return len(g)
-	case orb.LineString:
-		return len(g)
-	case orb.Ring:
-		return len(g)
-	case orb.MultiLineString:
-		n := 0
-		for _, ls := range g {
-			n += len(ls)
-		}
-		return n
-	case orb.Polygon:
-		n := 0
-		for _, r := range g {
-			n += len(r)
-		}
-		return n
-	case orb.MultiPolygon:
-		n := 0
-		for _, p := range g {
-			n += countVertices(p)
-		}
-		return n
 	case orb.Collection:
 		n := 0
 		for _, c := range g {
@@ -155,7 +131,9 @@ func countVertices(g orb.Geometry) int {
 		}
 		return n
 	}
-	return 0
+	n := 0
+	_ = proj.EachSlice(g, func(ps []orb.Point) error { n += len(ps); return nil })
+	return n
 }
 
 // Name returns the source table name.

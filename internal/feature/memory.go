@@ -142,8 +142,30 @@ func (l *Layer) Count(ctx context.Context, q *Query) (int, error) {
 
 // Extent returns the union of the selected features' bounds.
 func (l *Layer) Extent(ctx context.Context, q *Query) (orb.Bound, error) {
+	return scannedExtent(ctx, l, q)
+}
+
+// Stats computes aggregates of the selected features in Go.
+func (l *Layer) Stats(ctx context.Context, q *Query, stats []Stat, groupBy []int) ([]StatRow, error) {
+	return scannedStats(ctx, l, l.fields, q, stats, groupBy)
+}
+
+// Distinct returns the distinct tuples of cols among the selected features.
+func (l *Layer) Distinct(ctx context.Context, q *Query, cols []int) ([][]any, error) {
+	return scannedDistinct(ctx, l, l.fields, q, cols)
+}
+
+// scanner is what the aggregates computed in Go need of a source: its rows.
+type scanner interface {
+	Scan(ctx context.Context, q *Query, fn func(*Feature) error) error
+}
+
+// scannedExtent, scannedStats and scannedDistinct answer Extent, Stats and Distinct by scanning the
+// rows of s in Go: the in-memory layer's way, and a reprojected source's when a spatial test must
+// run after reprojecting. fields are the source's, to check the columns asked for.
+func scannedExtent(ctx context.Context, s scanner, q *Query) (orb.Bound, error) {
 	b := EmptyBound()
-	err := l.Scan(ctx, q, func(f *Feature) error {
+	err := s.Scan(ctx, q, func(f *Feature) error {
 		if f.Geom != nil {
 			b = b.Union(f.Bound)
 		}
@@ -152,27 +174,23 @@ func (l *Layer) Extent(ctx context.Context, q *Query) (orb.Bound, error) {
 	return b, err
 }
 
-// Stats computes aggregates of the selected features in Go.
-func (l *Layer) Stats(ctx context.Context, q *Query, stats []Stat, groupBy []int) ([]StatRow, error) {
-	if err := checkColumns(l.fields, groupBy, stats); err != nil {
+func scannedStats(ctx context.Context, s scanner, fields []Field, q *Query, stats []Stat, groupBy []int) ([]StatRow, error) {
+	if err := checkColumns(fields, groupBy, stats); err != nil {
 		return nil, err
 	}
 	a := NewAggregator(stats, groupBy)
-	err := l.Scan(ctx, q, func(f *Feature) error { a.Add(f.Values); return nil })
-	if err != nil {
+	if err := s.Scan(ctx, q, func(f *Feature) error { a.Add(f.Values); return nil }); err != nil {
 		return nil, err
 	}
 	return a.Rows(), nil
 }
 
-// Distinct returns the distinct tuples of cols among the selected features.
-func (l *Layer) Distinct(ctx context.Context, q *Query, cols []int) ([][]any, error) {
-	if err := checkColumns(l.fields, cols, nil); err != nil {
+func scannedDistinct(ctx context.Context, s scanner, fields []Field, q *Query, cols []int) ([][]any, error) {
+	if err := checkColumns(fields, cols, nil); err != nil {
 		return nil, err
 	}
 	d := NewDistinctSet(cols)
-	err := l.Scan(ctx, q, func(f *Feature) error { d.Add(f.Values); return nil })
-	if err != nil {
+	if err := s.Scan(ctx, q, func(f *Feature) error { d.Add(f.Values); return nil }); err != nil {
 		return nil, err
 	}
 	return d.Rows(), nil

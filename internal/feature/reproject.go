@@ -144,14 +144,7 @@ func (r *reprojected) Extent(ctx context.Context, q *Query) (orb.Bound, error) {
 		b, err := r.src.Extent(ctx, q)
 		return r.fwdBound(b), err
 	}
-	b := EmptyBound()
-	err := r.Scan(ctx, q, func(f *Feature) error {
-		if f.Geom != nil {
-			b = b.Union(f.Bound)
-		}
-		return nil
-	})
-	return b, err
+	return scannedExtent(ctx, r, q)
 }
 
 // Stats aggregates in the source unless a spatial test must run here.
@@ -159,15 +152,7 @@ func (r *reprojected) Stats(ctx context.Context, q *Query, stats []Stat, groupBy
 	if !spatial(q) {
 		return r.src.Stats(ctx, q, stats, groupBy)
 	}
-	if err := checkColumns(r.info.Fields, groupBy, stats); err != nil {
-		return nil, err
-	}
-	a := NewAggregator(stats, groupBy)
-	err := r.Scan(ctx, q, func(f *Feature) error { a.Add(f.Values); return nil })
-	if err != nil {
-		return nil, err
-	}
-	return a.Rows(), nil
+	return scannedStats(ctx, r, r.info.Fields, q, stats, groupBy)
 }
 
 // Distinct collects in the source unless a spatial test must run here.
@@ -175,15 +160,7 @@ func (r *reprojected) Distinct(ctx context.Context, q *Query, cols []int) ([][]a
 	if !spatial(q) {
 		return r.src.Distinct(ctx, q, cols)
 	}
-	if err := checkColumns(r.info.Fields, cols, nil); err != nil {
-		return nil, err
-	}
-	d := NewDistinctSet(cols)
-	err := r.Scan(ctx, q, func(f *Feature) error { d.Add(f.Values); return nil })
-	if err != nil {
-		return nil, err
-	}
-	return d.Rows(), nil
+	return scannedDistinct(ctx, r, r.info.Fields, q, cols)
 }
 
 // Clipped returns src with every geometry Scan yields cut to the union of windows (in src's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -259,47 +260,41 @@ func simplifyForBuffer(g orb.Geometry, tol float64) orb.Geometry {
 	line := func(ls orb.LineString) orb.LineString {
 		out := dp.LineString(ls.Clone())
 		if len(out) < 2 || (len(out) == 2 && out[0] == out[1]) {
-			b := ls.Bound()
-			return orb.LineString{b.Min, {b.Max[0], b.Min[1]}, b.Max, {b.Min[0], b.Max[1]}, b.Min}
+			return orb.LineString(ls.Bound().ToRing())
 		}
 		return out
 	}
 	ring := func(r orb.Ring) orb.Ring {
 		out := orb.Ring(line(orb.LineString(r)))
 		if len(out) < 4 {
-			b := r.Bound()
-			return orb.Ring{b.Min, {b.Max[0], b.Min[1]}, b.Max, {b.Min[0], b.Max[1]}, b.Min}
+			return r.Bound().ToRing()
 		}
 		return out
 	}
-	polygon := func(p orb.Polygon) orb.Polygon {
-		out := make(orb.Polygon, len(p))
-		for i, r := range p {
-			out[i] = ring(r)
-		}
-		return out
-	}
+	polygon := func(p orb.Polygon) orb.Polygon { return mapParts(p, ring) }
 	switch g := g.(type) {
 	case orb.LineString:
 		return line(g)
 	case orb.MultiLineString:
-		out := make(orb.MultiLineString, len(g))
-		for i, ls := range g {
-			out[i] = line(ls)
-		}
-		return out
+		return mapParts(g, line)
 	case orb.Ring:
 		return ring(g)
 	case orb.Polygon:
 		return polygon(g)
 	case orb.MultiPolygon:
-		out := make(orb.MultiPolygon, len(g))
-		for i, p := range g {
-			out[i] = polygon(p)
-		}
-		return out
+		return mapParts(g, polygon)
 	}
 	return g
+}
+
+// mapParts returns a new geometry of the parts of g (the lines of a multiline, the rings of a
+// polygon, the polygons of a multipolygon), each passed through fn.
+func mapParts[G ~[]P, P any](g G, fn func(P) P) G {
+	out := make(G, len(g))
+	for i, p := range g {
+		out[i] = fn(p)
+	}
+	return out
 }
 
 func dpiOf(v render.View) float64 {
@@ -550,38 +545,14 @@ func fitPatch(p *Patch, box orb.Bound) orb.Geometry {
 	return reprojectGeom(p.Geom, func(q orb.Point) orb.Point { return orb.Point{bx + (q[0]-cx)*sx, by + (q[1]-cy)*sy} })
 }
 
-// reprojectGeom applies fn to every point of a line or polygon geometry.
+// reprojectGeom applies fn to every point of a copy of a line or polygon geometry (an envelope
+// as its polygon); nil for any other geometry.
 func reprojectGeom(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
-	pts := func(ps []orb.Point) []orb.Point {
-		out := make([]orb.Point, len(ps))
-		for i, p := range ps {
-			out[i] = fn(p)
-		}
-		return out
-	}
 	switch v := g.(type) {
-	case orb.LineString:
-		return orb.LineString(pts(v))
-	case orb.MultiLineString:
-		out := make(orb.MultiLineString, len(v))
-		for i, l := range v {
-			out[i] = pts(l)
-		}
-		return out
-	case orb.Polygon:
-		out := make(orb.Polygon, len(v))
-		for i, r := range v {
-			out[i] = pts(r)
-		}
-		return out
-	case orb.MultiPolygon:
-		out := make(orb.MultiPolygon, len(v))
-		for i, p := range v {
-			out[i] = reprojectGeom(p, fn).(orb.Polygon)
-		}
-		return out
+	case orb.LineString, orb.MultiLineString, orb.Polygon, orb.MultiPolygon:
+		return proj.Geometry(orb.Clone(v), fn)
 	case orb.Bound:
-		return reprojectGeom(v.ToPolygon(), fn)
+		return proj.Geometry(v.ToPolygon(), fn)
 	}
 	return nil
 }

@@ -9,8 +9,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -18,6 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
@@ -175,50 +174,8 @@ func near(a, b color.NRGBA, tol int) bool {
 	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B) && d(a.A, b.A)
 }
 
-// checkGolden compares img with testdata/name.png (or rewrites it with -update): a pixel
-// matches when every channel is within 24, the image when at most 0.2% of its pixels do not.
+// checkGolden compares img with testdata/name.png (or rewrites it with -update).
 func checkGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".png")
-	if *update {
-		var buf bytes.Buffer
-		if err := png.Encode(&buf, img); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -tags proj ./internal/mapdraw -run Golden -update to create it)", err)
-	}
-	want, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want.Bounds() != img.Bounds() {
-		t.Fatalf("%s: size %v, golden %v", name, img.Bounds(), want.Bounds())
-	}
-	bad := 0
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			g := color.NRGBAModel.Convert(img.At(x, y)).(color.NRGBA)
-			w := color.NRGBAModel.Convert(want.At(x, y)).(color.NRGBA)
-			if !near(g, w, 24) {
-				bad++
-			}
-		}
-	}
-	if limit := img.Bounds().Dx() * img.Bounds().Dy() / 500; bad > limit {
-		out := filepath.Join(os.TempDir(), "mapdraw-golden-"+name+".png")
-		var buf bytes.Buffer
-		_ = png.Encode(&buf, img)
-		_ = os.WriteFile(out, buf.Bytes(), 0o644)
-		t.Errorf("%s: %d pixels differ from the golden image (limit %d); got image saved as %s", name, bad, limit, out)
-	}
+	rendertest.CheckGolden(t, "mapdraw", name, img, *update, "go test -tags proj ./internal/mapdraw -run Golden -update")
 }

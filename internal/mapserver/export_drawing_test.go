@@ -136,17 +136,7 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 			{LabelExpression: ptr("[NAME]"), WhereClause: ptr("NAME = 'Australia'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Red: 255}, Size: ptr(12.0)}},
 		}}}}}
 	img = decodePNG(t, exportWorld(t, f, lds, nil, gisxml.ImagePNG32))
-	count := func(r image.Rectangle, c color.NRGBA) int {
-		n := 0
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				if close3(pixel(img, x, y), c, 60) {
-					n++
-				}
-			}
-		}
-		return n
-	}
+	count := func(r image.Rectangle, c color.NRGBA) int { return countNear(img, r, c, 60) }
 	blue, redText := color.NRGBA{0, 0, 255, 255}, color.NRGBA{255, 0, 0, 255}
 	if n := count(image.Rect(bx-40, by-20, bx+40, by+20), blue); n < 15 {
 		t.Errorf("label class 1: %d blue label pixels over Brazil", n)

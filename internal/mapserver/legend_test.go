@@ -34,6 +34,19 @@ func close3(a, b color.NRGBA, tol int) bool {
 	return d(a.R, b.R) <= tol && d(a.G, b.G) <= tol && d(a.B, b.B) <= tol && d(a.A, b.A) <= tol
 }
 
+// countNear counts the pixels of img inside r whose colour is within tol of c.
+func countNear(img image.Image, r image.Rectangle, c color.NRGBA, tol int) int {
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if close3(pixel(img, x, y), c, tol) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 var mimePNG32 = &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}
 
 func TestGetLegendInfo(t *testing.T) {

@@ -68,15 +68,7 @@ func pictureMap(f *fixture, uri string) (image.Image, string) {
 // redShare is the share of an image's pixels that are the picture's red.
 func redShare(img image.Image) float64 {
 	b := img.Bounds()
-	n := 0
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if close3(pixel(img, x, y), color.NRGBA{220, 0, 0, 255}, 10) {
-				n++
-			}
-		}
-	}
-	return float64(n) / float64(b.Dx()*b.Dy())
+	return float64(countNear(img, b, color.NRGBA{220, 0, 0, 255}, 10)) / float64(b.Dx()*b.Dy())
 }
 
 // TestPictureUri: pictures named by PictureUri are fetched from data: URIs, from this server's
@@ -220,17 +212,7 @@ func TestPictureSymbolsGolden(t *testing.T) {
 
 	// What the eye checks: no magenta anywhere (transparent), no black of the 1-bit pictures, and
 	// Spain's tiles in their two colours.
-	count := func(c color.NRGBA, r image.Rectangle) int {
-		n := 0
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				if close3(pixel(img, x, y), c, 12) {
-					n++
-				}
-			}
-		}
-		return n
-	}
+	count := func(c color.NRGBA, r image.Rectangle) int { return countNear(img, r, c, 12) }
 	all := img.Bounds()
 	if n := count(color.NRGBA{255, 0, 255, 255}, all); n > 0 {
 		t.Errorf("%d magenta pixels: the transparent colour is drawn", n)

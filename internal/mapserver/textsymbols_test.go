@@ -48,16 +48,7 @@ func TestCharacterMarkersAndFontStyles(t *testing.T) {
 	img := decodePNG(t, r.Result.ImageData)
 	checkGolden(t, "carto_character_fonts", img)
 	// Stars in the marker's colour: a few dozen countries, each star about a hundred pixels.
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if close3(pixel(img, x, y), orange, 10) {
-				n++
-			}
-		}
-	}
-	if n < 500 {
+	if n := countNear(img, img.Bounds(), orange, 10); n < 500 {
 		t.Errorf("%d pixels in the character marker's colour, want stars on the country points", n)
 	}
 

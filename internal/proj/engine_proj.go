@@ -207,21 +207,15 @@ func flat(ps []orb.Point) []float64 {
 	return unsafe.Slice(&ps[0][0], 2*len(ps))
 }
 
-func (o pjOperation) forward(ps []orb.Point) error {
-	if len(ps) == 0 {
-		return nil
-	}
-	if err := o.pj.TransFlatCoords(goproj.DirectionFwd, flat(ps), 2, -1, -1); err != nil {
-		return fmt.Errorf("%w: %w", ErrOutside, err)
-	}
-	return nil
-}
+func (o pjOperation) forward(ps []orb.Point) error { return o.trans(goproj.DirectionFwd, ps) }
+func (o pjOperation) inverse(ps []orb.Point) error { return o.trans(goproj.DirectionInv, ps) }
 
-func (o pjOperation) inverse(ps []orb.Point) error {
+// trans transforms ps in place in direction dir.
+func (o pjOperation) trans(dir goproj.Direction, ps []orb.Point) error {
 	if len(ps) == 0 {
 		return nil
 	}
-	if err := o.pj.TransFlatCoords(goproj.DirectionInv, flat(ps), 2, -1, -1); err != nil {
+	if err := o.pj.TransFlatCoords(dir, flat(ps), 2, -1, -1); err != nil {
 		return fmt.Errorf("%w: %w", ErrOutside, err)
 	}
 	return nil

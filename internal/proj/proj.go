@@ -242,7 +242,7 @@ func Bound(b orb.Bound, fn func(orb.Point) orb.Point) orb.Bound {
 // A nil geometry is returned as nil. Bounds inside g (orb.Bound) are
 // transformed by their corners.
 func Geometry(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
-	_ = eachSlice(g, func(ps []orb.Point) error {
+	_ = EachSlice(g, func(ps []orb.Point) error {
 		for i, p := range ps {
 			ps[i] = fn(p)
 		}
@@ -266,9 +266,9 @@ func Geometry(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
 	return g
 }
 
-// eachSlice calls fn with every point slice of g (rings, lines, multipoints), stopping at the
+// EachSlice calls fn with every point slice of g (rings, lines, multipoints), stopping at the
 // first error. Points and bounds, which are values, are not visited.
-func eachSlice(g orb.Geometry, fn func([]orb.Point) error) error {
+func EachSlice(g orb.Geometry, fn func([]orb.Point) error) error {
 	switch g := g.(type) {
 	case orb.MultiPoint:
 		return fn(g)
@@ -298,7 +298,7 @@ func eachSlice(g orb.Geometry, fn func([]orb.Point) error) error {
 		}
 	case orb.Collection:
 		for _, c := range g {
-			if err := eachSlice(c, fn); err != nil {
+			if err := EachSlice(c, fn); err != nil {
 				return err
 			}
 		}

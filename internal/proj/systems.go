@@ -213,7 +213,7 @@ func (t *Transformer) geometry(g orb.Geometry, fn func([]orb.Point) error, bound
 		}
 		return v, nil
 	}
-	return g, eachSlice(g, fn)
+	return g, EachSlice(g, fn)
 }
 
 // gridPoints is how many points per side Bound samples, over the whole bound (edges and
@@ -421,7 +421,7 @@ func (t *Transformer) Copy(g orb.Geometry) (orb.Geometry, orb.Bound, error) {
 		}
 		return out, out.Bound(), nil
 	}
-	_ = eachSlice(g, func(ps []orb.Point) error { n += len(ps); return nil })
+	_ = EachSlice(g, func(ps []orb.Point) error { n += len(ps); return nil })
 	buf := make([]orb.Point, 0, n)
 	take := func(ps []orb.Point) []orb.Point {
 		start := len(buf)

@@ -300,51 +300,60 @@ func (s Scheme) newCoverer(aoi orb.Geometry, l LOD) *coverer {
 // checkAOI refuses an area of interest of a type the cover does not know
 // or with a coordinate that is not finite.
 func checkAOI(g orb.Geometry) error {
-	checkPoints := func(pts []orb.Point) error {
+	return eachPath(g, func(pts []orb.Point) error {
 		for _, p := range pts {
 			if !finite(p[0]) || !finite(p[1]) {
 				return fmt.Errorf("tilecache: area of interest has a non-finite coordinate %v", p)
 			}
 		}
 		return nil
-	}
+	})
+}
+
+// eachPath calls fn with every sequence of coordinates of an area of interest (a point as
+// one of one, a bound as its two corners), stopping at the first error; a geometry of a
+// type the cover does not know is an error.
+func eachPath(g orb.Geometry, fn func([]orb.Point) error) error {
 	switch g := g.(type) {
 	case orb.Point:
-		return checkPoints([]orb.Point{g})
+		return fn([]orb.Point{g})
 	case orb.MultiPoint:
-		return checkPoints(g)
+		return fn(g)
 	case orb.LineString:
-		return checkPoints(g)
+		return fn(g)
 	case orb.Ring:
-		return checkPoints(g)
+		return fn(g)
 	case orb.Bound:
-		return checkPoints([]orb.Point{g.Min, g.Max})
+		return fn([]orb.Point{g.Min, g.Max})
 	case orb.MultiLineString:
-		for _, ls := range g {
-			if err := checkPoints(ls); err != nil {
-				return err
-			}
-		}
+		return eachPart(g, fn)
 	case orb.Polygon:
-		for _, r := range g {
-			if err := checkPoints(r); err != nil {
-				return err
-			}
-		}
+		return eachPart(g, fn)
 	case orb.MultiPolygon:
 		for _, p := range g {
-			if err := checkAOI(p); err != nil {
+			if err := eachPart(p, fn); err != nil {
 				return err
 			}
 		}
 	case orb.Collection:
 		for _, sub := range g {
-			if err := checkAOI(sub); err != nil {
+			if err := eachPath(sub, fn); err != nil {
 				return err
 			}
 		}
 	default:
 		return fmt.Errorf("tilecache: unsupported area of interest %T", g)
+	}
+	return nil
+}
+
+// eachPart calls fn with every line of a multiline or ring of a polygon, stopping at the first
+// error.
+func eachPart[G ~[]P, P ~[]orb.Point](g G, fn func([]orb.Point) error) error {
+	for _, p := range g {
+		if err := fn(p); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -432,41 +441,13 @@ func isEmptyGeometry(g orb.Geometry) bool {
 			}
 		}
 		return true
-	case orb.Point:
-		return false
 	}
-	return countPoints(g) == 0
-}
-
-// countPoints counts the coordinates of a geometry.
-func countPoints(g orb.Geometry) int {
-	switch g := g.(type) {
-	case orb.MultiPoint:
-		return len(g)
-	case orb.LineString:
-		return len(g)
-	case orb.MultiLineString:
-		n := 0
-		for _, ls := range g {
-			n += len(ls)
-		}
-		return n
-	case orb.Ring:
-		return len(g)
-	case orb.Polygon:
-		n := 0
-		for _, r := range g {
-			n += len(r)
-		}
-		return n
-	case orb.MultiPolygon:
-		n := 0
-		for _, p := range g {
-			n += countPoints(p)
-		}
-		return n
-	}
-	return 1
+	empty := true
+	err := eachPath(g, func(pts []orb.Point) error {
+		empty = empty && len(pts) == 0
+		return nil
+	})
+	return err == nil && empty
 }
 
 // row appends to dst the merged column spans of the AOI in row r, clipped to

@@ -168,34 +168,38 @@ func layerFolder(m *catalog.Map, id int) (string, error) {
 
 // HasSingleFusedMapCache reports whether the map has a stored fused cache (_alllayers).
 func (s *Service) HasSingleFusedMapCache(ctx context.Context, c *operation.Call, req *gisxml.HasSingleFusedMapCache) (*gisxml.HasSingleFusedMapCacheResponse, error) {
-	m, err := operation.MapOf(c, req.MapName)
+	ok, err := s.hasLayerCache(ctx, c, req.MapName, -1)
 	if err != nil {
 		return nil, err
 	}
-	sc, err := s.stored(ctx, c, m)
-	if err != nil || !sc.ok {
-		return &gisxml.HasSingleFusedMapCacheResponse{Result: false}, err
-	}
-	ok, err := s.hasFolder(ctx, c, m, tilecache.FusedLayer)
-	return &gisxml.HasSingleFusedMapCacheResponse{Result: ok}, err
+	return &gisxml.HasSingleFusedMapCacheResponse{Result: ok}, nil
 }
 
 // HasLayerCache reports whether a layer has a stored cache of its own (-1: the fused cache).
 func (s *Service) HasLayerCache(ctx context.Context, c *operation.Call, req *gisxml.HasLayerCache) (*gisxml.HasLayerCacheResponse, error) {
-	m, err := operation.MapOf(c, req.MapName)
+	ok, err := s.hasLayerCache(ctx, c, req.MapName, req.LayerID)
 	if err != nil {
 		return nil, err
 	}
-	folder, err := layerFolder(m, req.LayerID)
+	return &gisxml.HasLayerCacheResponse{Result: ok}, nil
+}
+
+// hasLayerCache reports whether layer id (-1: the fused cache) of a map has a stored cache of
+// its own; a map without a stored cache has none.
+func (s *Service) hasLayerCache(ctx context.Context, c *operation.Call, mapName string, id int) (bool, error) {
+	m, err := operation.MapOf(c, mapName)
 	if err != nil {
-		return nil, err
+		return false, err
+	}
+	folder, err := layerFolder(m, id)
+	if err != nil {
+		return false, err
 	}
 	sc, err := s.stored(ctx, c, m)
 	if err != nil || !sc.ok {
-		return &gisxml.HasLayerCacheResponse{Result: false}, err
+		return false, err
 	}
-	ok, err := s.hasFolder(ctx, c, m, folder)
-	return &gisxml.HasLayerCacheResponse{Result: ok}, err
+	return s.hasFolder(ctx, c, m, folder)
 }
 
 func tileCacheInfo(info tilecache.CacheInfo) *gisxml.TileCacheInfo {
@@ -304,33 +308,34 @@ func (s *Service) GetCacheDescriptionInfo(ctx context.Context, c *operation.Call
 	return &gisxml.GetCacheDescriptionInfoResponse{Result: d}, nil
 }
 
-// existingFolder returns the folder of a layer id whose cache is stored, or a fault.
-func (s *Service) existingFolder(ctx context.Context, c *operation.Call, m *catalog.Map, layerID int) (string, error) {
+// cachedFolder resolves a map with a stored cache and the folder of a layer id (-1: the fused
+// cache) whose cache is stored, or faults.
+func (s *Service) cachedFolder(ctx context.Context, c *operation.Call, mapName string, layerID int) (*catalog.Map, string, error) {
+	m, _, err := s.cachedMap(ctx, c, mapName)
+	if err != nil {
+		return nil, "", err
+	}
 	folder, err := layerFolder(m, layerID)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	ok, err := s.hasFolder(ctx, c, m, folder)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	if !ok {
 		if layerID == -1 {
-			return "", operation.NotFound("map %s of service %s has no fused cache", m.Name, c.Service.Name)
+			return nil, "", operation.NotFound("map %s of service %s has no fused cache", m.Name, c.Service.Name)
 		}
-		return "", operation.NotFound("layer %d of map %s has no cache of its own", layerID, m.Name)
+		return nil, "", operation.NotFound("layer %d of map %s has no cache of its own", layerID, m.Name)
 	}
-	return folder, nil
+	return m, folder, nil
 }
 
 // GetCacheName returns "_alllayers" for the fused cache (LayerID -1) or the layer's cache
 // folder name.
 func (s *Service) GetCacheName(ctx context.Context, c *operation.Call, req *gisxml.GetCacheName) (*gisxml.GetCacheNameResponse, error) {
-	m, _, err := s.cachedMap(ctx, c, req.MapName)
-	if err != nil {
-		return nil, err
-	}
-	folder, err := s.existingFolder(ctx, c, m, req.LayerID)
+	_, folder, err := s.cachedFolder(ctx, c, req.MapName, req.LayerID)
 	if err != nil {
 		return nil, err
 	}
@@ -341,11 +346,7 @@ func (s *Service) GetCacheName(ctx context.Context, c *operation.Call, req *gisx
 // exploded layout: <url>/L<nn>/R<row hex>/C<col hex>.<ext> (see api/cache.go), whatever
 // the stored layout.
 func (s *Service) GetVirtualCacheDirectory(ctx context.Context, c *operation.Call, req *gisxml.GetVirtualCacheDirectory) (*gisxml.GetVirtualCacheDirectoryResponse, error) {
-	m, _, err := s.cachedMap(ctx, c, req.MapName)
-	if err != nil {
-		return nil, err
-	}
-	folder, err := s.existingFolder(ctx, c, m, req.LayerID)
+	m, folder, err := s.cachedFolder(ctx, c, req.MapName, req.LayerID)
 	if err != nil {
 		return nil, err
 	}

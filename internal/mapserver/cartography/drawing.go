@@ -16,6 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
+	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -582,6 +583,18 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		}
 		return og.Bound(), nil
 	}
+	// pathGraphic is a graphic of kind k along the paths or rings of a line or polygon element.
+	pathGraphic := func(k mapdraw.GraphicKind, g gisxml.GeometryKind, name string, s gisxml.Symbol) ([]mapdraw.Graphic, error) {
+		og, err := geom(g, name)
+		if err != nil {
+			return nil, err
+		}
+		sym, err := symOf(s)
+		if err != nil {
+			return nil, err
+		}
+		return []mapdraw.Graphic{{Kind: k, Parts: partsOf(og), Symbol: sym}}, nil
+	}
 	switch e := el.(type) {
 	case *gisxml.MarkerElement:
 		p, err := operation.PointIn(e.Point, w+"/Point")
@@ -594,25 +607,9 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		}
 		return []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{p}}, Symbol: sym}}, nil
 	case *gisxml.LineElement:
-		g, err := geom(e.Line, "Line")
-		if err != nil {
-			return nil, err
-		}
-		sym, err := symOf(e.Symbol)
-		if err != nil {
-			return nil, err
-		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicLine, Parts: partsOf(g), Symbol: sym}}, nil
+		return pathGraphic(mapdraw.GraphicLine, e.Line, "Line", e.Symbol)
 	case *gisxml.PolygonElement:
-		g, err := geom(e.Polygon, "Polygon")
-		if err != nil {
-			return nil, err
-		}
-		sym, err := symOf(e.Symbol)
-		if err != nil {
-			return nil, err
-		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicPolygon, Parts: partsOf(g), Symbol: sym}}, nil
+		return pathGraphic(mapdraw.GraphicPolygon, e.Polygon, "Polygon", e.Symbol)
 	case *gisxml.RectangleElement, *gisxml.CircleElement, *gisxml.EllipseElement:
 		var rect gisxml.GeometryKind
 		var s gisxml.Symbol
@@ -767,32 +764,17 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 // partsOf returns the paths or rings of a line or polygon geometry.
 func partsOf(g orb.Geometry) [][][2]float64 {
 	var out [][][2]float64
-	add := func(ps []orb.Point) {
+	add := func(ps []orb.Point) error {
 		part := make([][2]float64, len(ps))
 		for i, p := range ps {
 			part[i] = p
 		}
 		out = append(out, part)
+		return nil
 	}
 	switch v := g.(type) {
-	case orb.LineString:
-		add(v)
-	case orb.MultiLineString:
-		for _, l := range v {
-			add(l)
-		}
-	case orb.Ring:
-		add(v)
-	case orb.Polygon:
-		for _, r := range v {
-			add(r)
-		}
-	case orb.MultiPolygon:
-		for _, p := range v {
-			for _, r := range p {
-				add(r)
-			}
-		}
+	case orb.LineString, orb.MultiLineString, orb.Ring, orb.Polygon, orb.MultiPolygon:
+		_ = proj.EachSlice(v, add)
 	case orb.Bound:
 		add(v.ToRing())
 	case orb.Point:

@@ -2,6 +2,8 @@ package queries
 
 import (
 	"context"
+	"iter"
+	"maps"
 	"slices"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -93,8 +95,15 @@ func openAttachments(ctx context.Context, src *source, l *catalog.Layer, defExpr
 		size: a.FieldIndex("DATA_SIZE"), bytes: a.FieldIndex("DATA")}, nil
 }
 
-// visibleParents returns which of the parent ids are rows the definition expression keeps.
-func (t *attachmentTable) visibleParents(parents []int64) (map[int64]bool, error) {
+// visibleParents returns which parents of the attachment rows are rows the definition
+// expression keeps.
+func (t *attachmentTable) visibleParents(found iter.Seq[*feature.Feature]) (map[int64]bool, error) {
+	var parents []int64
+	for f := range found {
+		if p, ok := f.Values[t.parent].(int64); ok {
+			parents = append(parents, p)
+		}
+	}
 	if len(parents) == 0 {
 		return map[int64]bool{}, nil
 	}
@@ -174,13 +183,7 @@ func attachmentInfos(ctx context.Context, src *source, l *catalog.Layer, defExpr
 	if err != nil {
 		return nil, err
 	}
-	var parents []int64
-	for _, f := range found {
-		if p, ok := f.Values[t.parent].(int64); ok {
-			parents = append(parents, p)
-		}
-	}
-	visible, err := t.visibleParents(parents)
+	visible, err := t.visibleParents(slices.Values(found))
 	if err != nil {
 		return nil, err
 	}
@@ -213,13 +216,7 @@ func attachmentData(ctx context.Context, src *source, l *catalog.Layer, defExpr 
 	}); err != nil {
 		return nil, err
 	}
-	var parents []int64
-	for _, f := range found {
-		if p, ok := f.Values[t.parent].(int64); ok {
-			parents = append(parents, p)
-		}
-	}
-	visible, err := t.visibleParents(parents)
+	visible, err := t.visibleParents(maps.Values(found))
 	if err != nil {
 		return nil, err
 	}

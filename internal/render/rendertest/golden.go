@@ -1,0 +1,69 @@
+// Package rendertest compares the images tests draw with golden images kept in the test
+// package's testdata folder, within the tolerance anti-aliasing and font rasterising need.
+package rendertest
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// CheckGolden compares img with testdata/name.png, or writes img there when update is set (the
+// test package's -update flag). A pixel matches when every channel is within 24, the image when
+// at most 0.2% of its pixels do not; an image that does not is saved in the temporary folder as
+// <pkg>-golden-<name>.png. regen is the command that rewrites the golden images.
+func CheckGolden(t testing.TB, pkg, name string, img image.Image, update bool, regen string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".png")
+	if update {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run %s to create it)", err, regen)
+	}
+	want, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Bounds() != img.Bounds() {
+		t.Fatalf("%s: size %v, golden %v", name, img.Bounds(), want.Bounds())
+	}
+	bad := 0
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			if !near(img.At(x, y), want.At(x, y), 24) {
+				bad++
+			}
+		}
+	}
+	if limit := img.Bounds().Dx() * img.Bounds().Dy() / 500; bad > limit {
+		out := filepath.Join(os.TempDir(), pkg+"-golden-"+name+".png")
+		var buf bytes.Buffer
+		_ = png.Encode(&buf, img)
+		_ = os.WriteFile(out, buf.Bytes(), 0o644)
+		t.Errorf("%s: %d pixels differ from the golden image (limit %d); got image saved as %s", name, bad, limit, out)
+	}
+}
+
+// near reports whether every channel of a and b, as non-premultiplied 8-bit colours, is within
+// tol.
+func near(a, b color.Color, tol int) bool {
+	na, nb := color.NRGBAModel.Convert(a).(color.NRGBA), color.NRGBAModel.Convert(b).(color.NRGBA)
+	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
+	return d(na.R, nb.R) && d(na.G, nb.G) && d(na.B, nb.B) && d(na.A, nb.A)
+}
