@@ -1,0 +1,58 @@
+package rest_test
+
+import (
+	"bytes"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// goldenTargets are answers whose bytes are pinned in testdata/golden: key order, number
+// formatting, null against absent members and escaping, as clients see them.
+var goldenTargets = map[string]string{
+	"root":       "/arcgis/rest/services/usa/MapServer?f=json",
+	"root_world": "/arcgis/rest/services/world/MapServer?f=json",
+	"layers":     "/arcgis/rest/services/usa/MapServer/layers?f=json",
+	"layer1":     "/arcgis/rest/services/usa/MapServer/1?f=pjson",
+	"table2":     "/arcgis/rest/services/usa/MapServer/2?f=json",
+	"legend":     "/arcgis/rest/services/usa/MapServer/legend?f=json",
+	"related":    "/arcgis/rest/services/usa/MapServer/1/queryRelatedRecords?objectIds=1&relationshipId=2&outFields=NAME&returnGeometry=false&f=json",
+	"identify": "/arcgis/rest/services/world/MapServer/identify?sr=4326&layers=all:1&tolerance=3&returnGeometry=true&imageDisplay=512,512,96" +
+		"&mapExtent=-20,30,40,60&geometry=" + url.QueryEscape(`{"x":2.35,"y":46.8,"spatialReference":{"wkid":4326}}`) + "&geometryType=esriGeometryPoint&f=json",
+	"find":   "/arcgis/rest/services/world/MapServer/find?searchText=Franc&contains=true&searchFields=NAME&layers=1&returnGeometry=false&returnFieldName=true&f=json",
+	"query":  "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&outFields=*&returnGeometry=false",
+	"count":  "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=1%3D1&returnCountOnly=true",
+	"extent": "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&returnExtentOnly=true",
+	"export": "/arcgis/rest/services/usa/MapServer/export?bbox=-14000000,2800000,-7000000,6500000&size=256,128&f=json",
+	"error":  "/arcgis/rest/services/usa/MapServer/9?f=json",
+}
+
+// The answers are byte for byte those pinned in testdata/golden (MAPFARM_UPDATE_GOLDEN=1
+// rewrites them after a deliberate change).
+func TestGoldenAnswers(t *testing.T) {
+	h := newHandler(t)
+	for name, target := range goldenTargets {
+		_, body := get(t, h, target)
+		checkGolden(t, name, body)
+	}
+}
+
+// checkGolden compares body with testdata/golden/<name>.json.
+func checkGolden(t *testing.T, name string, body []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".json")
+	if os.Getenv("MAPFARM_UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(body, want) {
+		t.Errorf("%s:\n got %.2000s\nwant %.2000s", name, body, want)
+	}
+}
