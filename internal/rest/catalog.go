@@ -26,6 +26,18 @@ func jsonFormat(q *request) error {
 	return badRequest("f=%s is not supported here: use f=json or f=pjson", q.f)
 }
 
+// writeValue answers v, one of the metadata structs, as writeJSON does.
+func (h *Handler) writeValue(q *request, v any) error {
+	data, err := encode(v)
+	if err != nil {
+		return err
+	}
+	return h.writeJSON(q, &jsonWriter{b: data})
+}
+
+// currentVersion is the currentVersion member of a metadata struct.
+func (h *Handler) currentVersion() num { return num(h.p.CurrentVersion) }
+
 func (h *Handler) version(w *jsonWriter) {
 	w.key("currentVersion")
 	w.float(h.p.CurrentVersion)

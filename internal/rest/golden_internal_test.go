@@ -32,13 +32,15 @@ func TestGoldenRenderers(t *testing.T) {
 		&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.ClassBreaksRenderer{Field: "POP", MinimumValue: -0.5,
 			ClassBreakInfos: gisxml.ArrayOfClassBreakInfo{{ClassMinimumValue: 0, ClassMaximumValue: 1e20, Symbol: fill, Label: str("big")}, {ClassMaximumValue: 2}}}},
 	}
-	var w jsonWriter
-	w.arrOpen()
+	infos := make([]*drawingInfoJSON, 0, len(dds))
 	for _, dd := range dds {
-		drawingInfo(&w, dd)
+		infos = append(infos, drawingInfo(dd))
 	}
-	w.arrClose()
-	got := append(w.bytes(), '\n')
+	got, err := encode(infos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
 	path := filepath.Join("testdata", "golden", "renderers.json")
 	if os.Getenv("MAPFARM_UPDATE_GOLDEN") != "" {
 		if err := os.WriteFile(path, got, 0o644); err != nil {

@@ -111,30 +111,8 @@ func (ms *mapService) queryRelatedRecords(q *request, id int) error {
 	// Each group is written as a feature set's features; the fields once.
 	var w jsonWriter
 	w.objOpen()
-	var shapeDef *gisxml.GeometryDef
-	if set.RelatedRecordFields != nil {
-		for _, f := range set.RelatedRecordFields.FieldArray {
-			if f.GeometryDef != nil {
-				shapeDef = f.GeometryDef
-			}
-		}
-	}
-	if shapeDef != nil {
-		w.key("geometryType")
-		w.str(esriType(string(shapeDef.GeometryType)))
-		w.key("spatialReference")
-		w.spatialReference(shapeDef.SpatialReference)
-	}
-	w.key("fields")
-	w.arrOpen()
-	if set.RelatedRecordFields != nil {
-		for _, f := range set.RelatedRecordFields.FieldArray {
-			if f.GeometryDef == nil {
-				writeField(&w, f, "")
-			}
-		}
-	}
-	w.arrClose()
+	fields, shapeDef := schemaOf(set.RelatedRecordFields)
+	writeSchema(&w, fields, shapeDef, "")
 	w.key("relatedRecordGroups")
 	w.arrOpen()
 	for _, g := range set.RelatedRecordGroups {
