@@ -372,16 +372,16 @@ func strp(p *string) string {
 
 // layerJSON is a feature layer's description as the REST layer resource has it.
 type layerJSON struct {
-	CurrentVersion         *num       `json:"currentVersion,omitempty"` // only at /<id>
-	ID                     int        `json:"id"`
-	Name                   text       `json:"name"`
-	Type                   text       `json:"type"`
-	Description            text       `json:"description"`
-	GeometryType           text       `json:"geometryType"`
-	SourceSpatialReference srJSON     `json:"sourceSpatialReference"`
-	CopyrightText          text       `json:"copyrightText"`
-	ParentLayer            null       `json:"parentLayer"`
-	SubLayers              emptyList  `json:"subLayers"`
+	CurrentVersion         *num      `json:"currentVersion,omitempty"` // only at /<id>
+	ID                     int       `json:"id"`
+	Name                   text      `json:"name"`
+	Type                   text      `json:"type"`
+	Description            text      `json:"description"`
+	GeometryType           text      `json:"geometryType"`
+	SourceSpatialReference srJSON    `json:"sourceSpatialReference"`
+	CopyrightText          text      `json:"copyrightText"`
+	ParentLayer            null      `json:"parentLayer"`
+	SubLayers              emptyList `json:"subLayers"`
 	scaleRange
 	DrawingInfo       *drawingInfoJSON `json:"drawingInfo"`
 	DefaultVisibility bool             `json:"defaultVisibility"`
