@@ -137,19 +137,13 @@ func (ms *mapService) export(q *request) error {
 	if info.DefaultMapDescription == nil {
 		return badRequest("the map has no default map description")
 	}
-	bboxSR, err := parseSR("bboxSR", q.param("bboxSR"))
+	bboxSR, err := srParam(q, "bboxSR", info.SpatialReference)
 	if err != nil {
 		return err
 	}
-	imageSR, err := parseSR("imageSR", q.param("imageSR"))
+	imageSR, err := srParam(q, "imageSR", bboxSR)
 	if err != nil {
 		return err
-	}
-	if bboxSR == nil {
-		bboxSR = info.SpatialReference
-	}
-	if imageSR == nil {
-		imageSR = bboxSR
 	}
 	bbox, err := parseBBox(q.param("bbox"), bboxSR)
 	if err != nil {
