@@ -20,12 +20,14 @@ var goldenTargets = map[string]string{
 	"related":    "/arcgis/rest/services/usa/MapServer/1/queryRelatedRecords?objectIds=1&relationshipId=2&outFields=NAME&returnGeometry=false&f=json",
 	"identify": "/arcgis/rest/services/world/MapServer/identify?sr=4326&layers=all:1&tolerance=3&returnGeometry=true&imageDisplay=512,512,96" +
 		"&mapExtent=-20,30,40,60&geometry=" + url.QueryEscape(`{"x":2.35,"y":46.8,"spatialReference":{"wkid":4326}}`) + "&geometryType=esriGeometryPoint&f=json",
-	"find":   "/arcgis/rest/services/world/MapServer/find?searchText=Franc&contains=true&searchFields=NAME&layers=1&returnGeometry=false&returnFieldName=true&f=json",
-	"query":  "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&outFields=*&returnGeometry=false",
-	"count":  "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=1%3D1&returnCountOnly=true",
-	"extent": "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&returnExtentOnly=true",
-	"export": "/arcgis/rest/services/usa/MapServer/export?bbox=-14000000,2800000,-7000000,6500000&size=256,128&f=json",
-	"error":  "/arcgis/rest/services/usa/MapServer/9?f=json",
+	"find":     "/arcgis/rest/services/world/MapServer/find?searchText=Franc&contains=true&searchFields=NAME&layers=1&returnGeometry=false&returnFieldName=true&f=json",
+	"query":    "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&outFields=*&returnGeometry=false",
+	"count":    "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=1%3D1&returnCountOnly=true",
+	"ids":      "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&returnIdsOnly=true",
+	"ids_none": "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=1%3D0&returnIdsOnly=true",
+	"extent":   "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=STATE%3D%27Delaware%27&returnExtentOnly=true",
+	"export":   "/arcgis/rest/services/usa/MapServer/export?bbox=-14000000,2800000,-7000000,6500000&size=256,128&f=json",
+	"error":    "/arcgis/rest/services/usa/MapServer/9?f=json",
 }
 
 // The answers are byte for byte those pinned in testdata/golden (MAPFARM_UPDATE_GOLDEN=1
