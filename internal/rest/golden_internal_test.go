@@ -40,10 +40,16 @@ func TestGoldenRenderers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", "renderers.json")
+	CheckGolden(t, "renderers", append(got, '\n'))
+}
+
+// CheckGolden compares body with testdata/golden/<name>.json (MAPFARM_UPDATE_GOLDEN=1 rewrites
+// it after a deliberate change). It is exported for the package's external tests.
+func CheckGolden(t *testing.T, name string, body []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name+".json")
 	if os.Getenv("MAPFARM_UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
+		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -52,7 +58,7 @@ func TestGoldenRenderers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+	if !bytes.Equal(body, want) {
+		t.Errorf("%s:\n got %.2000s\nwant %.2000s", name, body, want)
 	}
 }

@@ -1,11 +1,10 @@
 package rest_test
 
 import (
-	"bytes"
 	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/rest"
 )
 
 // goldenTargets are answers whose bytes are pinned in testdata/golden: key order, number
@@ -30,31 +29,11 @@ var goldenTargets = map[string]string{
 	"error":    "/arcgis/rest/services/usa/MapServer/9?f=json",
 }
 
-// The answers are byte for byte those pinned in testdata/golden (MAPFARM_UPDATE_GOLDEN=1
-// rewrites them after a deliberate change).
+// The answers are byte for byte those pinned in testdata/golden (see rest.CheckGolden).
 func TestGoldenAnswers(t *testing.T) {
 	h := newHandler(t)
 	for name, target := range goldenTargets {
 		_, body := get(t, h, target)
-		checkGolden(t, name, body)
-	}
-}
-
-// checkGolden compares body with testdata/golden/<name>.json.
-func checkGolden(t *testing.T, name string, body []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".json")
-	if os.Getenv("MAPFARM_UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, want) {
-		t.Errorf("%s:\n got %.2000s\nwant %.2000s", name, body, want)
+		rest.CheckGolden(t, name, body)
 	}
 }

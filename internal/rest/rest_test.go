@@ -456,7 +456,7 @@ func TestRootTileInfo(t *testing.T) {
 	h := rest.New(rest.Params{Ops: ops, Services: c})
 	root := getJSON(t, h, "/arcgis/rest/services/world/MapServer?f=json")
 	_, body := get(t, h, "/arcgis/rest/services/world/MapServer?f=json")
-	checkGolden(t, "root_tiled", body)
+	rest.CheckGolden(t, "root_tiled", body)
 	ti, ok := root["tileInfo"].(map[string]any)
 	if root["singleFusedMapCache"] != true || !ok {
 		t.Fatalf("root: %v", root)
