@@ -10,13 +10,16 @@ import (
 // goldenTargets are answers whose bytes are pinned in testdata/golden: key order, number
 // formatting, null against absent members and escaping, as clients see them.
 var goldenTargets = map[string]string{
-	"root":       "/arcgis/rest/services/usa/MapServer?f=json",
-	"root_world": "/arcgis/rest/services/world/MapServer?f=json",
-	"layers":     "/arcgis/rest/services/usa/MapServer/layers?f=json",
-	"layer1":     "/arcgis/rest/services/usa/MapServer/1?f=pjson",
-	"table2":     "/arcgis/rest/services/usa/MapServer/2?f=json",
-	"legend":     "/arcgis/rest/services/usa/MapServer/legend?f=json",
-	"related":    "/arcgis/rest/services/usa/MapServer/1/queryRelatedRecords?objectIds=1&relationshipId=2&outFields=NAME&returnGeometry=false&f=json",
+	"info":        "/arcgis/rest/info?f=json",
+	"services":    "/arcgis/rest/services?f=json",
+	"extent_none": "/arcgis/rest/services/usa/MapServer/1/query?f=json&where=1%3D0&returnExtentOnly=true",
+	"root":        "/arcgis/rest/services/usa/MapServer?f=json",
+	"root_world":  "/arcgis/rest/services/world/MapServer?f=json",
+	"layers":      "/arcgis/rest/services/usa/MapServer/layers?f=json",
+	"layer1":      "/arcgis/rest/services/usa/MapServer/1?f=pjson",
+	"table2":      "/arcgis/rest/services/usa/MapServer/2?f=json",
+	"legend":      "/arcgis/rest/services/usa/MapServer/legend?f=json",
+	"related":     "/arcgis/rest/services/usa/MapServer/1/queryRelatedRecords?objectIds=1&relationshipId=2&outFields=NAME&returnGeometry=false&f=json",
 	"identify": "/arcgis/rest/services/world/MapServer/identify?sr=4326&layers=all:1&tolerance=3&returnGeometry=true&imageDisplay=512,512,96" +
 		"&mapExtent=-20,30,40,60&geometry=" + url.QueryEscape(`{"x":2.35,"y":46.8,"spatialReference":{"wkid":4326}}`) + "&geometryType=esriGeometryPoint&f=json",
 	"find":     "/arcgis/rest/services/world/MapServer/find?searchText=Franc&contains=true&searchFields=NAME&layers=1&returnGeometry=false&returnFieldName=true&f=json",
