@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/rest"
 )
 
@@ -38,5 +39,17 @@ func TestGoldenAnswers(t *testing.T) {
 	for name, target := range goldenTargets {
 		_, body := get(t, h, target)
 		rest.CheckGolden(t, name, body)
+	}
+}
+
+// A token-based server's info says where tokens are issued, in the members the hand-written
+// answer had.
+func TestInfoTokenBased(t *testing.T) {
+	h := rest.New(rest.Params{Services: catalogtest.Samples(t), PublicURL: "http://farm.test", TokenBased: true, TokenServicesURL: "https://farm.test/tokens?a=<b>&c"})
+	_, body := get(t, h, "/arcgis/rest/info?f=json")
+	want := `{"currentVersion":10.71,"fullVersion":"10.7.1","soapUrl":"http://farm.test/arcgis/services","secureSoapUrl":null,` +
+		`"authInfo":{"isTokenBasedSecurity":true,"tokenServicesUrl":"https://farm.test/tokens?a=<b>&c","shortLivedTokenValidity":60}}`
+	if string(body) != want {
+		t.Errorf("got  %s\nwant %s", body, want)
 	}
 }
