@@ -26,9 +26,36 @@ func jsonFormat(q *request) error {
 	return badRequest("f=%s is not supported here: use f=json or f=pjson", q.f)
 }
 
-func (h *Handler) version(w *jsonWriter) {
-	w.key("currentVersion")
-	w.float(h.p.CurrentVersion)
+// writeValue answers v, one of the metadata structs, as writeJSON does.
+func (h *Handler) writeValue(q *request, v any) error {
+	data, err := encode(v)
+	if err != nil {
+		return err
+	}
+	return h.writeJSON(q, &jsonWriter{b: data})
+}
+
+// currentVersion is the currentVersion member of a metadata struct.
+func (h *Handler) currentVersion() num { return num(h.p.CurrentVersion) }
+
+// infoJSON is /arcgis/rest/info.
+type infoJSON struct {
+	CurrentVersion num          `json:"currentVersion"`
+	FullVersion    text         `json:"fullVersion"`
+	SoapURL        text         `json:"soapUrl"`
+	SecureSoapURL  null         `json:"secureSoapUrl"`
+	AuthInfo       authInfoJSON `json:"authInfo"`
+}
+
+type authInfoJSON struct {
+	IsTokenBasedSecurity bool `json:"isTokenBasedSecurity"`
+	*tokenServicesJSON
+}
+
+// tokenServicesJSON is where a token-based server issues its tokens.
+type tokenServicesJSON struct {
+	TokenServicesURL        text `json:"tokenServicesUrl"`
+	ShortLivedTokenValidity int  `json:"shortLivedTokenValidity"`
 }
 
 // info answers /arcgis/rest/info: the server's version, its SOAP URL and how it authenticates.
@@ -36,28 +63,24 @@ func (h *Handler) info(q *request) error {
 	if err := jsonFormat(q); err != nil {
 		return err
 	}
-	var w jsonWriter
-	w.objOpen()
-	h.version(&w)
-	w.key("fullVersion")
-	w.str("10.7.1")
-	w.key("soapUrl")
-	w.str(h.p.PublicURL + "/arcgis/services")
-	w.key("secureSoapUrl")
-	w.null()
-	w.key("authInfo")
-	w.objOpen()
-	w.key("isTokenBasedSecurity")
-	w.bool(h.p.TokenBased)
+	v := infoJSON{CurrentVersion: h.currentVersion(), FullVersion: "10.7.1", SoapURL: text(h.p.PublicURL + "/arcgis/services"),
+		AuthInfo: authInfoJSON{IsTokenBasedSecurity: h.p.TokenBased}}
 	if h.p.TokenBased {
-		w.key("tokenServicesUrl")
-		w.str(h.p.TokenServicesURL)
-		w.key("shortLivedTokenValidity")
-		w.int(60)
+		v.AuthInfo.tokenServicesJSON = &tokenServicesJSON{TokenServicesURL: text(h.p.TokenServicesURL), ShortLivedTokenValidity: 60}
 	}
-	w.objClose()
-	w.objClose()
-	return h.writeJSON(q, &w)
+	return h.writeValue(q, v)
+}
+
+// catalogJSON is /arcgis/rest/services.
+type catalogJSON struct {
+	CurrentVersion num                  `json:"currentVersion"`
+	Folders        emptyList            `json:"folders"`
+	Services       []catalogServiceJSON `json:"services"`
+}
+
+type catalogServiceJSON struct {
+	Name text `json:"name"`
+	Type text `json:"type"`
 }
 
 // catalog answers /arcgis/rest/services and its folders. Services here live in the root
@@ -74,23 +97,9 @@ func (h *Handler) catalog(q *request, folder string) error {
 		names = append(names, s.Name)
 	}
 	sort.Strings(names)
-	var w jsonWriter
-	w.objOpen()
-	h.version(&w)
-	w.key("folders")
-	w.arrOpen()
-	w.arrClose()
-	w.key("services")
-	w.arrOpen()
+	v := catalogJSON{CurrentVersion: h.currentVersion(), Services: make([]catalogServiceJSON, 0, len(names))}
 	for _, n := range names {
-		w.objOpen()
-		w.key("name")
-		w.str(n)
-		w.key("type")
-		w.str("MapServer")
-		w.objClose()
+		v.Services = append(v.Services, catalogServiceJSON{Name: text(n), Type: "MapServer"})
 	}
-	w.arrClose()
-	w.objClose()
-	return h.writeJSON(q, &w)
+	return h.writeValue(q, v)
 }

@@ -137,19 +137,13 @@ func (ms *mapService) export(q *request) error {
 	if info.DefaultMapDescription == nil {
 		return badRequest("the map has no default map description")
 	}
-	bboxSR, err := parseSR("bboxSR", q.param("bboxSR"))
+	bboxSR, err := srParam(q, "bboxSR", info.SpatialReference)
 	if err != nil {
 		return err
 	}
-	imageSR, err := parseSR("imageSR", q.param("imageSR"))
+	imageSR, err := srParam(q, "imageSR", bboxSR)
 	if err != nil {
 		return err
-	}
-	if bboxSR == nil {
-		bboxSR = info.SpatialReference
-	}
-	if imageSR == nil {
-		imageSR = bboxSR
 	}
 	bbox, err := parseBBox(q.param("bbox"), bboxSR)
 	if err != nil {
@@ -220,18 +214,15 @@ func (ms *mapService) export(q *request) error {
 		_, _ = q.w.Write(img.ImageData)
 		return nil
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("href")
-	w.str(img.ImageURL)
-	w.key("width")
-	w.int(int64(img.ImageWidth))
-	w.key("height")
-	w.int(int64(img.ImageHeight))
-	w.key("extent")
-	w.envelope(img.Extent)
-	w.key("scale")
-	w.float(img.MapScale)
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.h.writeValue(q, exportJSON{Href: text(img.ImageURL), Width: img.ImageWidth, Height: img.ImageHeight, Extent: extentJSON{img.Extent},
+		Scale: num(img.MapScale)})
+}
+
+// exportJSON is export's f=json answer: where the image is, and what it shows.
+type exportJSON struct {
+	Href   text       `json:"href"`
+	Width  int        `json:"width"`
+	Height int        `json:"height"`
+	Extent extentJSON `json:"extent"`
+	Scale  num        `json:"scale"`
 }

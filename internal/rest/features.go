@@ -10,17 +10,7 @@ import (
 // displayFieldName, fieldAliases, geometryType, spatialReference, fields, features and
 // exceededTransferLimit when the page is not the last.
 func encodeFeatureSet(w *jsonWriter, rs *gisxml.RecordSet, display, idField string, exceeded bool) {
-	var fields []*gisxml.Field
-	var shapeDef *gisxml.GeometryDef
-	if rs.Fields != nil {
-		for _, f := range rs.Fields.FieldArray {
-			if f.GeometryDef != nil {
-				shapeDef = f.GeometryDef
-				continue
-			}
-			fields = append(fields, f)
-		}
-	}
+	fields, shapeDef := schemaOf(rs.Fields)
 	w.objOpen()
 	w.key("displayFieldName")
 	w.str(display)
@@ -28,25 +18,10 @@ func encodeFeatureSet(w *jsonWriter, rs *gisxml.RecordSet, display, idField stri
 	w.objOpen()
 	for _, f := range fields {
 		w.key(f.Name)
-		if f.AliasName != nil && *f.AliasName != "" {
-			w.str(*f.AliasName)
-		} else {
-			w.str(f.Name)
-		}
+		w.str(alias(f))
 	}
 	w.objClose()
-	if shapeDef != nil {
-		w.key("geometryType")
-		w.str(esriType(string(shapeDef.GeometryType)))
-		w.key("spatialReference")
-		w.spatialReference(shapeDef.SpatialReference)
-	}
-	w.key("fields")
-	w.arrOpen()
-	for _, f := range fields {
-		writeField(w, f, idField)
-	}
-	w.arrClose()
+	writeSchema(w, fields, shapeDef, idField)
 	w.key("features")
 	writeFeatures(w, rs)
 	if exceeded {
@@ -54,6 +29,35 @@ func encodeFeatureSet(w *jsonWriter, rs *gisxml.RecordSet, display, idField stri
 		w.bool(true)
 	}
 	w.objClose()
+}
+
+// schemaOf splits a record set's fields into the published fields and the shape's definition
+// (nil for none).
+func schemaOf(fs *gisxml.Fields) (fields []*gisxml.Field, shapeDef *gisxml.GeometryDef) {
+	if fs == nil {
+		return nil, nil
+	}
+	for _, f := range fs.FieldArray {
+		if f.GeometryDef != nil {
+			shapeDef = f.GeometryDef
+			continue
+		}
+		fields = append(fields, f)
+	}
+	return fields, shapeDef
+}
+
+// writeSchema writes the members a feature set and related records have about their fields:
+// geometryType and spatialReference when there is a shape, then fields.
+func writeSchema(w *jsonWriter, fields []*gisxml.Field, shapeDef *gisxml.GeometryDef, idField string) {
+	if shapeDef != nil {
+		w.key("geometryType")
+		w.str(esriType(string(shapeDef.GeometryType)))
+		w.key("spatialReference")
+		w.spatialReference(shapeDef.SpatialReference)
+	}
+	w.key("fields")
+	w.encoded(fieldsJSON(fields, idField))
 }
 
 // writeFeatures writes a record set's records as Esri JSON features: attributes, and the

@@ -40,6 +40,15 @@ func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	return srValue(&sr), nil
 }
 
+// srParam is parseSR of the parameter name, def when the request has none.
+func srParam(q *request, name string, def gisxml.SpatialReference) (gisxml.SpatialReference, error) {
+	sr, err := parseSR(name, q.param(name))
+	if err != nil || sr != nil {
+		return sr, err
+	}
+	return def, nil
+}
+
 // srValue is the schema spatial reference of a WKID or WKT.
 func srValue(sr *jsonSR) gisxml.SpatialReference {
 	if sr == nil || (sr.WKID == 0 && sr.LatestWKID == 0 && sr.WKT == "") {

@@ -191,18 +191,7 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 					p.Layers = append(p.Layers, layerLink{ID: id, Name: fmt.Sprint(l["name"]), Href: p.ServiceURL + "/" + id})
 				}
 			}
-		case len(rest) == 1:
-			id, err := layerID(rest[0])
-			if err != nil {
-				return err
-			}
-			v, err := resourceJSON(q, func(q *request) error { return ms.layer(q, id) })
-			if err != nil {
-				return err
-			}
-			p.Title, p.V, name = fmt.Sprintf("Layer: %v (ID: %d)", v["name"], id), v, "layer"
-			p.Crumbs = append(svcCrumbs, crumb{Name: fmt.Sprint(v["name"]), Href: p.ServiceURL + "/" + rest[0]})
-		case len(rest) == 2 && rest[1] == "query":
+		case len(rest) == 1 || (len(rest) == 2 && rest[1] == "query"):
 			id, err := layerID(rest[0])
 			if err != nil {
 				return err
@@ -211,9 +200,13 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 			if err != nil {
 				return err
 			}
+			p.Crumbs = append(svcCrumbs, crumb{Name: fmt.Sprint(lv["name"]), Href: p.ServiceURL + "/" + rest[0]})
+			if len(rest) == 1 {
+				p.Title, p.V, name = fmt.Sprintf("Layer: %v (ID: %d)", lv["name"], id), lv, "layer"
+				break
+			}
 			p.Title, name = fmt.Sprintf("Query: %v (ID: %d)", lv["name"], id), "query"
-			p.Crumbs = append(svcCrumbs, crumb{Name: fmt.Sprint(lv["name"]), Href: p.ServiceURL + "/" + rest[0]},
-				crumb{Name: "query", Href: p.ServiceURL + "/" + rest[0] + "/query?f=html"})
+			p.Crumbs = append(p.Crumbs, crumb{Name: "query", Href: p.ServiceURL + "/" + rest[0] + "/query?f=html"})
 			p.Form = queryForm(q)
 			p.JSONURL = ""
 			if hasQuery(q) {

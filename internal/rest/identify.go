@@ -7,7 +7,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 )
 
-// viewParams are the map view identify and find share: the default map description in the
+// mapDescription is the map view identify and find share: the default map description in the
 // request's sr, with its layers' result options and definitions.
 func (ms *mapService) mapDescription(q *request, info *gisxml.MapServerInfo, sr gisxml.SpatialReference, returnGeometry, fieldNames bool) (*gisxml.MapDescription, error) {
 	if info.DefaultMapDescription == nil {
@@ -79,60 +79,117 @@ func valueString(v any) string {
 	return string(w.bytes())
 }
 
-// writeResult writes the members identify and find results share.
-func writeResult(w *jsonWriter, info *gisxml.MapServerInfo, layerID int, displayField, value string, props *gisxml.PropertySet, shape gisxml.GeometryKind, sr gisxml.SpatialReference) {
-	w.key("layerId")
-	w.int(int64(layerID))
-	w.key("layerName")
-	if l := findLayer(info, layerID); l != nil {
-		w.str(l.Name)
-	} else {
-		w.str("")
-	}
-	w.key("displayFieldName")
-	w.str(displayField)
-	w.key("value")
-	w.str(value)
-	w.key("attributes")
+// result is one identify or find result.
+type result struct {
+	foundFieldName *string // find only
+	layerID        int
+	displayField   string
+	value          string
+	props          *gisxml.PropertySet
+	shape          gisxml.GeometryKind
+}
+
+// writeResults answers identify's and find's results: the layer, the display field's value, the
+// attributes, and the geometry with its spatial reference.
+func (ms *mapService) writeResults(q *request, v *viewRequest, results []result) error {
+	var w jsonWriter
 	w.objOpen()
-	if props != nil {
-		for _, p := range props.PropertyArray {
-			if p != nil {
-				w.key(p.Key)
-				w.value(p.Value)
+	w.key("results")
+	w.arrOpen()
+	for _, r := range results {
+		w.objOpen()
+		if r.foundFieldName != nil {
+			w.key("foundFieldName")
+			w.str(*r.foundFieldName)
+		}
+		w.key("layerId")
+		w.int(int64(r.layerID))
+		w.key("layerName")
+		if l := findLayer(v.info, r.layerID); l != nil {
+			w.str(l.Name)
+		} else {
+			w.str("")
+		}
+		w.key("displayFieldName")
+		w.str(r.displayField)
+		w.key("value")
+		w.str(r.value)
+		w.key("attributes")
+		w.objOpen()
+		if r.props != nil {
+			for _, p := range r.props.PropertyArray {
+				if p != nil {
+					w.key(p.Key)
+					w.value(p.Value)
+				}
 			}
 		}
-	}
-	w.objClose()
-	if shape != nil {
-		w.key("geometryType")
-		w.str(geometryTypeOf(shape))
-		w.key("geometry")
-		var g jsonWriter
-		g.geometry(shape)
-		b := g.bytes()
-		if len(b) > 1 && b[len(b)-1] == '}' {
-			// The geometry carries its spatial reference, as identify and find write it.
-			var s jsonWriter
-			s.spatialReference(sr)
-			b = append(append(append(b[:len(b)-1], `,"spatialReference":`...), s.bytes()...), '}')
+		w.objClose()
+		if r.shape != nil {
+			w.key("geometryType")
+			w.str(geometryTypeOf(r.shape))
+			w.key("geometry")
+			w.geometryWithSR(r.shape, v.sr)
 		}
-		w.raw(b)
+		w.objClose()
 	}
+	w.arrClose()
+	w.objClose()
+	return ms.h.writeJSON(q, &w)
+}
+
+// geometryWithSR writes a geometry that carries its spatial reference, as identify and find
+// write it.
+func (w *jsonWriter) geometryWithSR(shape gisxml.GeometryKind, sr gisxml.SpatialReference) {
+	var g jsonWriter
+	g.geometry(shape)
+	b := g.bytes()
+	if len(b) > 1 && b[len(b)-1] == '}' {
+		var s jsonWriter
+		s.spatialReference(sr)
+		b = append(append(append(b[:len(b)-1], `,"spatialReference":`...), s.bytes()...), '}')
+	}
+	w.raw(b)
+}
+
+// viewRequest is what identify and find read alike: the service, the request's sr (the map's
+// by default), returnFieldName, and the default map description with the result options.
+type viewRequest struct {
+	info       *gisxml.MapServerInfo
+	sr         gisxml.SpatialReference
+	fieldNames bool
+	md         *gisxml.MapDescription
+}
+
+func (ms *mapService) viewRequest(q *request) (*viewRequest, error) {
+	info, err := ms.jsonInfo(q)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := srParam(q, "sr", info.SpatialReference)
+	if err != nil {
+		return nil, err
+	}
+	returnGeometry, err := boolParam(q, "returnGeometry", true)
+	if err != nil {
+		return nil, err
+	}
+	fieldNames, err := boolParam(q, "returnFieldName", false)
+	if err != nil {
+		return nil, err
+	}
+	md, err := ms.mapDescription(q, info, sr, returnGeometry, fieldNames)
+	if err != nil {
+		return nil, err
+	}
+	return &viewRequest{info: info, sr: sr, fieldNames: fieldNames, md: md}, nil
 }
 
 // identify answers identify: the features near a geometry on the map, through Identify.
 func (ms *mapService) identify(q *request) error {
-	info, err := ms.jsonInfo(q)
+	v, err := ms.viewRequest(q)
 	if err != nil {
 		return err
-	}
-	sr, err := parseSR("sr", q.param("sr"))
-	if err != nil {
-		return err
-	}
-	if sr == nil {
-		sr = info.SpatialReference
 	}
 	geometryType := q.param("geometryType")
 	if geometryType == "" {
@@ -141,7 +198,7 @@ func (ms *mapService) identify(q *request) error {
 	if q.param("geometry") == "" {
 		return badRequest("'geometry' parameter is required")
 	}
-	geom, err := parseGeometry(q.param("geometry"), geometryType, sr)
+	geom, err := parseGeometry(q.param("geometry"), geometryType, v.sr)
 	if err != nil {
 		return err
 	}
@@ -149,7 +206,7 @@ func (ms *mapService) identify(q *request) error {
 	if err != nil {
 		return err
 	}
-	ext, err := parseBBox(q.param("mapExtent"), sr)
+	ext, err := parseBBox(q.param("mapExtent"), v.sr)
 	if err != nil {
 		return badRequest("'mapExtent' parameter is invalid: %q", q.param("mapExtent"))
 	}
@@ -157,19 +214,7 @@ func (ms *mapService) identify(q *request) error {
 	if err != nil {
 		return err
 	}
-	returnGeometry, err := boolParam(q, "returnGeometry", true)
-	if err != nil {
-		return err
-	}
-	fieldNames, err := boolParam(q, "returnFieldName", false)
-	if err != nil {
-		return err
-	}
-	md, err := ms.mapDescription(q, info, sr, returnGeometry, fieldNames)
-	if err != nil {
-		return err
-	}
-	md.MapArea = &gisxml.MapExtent{MapAreaFields: gisxml.MapAreaFields{Extent: ext}}
+	v.md.MapArea = &gisxml.MapExtent{MapAreaFields: gisxml.MapAreaFields{Extent: ext}}
 	option := gisxml.IdentifyTopmost
 	layers := q.param("layers")
 	mode, list, _ := strings.Cut(layers, ":")
@@ -186,24 +231,17 @@ func (ms *mapService) identify(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := ms.do(q, "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp, SearchShape: geom,
+	resp, err := ms.do(q, "Identify", &gisxml.Identify{MapDescription: v.md, MapImageDisplay: disp, SearchShape: geom,
 		Tolerance: tolerance, IdentifyOption: option, LayerIDs: ids})
 	if err != nil {
 		return err
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("results")
-	w.arrOpen()
+	var results []result
 	for _, r := range resp.(*gisxml.IdentifyResponse).Result {
-		field, value := displayValue(info, r.LayerID, r.Properties, fieldNames)
-		w.objOpen()
-		writeResult(&w, info, r.LayerID, field, value, r.Properties, r.Shape, sr)
-		w.objClose()
+		field, value := displayValue(v.info, r.LayerID, r.Properties, v.fieldNames)
+		results = append(results, result{layerID: r.LayerID, displayField: field, value: value, props: r.Properties, shape: r.Shape})
 	}
-	w.arrClose()
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.writeResults(q, v, results)
 }
 
 // parseImageDisplay reads imageDisplay=width,height,dpi.
@@ -227,7 +265,7 @@ func parseImageDisplay(s string) (*gisxml.ImageDisplay, error) {
 
 // find answers find: features whose field values hold searchText, through Find.
 func (ms *mapService) find(q *request) error {
-	info, err := ms.jsonInfo(q)
+	v, err := ms.viewRequest(q)
 	if err != nil {
 		return err
 	}
@@ -235,22 +273,7 @@ func (ms *mapService) find(q *request) error {
 	if text == "" {
 		return badRequest("'searchText' parameter is required")
 	}
-	sr, err := parseSR("sr", q.param("sr"))
-	if err != nil {
-		return err
-	}
-	if sr == nil {
-		sr = info.SpatialReference
-	}
 	contains, err := boolParam(q, "contains", true)
-	if err != nil {
-		return err
-	}
-	returnGeometry, err := boolParam(q, "returnGeometry", true)
-	if err != nil {
-		return err
-	}
-	fieldNames, err := boolParam(q, "returnFieldName", false)
 	if err != nil {
 		return err
 	}
@@ -258,28 +281,15 @@ func (ms *mapService) find(q *request) error {
 	if err != nil {
 		return err
 	}
-	md, err := ms.mapDescription(q, info, sr, returnGeometry, fieldNames)
-	if err != nil {
-		return err
-	}
-	resp, err := ms.do(q, "Find", &gisxml.Find{MapDescription: md, MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 400, ImageDPI: 96},
+	resp, err := ms.do(q, "Find", &gisxml.Find{MapDescription: v.md, MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 400, ImageDPI: 96},
 		SearchString: text, Contains: contains, SearchFields: q.param("searchFields"), FindOption: gisxml.FindAllLayers, LayerIDs: ids})
 	if err != nil {
 		return err
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("results")
-	w.arrOpen()
+	var results []result
 	for _, r := range resp.(*gisxml.FindResponse).Result {
-		field, _ := displayValue(info, r.LayerID, r.Properties, fieldNames)
-		w.objOpen()
-		w.key("foundFieldName")
-		w.str(r.FieldName)
-		writeResult(&w, info, r.LayerID, field, r.Value, r.Properties, r.Shape, sr)
-		w.objClose()
+		field, _ := displayValue(v.info, r.LayerID, r.Properties, v.fieldNames)
+		results = append(results, result{foundFieldName: &r.FieldName, layerID: r.LayerID, displayField: field, value: r.Value, props: r.Properties, shape: r.Shape})
 	}
-	w.arrClose()
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.writeResults(q, v, results)
 }

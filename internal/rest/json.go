@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -11,9 +12,20 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 )
 
+// Two encoders write the JSON answers, to the same bytes.
+//
 // jsonWriter appends JSON to a buffer without reflection: query answers of thousands of
-// features are written value by value (see BenchmarkEncodeFeatures). Commas are placed by the
-// writer: need says a value was written at this level.
+// features are written value by value (see BenchmarkEncodeFeatures), and so are the feature
+// sets of identify, find and queryRelatedRecords. Commas are placed by the writer: need says a
+// value was written at this level.
+//
+// The metadata resources (the service root, its layers and tables, drawing info, legend,
+// attachments, export's JSON) are Go structs encoded by encoding/json (see encode): a struct's
+// field order is ArcGIS's key order, and a member shared by several resources is declared once.
+// Those answers are small and written once per request, so reflection costs nothing that
+// matters there. Their members use the types below, which encoding/json writes as jsonWriter
+// does: text escapes as appendString (\u0008 and \u000c, not \b and \f; no HTML escaping), num
+// formats as appendFloat (integers without a fraction, no exponent, NaN and infinities null).
 type jsonWriter struct {
 	b    []byte
 	need bool
@@ -56,6 +68,16 @@ func (w *jsonWriter) float(f float64) {
 	w.need = true
 }
 
+// encoded writes v through encode, null if it cannot be encoded.
+func (w *jsonWriter) encoded(v any) {
+	data, err := encode(v)
+	if err != nil {
+		w.null()
+		return
+	}
+	w.raw(data)
+}
+
 // raw writes already encoded JSON as one value.
 func (w *jsonWriter) raw(v []byte) { w.sep(); w.b = append(w.b, v...); w.need = true }
 
@@ -77,6 +99,59 @@ func appendFloat(b []byte, f float64) []byte {
 		return strconv.AppendInt(b, int64(f), 10)
 	}
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
+}
+
+// encode writes v as compact JSON with encoding/json, without its HTML escaping (jsonWriter
+// has none).
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding %T: %w", v, err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// text is a string member, escaped as appendString escapes.
+type text string
+
+func (t text) MarshalJSON() ([]byte, error) { return appendString(nil, string(t)), nil }
+
+// optText is *p as a nullable member (nil: null, or absent with omitempty).
+func optText(p *string) *text { return (*text)(p) }
+
+// num is a number member, formatted as appendFloat formats.
+type num float64
+
+func (n num) MarshalJSON() ([]byte, error) { return appendFloat(nil, float64(n)), nil }
+
+// null is a member that is always null.
+type null struct{}
+
+func (null) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// emptyList is a member that is always [].
+type emptyList struct{}
+
+func (emptyList) MarshalJSON() ([]byte, error) { return []byte("[]"), nil }
+
+// srJSON is a spatialReference member, written by jsonWriter.spatialReference.
+type srJSON struct{ sr gisxml.SpatialReference }
+
+func (s srJSON) MarshalJSON() ([]byte, error) {
+	var w jsonWriter
+	w.spatialReference(s.sr)
+	return w.bytes(), nil
+}
+
+// extentJSON is an extent member, written by jsonWriter.envelope.
+type extentJSON struct{ env gisxml.Envelope }
+
+func (e extentJSON) MarshalJSON() ([]byte, error) {
+	var w jsonWriter
+	w.envelope(e.env)
+	return w.bytes(), nil
 }
 
 const hexDigits = "0123456789abcdef"

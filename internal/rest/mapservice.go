@@ -85,6 +85,70 @@ func defaultVisibility(info *gisxml.MapServerInfo) map[int]bool {
 	return vis
 }
 
+// The members the root, layers and tables answer alike.
+const (
+	capabilities          = "Map,Query,Data"
+	supportedQueryFormats = "JSON, geoJSON"
+)
+
+// scaleRange is the minScale and maxScale members.
+type scaleRange struct {
+	MinScale num `json:"minScale"`
+	MaxScale num `json:"maxScale"`
+}
+
+// serviceJSON is the MapServer resource, as ArcGIS Server 10.7 answers it.
+type serviceJSON struct {
+	CurrentVersion              num                `json:"currentVersion"`
+	ServiceDescription          text               `json:"serviceDescription"`
+	MapName                     text               `json:"mapName"`
+	Description                 text               `json:"description"`
+	CopyrightText               text               `json:"copyrightText"`
+	SupportsDynamicLayers       bool               `json:"supportsDynamicLayers"`
+	Layers                      []serviceLayerJSON `json:"layers"`
+	Tables                      []serviceTableJSON `json:"tables"`
+	SpatialReference            srJSON             `json:"spatialReference"`
+	SingleFusedMapCache         bool               `json:"singleFusedMapCache"`
+	TileInfo                    *tileInfoJSON      `json:"tileInfo,omitempty"`
+	InitialExtent               extentJSON         `json:"initialExtent"`
+	FullExtent                  extentJSON         `json:"fullExtent"`
+	MinScale                    num                `json:"minScale"`
+	MaxScale                    num                `json:"maxScale"`
+	Units                       text               `json:"units"`
+	SupportedImageFormatTypes   text               `json:"supportedImageFormatTypes"`
+	DocumentInfo                documentInfo       `json:"documentInfo"`
+	Capabilities                text               `json:"capabilities"`
+	SupportedQueryFormats       text               `json:"supportedQueryFormats"`
+	ExportTilesAllowed          bool               `json:"exportTilesAllowed"`
+	SupportsDatumTransformation bool               `json:"supportsDatumTransformation"`
+	MaxRecordCount              int                `json:"maxRecordCount"`
+	MaxImageHeight              int                `json:"maxImageHeight"`
+	MaxImageWidth               int                `json:"maxImageWidth"`
+	SupportedExtensions         text               `json:"supportedExtensions"`
+}
+
+// serviceLayerJSON is a layer as the root lists it.
+type serviceLayerJSON struct {
+	ID                int   `json:"id"`
+	Name              text  `json:"name"`
+	ParentLayerID     int   `json:"parentLayerId"`
+	DefaultVisibility bool  `json:"defaultVisibility"`
+	SubLayerIDs       []int `json:"subLayerIds"` // null when there are none
+	scaleRange
+	GeometryType text `json:"geometryType"`
+}
+
+// serviceTableJSON is a table as the root lists it.
+type serviceTableJSON struct {
+	ID   int  `json:"id"`
+	Name text `json:"name"`
+}
+
+// documentInfo is the map document's properties, all empty here.
+type documentInfo struct {
+	Title, Author, Comments, Subject, Category, AntialiasingMode, TextAntialiasingMode, Keywords text
+}
+
 // root answers the MapServer resource as ArcGIS Server 10.7 does.
 func (ms *mapService) root(q *request) error {
 	info, err := ms.jsonInfo(q)
@@ -92,95 +156,42 @@ func (ms *mapService) root(q *request) error {
 		return err
 	}
 	vis := defaultVisibility(info)
-	var w jsonWriter
-	w.objOpen()
-	ms.h.version(&w)
-	w.key("serviceDescription")
-	w.str(ms.svc.Def.Description)
-	w.key("mapName")
-	w.str(info.Name)
-	w.key("description")
-	w.str(info.Description)
-	w.key("copyrightText")
-	w.str(info.CopyrightText)
-	w.key("supportsDynamicLayers")
-	w.bool(false)
-	w.key("layers")
-	w.arrOpen()
+	v := serviceJSON{
+		CurrentVersion:            ms.h.currentVersion(),
+		ServiceDescription:        text(ms.svc.Def.Description),
+		MapName:                   text(info.Name),
+		Description:               text(info.Description),
+		CopyrightText:             text(info.CopyrightText),
+		Layers:                    make([]serviceLayerJSON, 0, len(info.MapLayerInfos)),
+		Tables:                    make([]serviceTableJSON, 0, len(info.StandaloneTableInfos)),
+		SpatialReference:          srJSON{info.SpatialReference},
+		InitialExtent:             extentJSON{info.Extent},
+		FullExtent:                extentJSON{info.FullExtent},
+		MinScale:                  num(deref(info.MinScale)),
+		MaxScale:                  num(deref(info.MaxScale)),
+		Units:                     text(esriType(string(info.Units))),
+		SupportedImageFormatTypes: supportedImageFormatTypes,
+		Capabilities:              capabilities,
+		SupportedQueryFormats:     supportedQueryFormats,
+		MaxRecordCount:            ms.h.p.MaxRecordCount,
+		MaxImageHeight:            ms.h.p.MaxImageHeight,
+		MaxImageWidth:             ms.h.p.MaxImageWidth,
+	}
 	for _, l := range info.MapLayerInfos {
-		w.objOpen()
-		w.key("id")
-		w.int(int64(l.LayerID))
-		w.key("name")
-		w.str(l.Name)
-		w.key("parentLayerId")
-		w.int(int64(parentOf(l)))
-		w.key("defaultVisibility")
-		w.bool(vis[l.LayerID])
-		w.key("subLayerIds")
-		subLayerIDs(&w, l)
-		w.key("minScale")
-		w.float(l.MinScale)
-		w.key("maxScale")
-		w.float(l.MaxScale)
-		w.key("geometryType")
-		w.str(layerGeometryType(l.Fields))
-		w.objClose()
+		var sub []int
+		if len(l.SubLayerIDs) > 0 {
+			sub = l.SubLayerIDs
+		}
+		v.Layers = append(v.Layers, serviceLayerJSON{ID: l.LayerID, Name: text(l.Name), ParentLayerID: parentOf(l), DefaultVisibility: vis[l.LayerID],
+			SubLayerIDs: sub, scaleRange: scaleRange{num(l.MinScale), num(l.MaxScale)}, GeometryType: text(layerGeometryType(l.Fields))})
 	}
-	w.arrClose()
-	w.key("tables")
-	w.arrOpen()
 	for _, t := range info.StandaloneTableInfos {
-		w.objOpen()
-		w.key("id")
-		w.int(int64(t.ID))
-		w.key("name")
-		w.str(t.Name)
-		w.objClose()
+		v.Tables = append(v.Tables, serviceTableJSON{ID: t.ID, Name: text(t.Name)})
 	}
-	w.arrClose()
-	w.key("spatialReference")
-	w.spatialReference(info.SpatialReference)
-	if err := ms.tileInfo(q, &w); err != nil {
+	if v.SingleFusedMapCache, v.TileInfo, err = ms.tileInfo(q); err != nil {
 		return err
 	}
-	w.key("initialExtent")
-	w.envelope(info.Extent)
-	w.key("fullExtent")
-	w.envelope(info.FullExtent)
-	w.key("minScale")
-	w.float(deref(info.MinScale))
-	w.key("maxScale")
-	w.float(deref(info.MaxScale))
-	w.key("units")
-	w.str(esriType(string(info.Units)))
-	w.key("supportedImageFormatTypes")
-	w.str(supportedImageFormatTypes)
-	w.key("documentInfo")
-	w.objOpen()
-	for _, k := range []string{"Title", "Author", "Comments", "Subject", "Category", "AntialiasingMode", "TextAntialiasingMode", "Keywords"} {
-		w.key(k)
-		w.str("")
-	}
-	w.objClose()
-	w.key("capabilities")
-	w.str("Map,Query,Data")
-	w.key("supportedQueryFormats")
-	w.str("JSON, geoJSON")
-	w.key("exportTilesAllowed")
-	w.bool(false)
-	w.key("supportsDatumTransformation")
-	w.bool(false)
-	w.key("maxRecordCount")
-	w.int(int64(ms.h.p.MaxRecordCount))
-	w.key("maxImageHeight")
-	w.int(int64(ms.h.p.MaxImageHeight))
-	w.key("maxImageWidth")
-	w.int(int64(ms.h.p.MaxImageWidth))
-	w.key("supportedExtensions")
-	w.str("")
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.h.writeValue(q, v)
 }
 
 func deref(p *float64) float64 {
@@ -199,79 +210,57 @@ func parentOf(l *gisxml.MapLayerInfo) int {
 	return l.ParentLayerID
 }
 
-func subLayerIDs(w *jsonWriter, l *gisxml.MapLayerInfo) {
-	if len(l.SubLayerIDs) == 0 {
-		w.null()
-		return
-	}
-	w.arrOpen()
-	for _, id := range l.SubLayerIDs {
-		w.int(int64(id))
-	}
-	w.arrClose()
+// tileInfoJSON is the root's tileInfo: the fused cache's tiling scheme.
+type tileInfoJSON struct {
+	Rows               int              `json:"rows"`
+	Cols               int              `json:"cols"`
+	DPI                int              `json:"dpi"`
+	Format             text             `json:"format"`
+	CompressionQuality int              `json:"compressionQuality"`
+	Origin             pointJSON        `json:"origin"`
+	SpatialReference   srJSON           `json:"spatialReference"`
+	LODs               []levelOfDetails `json:"lods"`
 }
 
-// tileInfo writes singleFusedMapCache, and tileInfo with its LODs where the map has a fused
-// cache, from the cache operations.
-func (ms *mapService) tileInfo(q *request, w *jsonWriter) error {
+type pointJSON struct {
+	X num `json:"x"`
+	Y num `json:"y"`
+}
+
+type levelOfDetails struct {
+	Level      int `json:"level"`
+	Resolution num `json:"resolution"`
+	Scale      num `json:"scale"`
+}
+
+// tileInfo says whether the map has a fused cache and, if it has, its tileInfo, from the cache
+// operations.
+func (ms *mapService) tileInfo(q *request) (bool, *tileInfoJSON, error) {
 	name := ms.svc.DefaultMap().Name
 	resp, err := ms.do(q, "HasSingleFusedMapCache", &gisxml.HasSingleFusedMapCache{MapName: name})
 	if err != nil {
-		return err
+		return false, nil, err
 	}
-	cached := resp.(*gisxml.HasSingleFusedMapCacheResponse).Result
-	w.key("singleFusedMapCache")
-	w.bool(cached)
-	if !cached {
-		return nil
+	if !resp.(*gisxml.HasSingleFusedMapCacheResponse).Result {
+		return false, nil, nil
 	}
 	tr, err := ms.do(q, "GetTileCacheInfo", &gisxml.GetTileCacheInfo{MapName: name})
 	if err != nil {
-		return err
+		return false, nil, err
 	}
 	ir, err := ms.do(q, "GetTileImageInfo", &gisxml.GetTileImageInfo{MapName: name})
 	if err != nil {
-		return err
+		return false, nil, err
 	}
 	ti := tr.(*gisxml.GetTileCacheInfoResponse).Result
 	ii := ir.(*gisxml.GetTileImageInfoResponse).Result
-	w.key("tileInfo")
-	w.objOpen()
-	w.key("rows")
-	w.int(int64(ti.TileRows))
-	w.key("cols")
-	w.int(int64(ti.TileCols))
-	w.key("dpi")
-	w.int(int64(ti.DPI))
-	w.key("format")
-	w.str(ii.CacheTileFormat)
-	w.key("compressionQuality")
-	w.int(int64(ii.CompressionQuality))
-	w.key("origin")
 	x, y, _ := pointXY(ti.TileOrigin)
-	w.objOpen()
-	w.key("x")
-	w.float(x)
-	w.key("y")
-	w.float(y)
-	w.objClose()
-	w.key("spatialReference")
-	w.spatialReference(ti.SpatialReference)
-	w.key("lods")
-	w.arrOpen()
+	out := &tileInfoJSON{Rows: ti.TileRows, Cols: ti.TileCols, DPI: ti.DPI, Format: text(ii.CacheTileFormat), CompressionQuality: ii.CompressionQuality,
+		Origin: pointJSON{num(x), num(y)}, SpatialReference: srJSON{ti.SpatialReference}, LODs: make([]levelOfDetails, 0, len(ti.LODInfos))}
 	for _, l := range ti.LODInfos {
-		w.objOpen()
-		w.key("level")
-		w.int(int64(l.LevelID))
-		w.key("resolution")
-		w.float(l.Resolution)
-		w.key("scale")
-		w.float(l.Scale)
-		w.objClose()
+		out.LODs = append(out.LODs, levelOfDetails{Level: l.LevelID, Resolution: num(l.Resolution), Scale: num(l.Scale)})
 	}
-	w.arrClose()
-	w.objClose()
-	return nil
+	return true, out, nil
 }
 
 // layerGeometryType is the Esri geometry type of a layer from its shape field.
@@ -287,6 +276,12 @@ func layerGeometryType(fs *gisxml.Fields) string {
 	return ""
 }
 
+// layersJSON is /layers: every layer's and table's description.
+type layersJSON struct {
+	Layers []*layerJSON `json:"layers"`
+	Tables []*tableJSON `json:"tables"`
+}
+
 // layers answers /layers: every layer's and table's description.
 func (ms *mapService) layers(q *request) error {
 	info, err := ms.jsonInfo(q)
@@ -297,22 +292,14 @@ func (ms *mapService) layers(q *request) error {
 	if err != nil {
 		return err
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("layers")
-	w.arrOpen()
+	v := layersJSON{Layers: make([]*layerJSON, 0, len(info.MapLayerInfos)), Tables: make([]*tableJSON, 0, len(info.StandaloneTableInfos))}
 	for _, l := range info.MapLayerInfos {
-		ms.writeLayer(&w, info, l, renderers[l.LayerID])
+		v.Layers = append(v.Layers, ms.layerJSON(info, l, renderers[l.LayerID]))
 	}
-	w.arrClose()
-	w.key("tables")
-	w.arrOpen()
 	for _, t := range info.StandaloneTableInfos {
-		ms.writeTable(&w, t)
+		v.Tables = append(v.Tables, ms.tableJSON(t))
 	}
-	w.arrClose()
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.h.writeValue(q, v)
 }
 
 // layer answers /<id>: one layer or table.
@@ -321,24 +308,20 @@ func (ms *mapService) layer(q *request, id int) error {
 	if err != nil {
 		return err
 	}
-	var w jsonWriter
+	version := ms.h.currentVersion()
 	if l := findLayer(info, id); l != nil {
 		renderers, err := ms.renderers(q, info)
 		if err != nil {
 			return err
 		}
-		w.objOpen()
-		ms.h.version(&w)
-		ms.layerMembers(&w, info, l, renderers[id])
-		w.objClose()
-		return ms.h.writeJSON(q, &w)
+		v := ms.layerJSON(info, l, renderers[id])
+		v.CurrentVersion = &version
+		return ms.h.writeValue(q, v)
 	}
 	if t := findTable(info, id); t != nil {
-		w.objOpen()
-		ms.h.version(&w)
-		ms.tableMembers(&w, t)
-		w.objClose()
-		return ms.h.writeJSON(q, &w)
+		v := ms.tableJSON(t)
+		v.CurrentVersion = &version
+		return ms.h.writeValue(q, v)
 	}
 	return badRequest("Invalid layer ID: %d", id)
 }
@@ -380,18 +363,6 @@ func (ms *mapService) renderers(q *request, info *gisxml.MapServerInfo) (map[int
 	return out, nil
 }
 
-func (ms *mapService) writeLayer(w *jsonWriter, info *gisxml.MapServerInfo, l *gisxml.MapLayerInfo, dd gisxml.LayerDrawingDescription) {
-	w.objOpen()
-	ms.layerMembers(w, info, l, dd)
-	w.objClose()
-}
-
-func (ms *mapService) writeTable(w *jsonWriter, t *gisxml.StandaloneTableInfo) {
-	w.objOpen()
-	ms.tableMembers(w, t)
-	w.objClose()
-}
-
 func strp(p *string) string {
 	if p == nil {
 		return ""
@@ -399,226 +370,215 @@ func strp(p *string) string {
 	return *p
 }
 
-// layerMembers writes a feature layer's description as the REST layer resource has it.
-func (ms *mapService) layerMembers(w *jsonWriter, info *gisxml.MapServerInfo, l *gisxml.MapLayerInfo, dd gisxml.LayerDrawingDescription) {
-	w.key("id")
-	w.int(int64(l.LayerID))
-	w.key("name")
-	w.str(l.Name)
-	w.key("type")
-	w.str(l.LayerType)
-	w.key("description")
-	w.str(l.Description)
-	w.key("geometryType")
-	w.str(layerGeometryType(l.Fields))
-	w.key("sourceSpatialReference")
-	w.spatialReference(info.SpatialReference)
-	w.key("copyrightText")
-	w.str(l.CopyrightText)
-	w.key("parentLayer")
-	w.null()
-	w.key("subLayers")
-	w.arrOpen()
-	w.arrClose()
-	w.key("minScale")
-	w.float(l.MinScale)
-	w.key("maxScale")
-	w.float(l.MaxScale)
-	w.key("drawingInfo")
-	drawingInfo(w, dd)
-	w.key("defaultVisibility")
-	w.bool(defaultVisibility(info)[l.LayerID])
-	w.key("extent")
-	w.envelope(l.Extent)
-	w.key("hasAttachments")
-	w.bool(l.HasAttachments != nil && *l.HasAttachments)
-	w.key("htmlPopupType")
-	if l.HTMLPopupType != nil {
-		w.str(esriType(string(*l.HTMLPopupType)))
-	} else {
-		w.str("esriServerHTMLPopupTypeNone")
-	}
-	w.key("displayField")
-	w.str(l.DisplayField)
-	w.key("typeIdField")
-	w.null()
-	w.key("subtypeField")
-	w.null()
-	w.key("fields")
-	writeFields(w, l.Fields, l.IDField)
-	w.key("geometryField")
-	writeGeometryField(w, l.Fields)
-	w.key("indexes")
-	w.arrOpen()
-	w.arrClose()
-	w.key("subtypes")
-	w.arrOpen()
-	w.arrClose()
-	w.key("relationships")
-	writeRelationships(w, l.RelateInfos)
-	w.key("canModifyLayer")
-	w.bool(false)
-	w.key("canScaleSymbols")
-	w.bool(l.CanScaleSymbols)
-	w.key("hasLabels")
-	w.bool(l.HasLabels)
-	ms.queryMembers(w)
-	w.key("hasZ")
-	w.bool(false)
-	w.key("hasM")
-	w.bool(false)
+// layerJSON is a feature layer's description as the REST layer resource has it.
+type layerJSON struct {
+	CurrentVersion         *num      `json:"currentVersion,omitempty"` // only at /<id>
+	ID                     int       `json:"id"`
+	Name                   text      `json:"name"`
+	Type                   text      `json:"type"`
+	Description            text      `json:"description"`
+	GeometryType           text      `json:"geometryType"`
+	SourceSpatialReference srJSON    `json:"sourceSpatialReference"`
+	CopyrightText          text      `json:"copyrightText"`
+	ParentLayer            null      `json:"parentLayer"`
+	SubLayers              emptyList `json:"subLayers"`
+	scaleRange
+	DrawingInfo       *drawingInfoJSON `json:"drawingInfo"`
+	DefaultVisibility bool             `json:"defaultVisibility"`
+	Extent            extentJSON       `json:"extent"`
+	recordMembers
+	GeometryField *geometryFieldJSON `json:"geometryField"`
+	relationMembers
+	CanModifyLayer  bool `json:"canModifyLayer"`
+	CanScaleSymbols bool `json:"canScaleSymbols"`
+	HasLabels       bool `json:"hasLabels"`
+	queryMembers
+	HasZ bool `json:"hasZ"`
+	HasM bool `json:"hasM"`
 }
 
-// tableMembers writes a standalone table's description.
-func (ms *mapService) tableMembers(w *jsonWriter, t *gisxml.StandaloneTableInfo) {
-	w.key("id")
-	w.int(int64(t.ID))
-	w.key("name")
-	w.str(t.Name)
-	w.key("type")
-	w.str("Table")
-	w.key("description")
-	w.str(strp(t.Description))
-	w.key("definitionExpression")
-	w.str("")
-	w.key("hasAttachments")
-	w.bool(t.HasAttachments != nil && *t.HasAttachments)
-	w.key("htmlPopupType")
-	w.str("esriServerHTMLPopupTypeNone")
-	w.key("displayField")
-	w.str(strp(t.DisplayField))
-	w.key("typeIdField")
-	w.null()
-	w.key("subtypeField")
-	w.null()
-	w.key("fields")
-	writeFields(w, t.Fields, strp(t.IDField))
-	w.key("indexes")
-	w.arrOpen()
-	w.arrClose()
-	w.key("subtypes")
-	w.arrOpen()
-	w.arrClose()
-	w.key("relationships")
-	writeRelationships(w, t.RelateInfos)
-	ms.queryMembers(w)
+// tableJSON is a standalone table's description.
+type tableJSON struct {
+	CurrentVersion       *num `json:"currentVersion,omitempty"` // only at /<id>
+	ID                   int  `json:"id"`
+	Name                 text `json:"name"`
+	Type                 text `json:"type"`
+	Description          text `json:"description"`
+	DefinitionExpression text `json:"definitionExpression"`
+	recordMembers
+	relationMembers
+	queryMembers
+}
+
+// recordMembers are the members layers and tables share about their records.
+type recordMembers struct {
+	HasAttachments bool        `json:"hasAttachments"`
+	HTMLPopupType  text        `json:"htmlPopupType"`
+	DisplayField   text        `json:"displayField"`
+	TypeIDField    null        `json:"typeIdField"`
+	SubtypeField   null        `json:"subtypeField"`
+	Fields         []fieldJSON `json:"fields"`
+}
+
+// relationMembers are the members layers and tables share about indexes and relationships.
+type relationMembers struct {
+	Indexes       emptyList          `json:"indexes"`
+	Subtypes      emptyList          `json:"subtypes"`
+	Relationships []relationshipJSON `json:"relationships"`
 }
 
 // queryMembers are the members layers and tables share about querying.
-func (ms *mapService) queryMembers(w *jsonWriter) {
-	w.key("capabilities")
-	w.str("Map,Query,Data")
-	w.key("maxRecordCount")
-	w.int(int64(ms.h.p.MaxRecordCount))
-	w.key("supportsStatistics")
-	w.bool(true)
-	w.key("supportsAdvancedQueries")
-	w.bool(true)
-	w.key("supportedQueryFormats")
-	w.str("JSON, geoJSON")
-	w.key("isDataVersioned")
-	w.bool(false)
-	w.key("useStandardizedQueries")
-	w.bool(true)
-	w.key("advancedQueryCapabilities")
-	w.objOpen()
-	for _, k := range []string{"useStandardizedQueries", "supportsStatistics", "supportsOrderBy", "supportsDistinct", "supportsPagination"} {
-		w.key(k)
-		w.bool(true)
-	}
-	for _, k := range []string{"supportsTrueCurve", "supportsReturningQueryExtent", "supportsQueryWithDistance", "supportsSqlExpression"} {
-		w.key(k)
-		w.bool(false)
-	}
-	w.objClose()
-	w.key("supportsDatumTransformation")
-	w.bool(false)
+type queryMembers struct {
+	Capabilities                text                      `json:"capabilities"`
+	MaxRecordCount              int                       `json:"maxRecordCount"`
+	SupportsStatistics          bool                      `json:"supportsStatistics"`
+	SupportsAdvancedQueries     bool                      `json:"supportsAdvancedQueries"`
+	SupportedQueryFormats       text                      `json:"supportedQueryFormats"`
+	IsDataVersioned             bool                      `json:"isDataVersioned"`
+	UseStandardizedQueries      bool                      `json:"useStandardizedQueries"`
+	AdvancedQueryCapabilities   advancedQueryCapabilities `json:"advancedQueryCapabilities"`
+	SupportsDatumTransformation bool                      `json:"supportsDatumTransformation"`
 }
 
-// writeFields writes the published fields (the shape field aside) with their esri types; the
-// id field is esriFieldTypeOID.
-func writeFields(w *jsonWriter, fs *gisxml.Fields, idField string) {
-	w.arrOpen()
-	if fs != nil {
-		for _, f := range fs.FieldArray {
-			if f.GeometryDef != nil {
-				continue
-			}
-			writeField(w, f, idField)
+type advancedQueryCapabilities struct {
+	UseStandardizedQueries       bool `json:"useStandardizedQueries"`
+	SupportsStatistics           bool `json:"supportsStatistics"`
+	SupportsOrderBy              bool `json:"supportsOrderBy"`
+	SupportsDistinct             bool `json:"supportsDistinct"`
+	SupportsPagination           bool `json:"supportsPagination"`
+	SupportsTrueCurve            bool `json:"supportsTrueCurve"`
+	SupportsReturningQueryExtent bool `json:"supportsReturningQueryExtent"`
+	SupportsQueryWithDistance    bool `json:"supportsQueryWithDistance"`
+	SupportsSQLExpression        bool `json:"supportsSqlExpression"`
+}
+
+func (ms *mapService) queryMembers() queryMembers {
+	return queryMembers{Capabilities: capabilities, MaxRecordCount: ms.h.p.MaxRecordCount, SupportsStatistics: true, SupportsAdvancedQueries: true,
+		SupportedQueryFormats: supportedQueryFormats, UseStandardizedQueries: true,
+		AdvancedQueryCapabilities: advancedQueryCapabilities{UseStandardizedQueries: true, SupportsStatistics: true, SupportsOrderBy: true,
+			SupportsDistinct: true, SupportsPagination: true}}
+}
+
+func (ms *mapService) layerJSON(info *gisxml.MapServerInfo, l *gisxml.MapLayerInfo, dd gisxml.LayerDrawingDescription) *layerJSON {
+	popup := "esriServerHTMLPopupTypeNone"
+	if l.HTMLPopupType != nil {
+		popup = esriType(string(*l.HTMLPopupType))
+	}
+	return &layerJSON{
+		ID:                     l.LayerID,
+		Name:                   text(l.Name),
+		Type:                   text(l.LayerType),
+		Description:            text(l.Description),
+		GeometryType:           text(layerGeometryType(l.Fields)),
+		SourceSpatialReference: srJSON{info.SpatialReference},
+		CopyrightText:          text(l.CopyrightText),
+		scaleRange:             scaleRange{num(l.MinScale), num(l.MaxScale)},
+		DrawingInfo:            drawingInfo(dd),
+		DefaultVisibility:      defaultVisibility(info)[l.LayerID],
+		Extent:                 extentJSON{l.Extent},
+		recordMembers:          recordMembersOf(l.HasAttachments, popup, l.DisplayField, l.Fields, l.IDField),
+		GeometryField:          geometryField(l.Fields),
+		relationMembers:        relationMembers{Relationships: relationships(l.RelateInfos)},
+		CanScaleSymbols:        l.CanScaleSymbols,
+		HasLabels:              l.HasLabels,
+		queryMembers:           ms.queryMembers(),
+	}
+}
+
+func (ms *mapService) tableJSON(t *gisxml.StandaloneTableInfo) *tableJSON {
+	return &tableJSON{
+		ID:              t.ID,
+		Name:            text(t.Name),
+		Type:            "Table",
+		Description:     text(strp(t.Description)),
+		recordMembers:   recordMembersOf(t.HasAttachments, "esriServerHTMLPopupTypeNone", strp(t.DisplayField), t.Fields, strp(t.IDField)),
+		relationMembers: relationMembers{Relationships: relationships(t.RelateInfos)},
+		queryMembers:    ms.queryMembers(),
+	}
+}
+
+func recordMembersOf(hasAttachments *bool, popup, displayField string, fs *gisxml.Fields, idField string) recordMembers {
+	published, _ := schemaOf(fs)
+	return recordMembers{HasAttachments: hasAttachments != nil && *hasAttachments, HTMLPopupType: text(popup), DisplayField: text(displayField),
+		Fields: fieldsJSON(published, idField)}
+}
+
+// fieldJSON is a published field with its esri type; the id field is esriFieldTypeOID.
+type fieldJSON struct {
+	Name   text `json:"name"`
+	Type   text `json:"type"`
+	Alias  text `json:"alias"`
+	Length *int `json:"length,omitempty"` // strings only
+	Domain null `json:"domain"`
+}
+
+// fieldsJSON describes fields (the shape field aside).
+func fieldsJSON(fs []*gisxml.Field, idField string) []fieldJSON {
+	out := make([]fieldJSON, 0, len(fs))
+	for _, f := range fs {
+		t := esriType(string(f.Type))
+		if idField != "" && strings.EqualFold(f.Name, idField) {
+			t = "esriFieldTypeOID"
 		}
+		j := fieldJSON{Name: text(f.Name), Type: text(t), Alias: text(alias(f))}
+		if t == "esriFieldTypeString" {
+			j.Length = &f.Length
+		}
+		out = append(out, j)
 	}
-	w.arrClose()
+	return out
 }
 
-func writeField(w *jsonWriter, f *gisxml.Field, idField string) {
-	w.objOpen()
-	w.key("name")
-	w.str(f.Name)
-	w.key("type")
-	t := esriType(string(f.Type))
-	if idField != "" && strings.EqualFold(f.Name, idField) {
-		t = "esriFieldTypeOID"
-	}
-	w.str(t)
-	w.key("alias")
+// alias is a field's alias, its name when it has none.
+func alias(f *gisxml.Field) string {
 	if f.AliasName != nil && *f.AliasName != "" {
-		w.str(*f.AliasName)
-	} else {
-		w.str(f.Name)
+		return *f.AliasName
 	}
-	if t == "esriFieldTypeString" {
-		w.key("length")
-		w.int(int64(f.Length))
-	}
-	w.key("domain")
-	w.null()
-	w.objClose()
+	return f.Name
 }
 
-func writeGeometryField(w *jsonWriter, fs *gisxml.Fields) {
+type geometryFieldJSON struct {
+	Name  text `json:"name"`
+	Type  text `json:"type"`
+	Alias text `json:"alias"`
+}
+
+// geometryField describes the shape field; nil (null) for none.
+func geometryField(fs *gisxml.Fields) *geometryFieldJSON {
 	if fs != nil {
 		for _, f := range fs.FieldArray {
 			if f.GeometryDef != nil {
-				w.objOpen()
-				w.key("name")
-				w.str(f.Name)
-				w.key("type")
-				w.str("esriFieldTypeGeometry")
-				w.key("alias")
-				w.str(f.Name)
-				w.objClose()
-				return
+				return &geometryFieldJSON{Name: text(f.Name), Type: "esriFieldTypeGeometry", Alias: text(f.Name)}
 			}
 		}
 	}
-	w.null()
+	return nil
 }
 
-func writeRelationships(w *jsonWriter, rs gisxml.ArrayOfRelateInfo) {
-	w.arrOpen()
+type relationshipJSON struct {
+	ID             int   `json:"id"`
+	Name           text  `json:"name"`
+	RelatedTableID int   `json:"relatedTableId"`
+	Cardinality    *text `json:"cardinality,omitempty"`
+	Role           *text `json:"role,omitempty"`
+	KeyField       *text `json:"keyField,omitempty"`
+	Composite      bool  `json:"composite"`
+}
+
+func relationships(rs gisxml.ArrayOfRelateInfo) []relationshipJSON {
+	out := make([]relationshipJSON, 0, len(rs))
 	for _, r := range rs {
-		w.objOpen()
-		w.key("id")
-		w.int(int64(r.RelationshipID))
-		w.key("name")
-		w.str(r.Name)
-		w.key("relatedTableId")
-		w.int(int64(r.RelatedTableID))
+		j := relationshipJSON{ID: r.RelationshipID, Name: text(r.Name), RelatedTableID: r.RelatedTableID, KeyField: optText(r.KeyField),
+			Composite: r.IsComposite != nil && *r.IsComposite}
 		if r.Cardinality != nil {
-			w.key("cardinality")
-			w.str(esriType(string(*r.Cardinality)))
+			c := text(esriType(string(*r.Cardinality)))
+			j.Cardinality = &c
 		}
 		if r.Role != nil {
-			w.key("role")
-			w.str(esriType(string(*r.Role)))
+			role := text(esriType(string(*r.Role)))
+			j.Role = &role
 		}
-		if r.KeyField != nil {
-			w.key("keyField")
-			w.str(*r.KeyField)
-		}
-		w.key("composite")
-		w.bool(r.IsComposite != nil && *r.IsComposite)
-		w.objClose()
+		out = append(out, j)
 	}
-	w.arrClose()
+	return out
 }

@@ -233,34 +233,18 @@ func (ms *mapService) runQuery(q *request, id int) error {
 		if err != nil {
 			return err
 		}
-		var w jsonWriter
-		w.objOpen()
-		w.key("count")
-		w.int(int64(resp.(*gisxml.QueryRowCountResponse).Result))
-		w.objClose()
-		return ms.h.writeJSON(q, &w)
+		return ms.h.writeValue(q, countJSON{Count: resp.(*gisxml.QueryRowCountResponse).Result})
 	}
 	if idsOnly {
 		ids, err := ms.ids(q, mapName, lq)
 		if err != nil {
 			return err
 		}
-		var w jsonWriter
-		w.objOpen()
-		w.key("objectIdFieldName")
-		w.str(lq.idField)
-		w.key("objectIds")
-		if len(ids) == 0 {
-			w.null()
-		} else {
-			w.arrOpen()
-			for _, id := range ids {
-				w.int(int64(id))
-			}
-			w.arrClose()
+		v := idsJSON{ObjectIDFieldName: text(lq.idField)}
+		if len(ids) > 0 {
+			v.ObjectIDs = ids
 		}
-		w.objClose()
-		return ms.h.writeJSON(q, &w)
+		return ms.h.writeValue(q, v)
 	}
 	rs, exceeded, err := ms.records(q, mapName, lq)
 	if err != nil {
@@ -274,6 +258,17 @@ func (ms *mapService) runQuery(q *request, id int) error {
 		encodeFeatureSet(&w, rs, lq.display, lq.idField, exceeded)
 	}
 	return ms.h.writeJSON(q, &w)
+}
+
+// countJSON is returnCountOnly's answer.
+type countJSON struct {
+	Count int `json:"count"`
+}
+
+// idsJSON is returnIdsOnly's answer.
+type idsJSON struct {
+	ObjectIDFieldName text  `json:"objectIdFieldName"`
+	ObjectIDs         []int `json:"objectIds"` // null when none match
 }
 
 func (ms *mapService) ids(q *request, mapName string, lq *layerQuery) (gisxml.ArrayOfInt, error) {

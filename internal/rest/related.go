@@ -22,50 +22,51 @@ func (ms *mapService) legend(q *request) error {
 	if err != nil {
 		return err
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("layers")
-	w.arrOpen()
+	v := legendJSON{Layers: []legendLayerJSON{}}
 	for _, li := range resp.(*gisxml.GetLegendInfoResponse).Result {
-		w.objOpen()
-		w.key("layerId")
-		w.int(int64(li.LayerID))
-		w.key("layerName")
-		w.str(li.Name)
-		w.key("layerType")
-		w.str("Feature Layer")
-		if l := findLayer(info, li.LayerID); l != nil {
-			w.key("minScale")
-			w.float(l.MinScale)
-			w.key("maxScale")
-			w.float(l.MaxScale)
+		l := legendLayerJSON{LayerID: li.LayerID, LayerName: text(li.Name), LayerType: "Feature Layer", Legend: []legendClassJSON{}}
+		if ml := findLayer(info, li.LayerID); ml != nil {
+			l.scaleRange = &scaleRange{num(ml.MinScale), num(ml.MaxScale)}
 		}
-		w.key("legend")
-		w.arrOpen()
 		for _, g := range li.LegendGroups {
 			for _, c := range g.LegendClasses {
-				w.objOpen()
-				w.key("label")
-				w.str(c.Label)
+				lc := legendClassJSON{Label: text(c.Label)}
 				if img := c.SymbolImage; img != nil {
-					w.key("imageData")
-					w.str(base64.StdEncoding.EncodeToString(img.ImageData))
-					w.key("contentType")
-					w.str(strp(img.ImageType))
-					w.key("height")
-					w.int(int64(img.ImageHeight))
-					w.key("width")
-					w.int(int64(img.ImageWidth))
+					lc.swatchJSON = &swatchJSON{ImageData: text(base64.StdEncoding.EncodeToString(img.ImageData)), ContentType: text(strp(img.ImageType)),
+						Height: img.ImageHeight, Width: img.ImageWidth}
 				}
-				w.objClose()
+				l.Legend = append(l.Legend, lc)
 			}
 		}
-		w.arrClose()
-		w.objClose()
+		v.Layers = append(v.Layers, l)
 	}
-	w.arrClose()
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.h.writeValue(q, v)
+}
+
+// legendJSON is /legend.
+type legendJSON struct {
+	Layers []legendLayerJSON `json:"layers"`
+}
+
+type legendLayerJSON struct {
+	LayerID   int  `json:"layerId"`
+	LayerName text `json:"layerName"`
+	LayerType text `json:"layerType"`
+	*scaleRange
+	Legend []legendClassJSON `json:"legend"`
+}
+
+type legendClassJSON struct {
+	Label text `json:"label"`
+	*swatchJSON
+}
+
+// swatchJSON is a legend class's image, base64 PNG.
+type swatchJSON struct {
+	ImageData   text `json:"imageData"`
+	ContentType text `json:"contentType"`
+	Height      int  `json:"height"`
+	Width       int  `json:"width"`
 }
 
 // queryRelatedRecords answers /<id>/queryRelatedRecords through QueryRelatedRecords: one group
@@ -111,30 +112,8 @@ func (ms *mapService) queryRelatedRecords(q *request, id int) error {
 	// Each group is written as a feature set's features; the fields once.
 	var w jsonWriter
 	w.objOpen()
-	var shapeDef *gisxml.GeometryDef
-	if set.RelatedRecordFields != nil {
-		for _, f := range set.RelatedRecordFields.FieldArray {
-			if f.GeometryDef != nil {
-				shapeDef = f.GeometryDef
-			}
-		}
-	}
-	if shapeDef != nil {
-		w.key("geometryType")
-		w.str(esriType(string(shapeDef.GeometryType)))
-		w.key("spatialReference")
-		w.spatialReference(shapeDef.SpatialReference)
-	}
-	w.key("fields")
-	w.arrOpen()
-	if set.RelatedRecordFields != nil {
-		for _, f := range set.RelatedRecordFields.FieldArray {
-			if f.GeometryDef == nil {
-				writeField(&w, f, "")
-			}
-		}
-	}
-	w.arrClose()
+	fields, shapeDef := schemaOf(set.RelatedRecordFields)
+	writeSchema(&w, fields, shapeDef, "")
 	w.key("relatedRecordGroups")
 	w.arrOpen()
 	for _, g := range set.RelatedRecordGroups {
@@ -184,23 +163,21 @@ func (ms *mapService) attachments(q *request, id, oid int, attachment string) er
 	if err != nil {
 		return err
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("attachmentInfos")
-	w.arrOpen()
+	v := attachmentsJSON{AttachmentInfos: []attachmentJSON{}}
 	for _, a := range resp.(*gisxml.QueryAttachmentInfosResponse).Result {
-		w.objOpen()
-		w.key("id")
-		w.int(int64(a.AttachmentID))
-		w.key("contentType")
-		w.str(a.ContentType)
-		w.key("size")
-		w.int(int64(a.Size))
-		w.key("name")
-		w.str(a.Name)
-		w.objClose()
+		v.AttachmentInfos = append(v.AttachmentInfos, attachmentJSON{ID: a.AttachmentID, ContentType: text(a.ContentType), Size: a.Size, Name: text(a.Name)})
 	}
-	w.arrClose()
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return ms.h.writeValue(q, v)
+}
+
+// attachmentsJSON is a feature's attachments.
+type attachmentsJSON struct {
+	AttachmentInfos []attachmentJSON `json:"attachmentInfos"`
+}
+
+type attachmentJSON struct {
+	ID          int  `json:"id"`
+	ContentType text `json:"contentType"`
+	Size        int  `json:"size"`
+	Name        text `json:"name"`
 }

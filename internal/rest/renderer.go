@@ -2,187 +2,162 @@ package rest
 
 import "github.com/mapfarm/mapfarm/internal/gisxml"
 
-// drawingInfo writes a layer's drawingInfo: its renderer in ArcGIS JSON, its transparency.
-func drawingInfo(w *jsonWriter, dd gisxml.LayerDrawingDescription) {
+// drawingInfoJSON is a layer's drawingInfo: its renderer in ArcGIS JSON, its transparency.
+type drawingInfoJSON struct {
+	Renderer     any  `json:"renderer"` // one of the *RendererJSON, nil (null) for another
+	Transparency int  `json:"transparency"`
+	LabelingInfo null `json:"labelingInfo"`
+}
+
+// drawingInfo describes a feature layer's drawing; nil (null) for another.
+func drawingInfo(dd gisxml.LayerDrawingDescription) *drawingInfoJSON {
 	fd, ok := dd.(*gisxml.FeatureLayerDrawingDescription)
 	if !ok || fd == nil {
-		w.null()
-		return
+		return nil
 	}
-	w.objOpen()
-	w.key("renderer")
-	renderer(w, fd.FeatureRenderer)
-	w.key("transparency")
+	d := &drawingInfoJSON{Renderer: renderer(fd.FeatureRenderer)}
 	if fd.Transparency != nil {
-		w.int(int64(*fd.Transparency))
-	} else {
-		w.int(0)
+		d.Transparency = int(*fd.Transparency)
 	}
-	w.key("labelingInfo")
-	w.null()
-	w.objClose()
+	return d
 }
 
-func renderer(w *jsonWriter, r gisxml.FeatureRenderer) {
+// classJSON is the label and description every renderer class has.
+type classJSON struct {
+	Label       text `json:"label"`
+	Description text `json:"description"`
+}
+
+func classOf(label, description *string) classJSON {
+	return classJSON{Label: text(strp(label)), Description: text(strp(description))}
+}
+
+type simpleRendererJSON struct {
+	Type   text `json:"type"`
+	Symbol any  `json:"symbol"`
+	classJSON
+}
+
+type uniqueValueRendererJSON struct {
+	Type             text              `json:"type"`
+	Field1           text              `json:"field1"`
+	Field2           *text             `json:"field2"`
+	Field3           *text             `json:"field3"`
+	FieldDelimiter   text              `json:"fieldDelimiter"`
+	DefaultSymbol    any               `json:"defaultSymbol"`
+	DefaultLabel     text              `json:"defaultLabel"`
+	UniqueValueInfos []uniqueValueJSON `json:"uniqueValueInfos"`
+}
+
+type uniqueValueJSON struct {
+	Symbol any  `json:"symbol"`
+	Value  text `json:"value"`
+	classJSON
+}
+
+type classBreaksRendererJSON struct {
+	Type            text             `json:"type"`
+	Field           text             `json:"field"`
+	MinValue        num              `json:"minValue"`
+	ClassBreakInfos []classBreakJSON `json:"classBreakInfos"`
+}
+
+type classBreakJSON struct {
+	Symbol any `json:"symbol"`
+	classJSON
+	ClassMinValue num `json:"classMinValue"`
+	ClassMaxValue num `json:"classMaxValue"`
+}
+
+// renderer describes the simple, unique value and class breaks renderers; nil (null) for
+// another.
+func renderer(r gisxml.FeatureRenderer) any {
 	switch x := r.(type) {
 	case *gisxml.SimpleRenderer:
-		w.objOpen()
-		w.key("type")
-		w.str("simple")
-		w.key("symbol")
-		symbol(w, x.Symbol)
-		w.key("label")
-		w.str(strp(x.Label))
-		w.key("description")
-		w.str(strp(x.Description))
-		w.objClose()
+		return simpleRendererJSON{Type: "simple", Symbol: symbol(x.Symbol), classJSON: classOf(x.Label, x.Description)}
 	case *gisxml.UniqueValueRenderer:
-		w.objOpen()
-		w.key("type")
-		w.str("uniqueValue")
-		w.key("field1")
-		w.str(x.Field1)
-		w.key("field2")
-		optStr(w, x.Field2)
-		w.key("field3")
-		optStr(w, x.Field3)
-		w.key("fieldDelimiter")
+		delimiter := ","
 		if x.FieldDelimiter != nil {
-			w.str(*x.FieldDelimiter)
-		} else {
-			w.str(",")
+			delimiter = *x.FieldDelimiter
 		}
-		w.key("defaultSymbol")
-		symbol(w, x.DefaultSymbol)
-		w.key("defaultLabel")
-		w.str(strp(x.DefaultLabel))
-		w.key("uniqueValueInfos")
-		w.arrOpen()
+		j := uniqueValueRendererJSON{Type: "uniqueValue", Field1: text(x.Field1), Field2: optText(x.Field2), Field3: optText(x.Field3),
+			FieldDelimiter: text(delimiter), DefaultSymbol: symbol(x.DefaultSymbol), DefaultLabel: text(strp(x.DefaultLabel)),
+			UniqueValueInfos: make([]uniqueValueJSON, 0, len(x.UniqueValueInfos))}
 		for _, u := range x.UniqueValueInfos {
-			w.objOpen()
-			w.key("symbol")
-			symbol(w, u.Symbol)
-			w.key("value")
-			w.str(u.Value)
-			w.key("label")
-			w.str(strp(u.Label))
-			w.key("description")
-			w.str(strp(u.Description))
-			w.objClose()
+			j.UniqueValueInfos = append(j.UniqueValueInfos, uniqueValueJSON{Symbol: symbol(u.Symbol), Value: text(u.Value), classJSON: classOf(u.Label, u.Description)})
 		}
-		w.arrClose()
-		w.objClose()
+		return j
 	case *gisxml.ClassBreaksRenderer:
-		w.objOpen()
-		w.key("type")
-		w.str("classBreaks")
-		w.key("field")
-		w.str(x.Field)
-		w.key("minValue")
-		w.float(x.MinimumValue)
-		w.key("classBreakInfos")
-		w.arrOpen()
+		j := classBreaksRendererJSON{Type: "classBreaks", Field: text(x.Field), MinValue: num(x.MinimumValue),
+			ClassBreakInfos: make([]classBreakJSON, 0, len(x.ClassBreakInfos))}
 		for _, c := range x.ClassBreakInfos {
-			w.objOpen()
-			w.key("symbol")
-			symbol(w, c.Symbol)
-			w.key("label")
-			w.str(strp(c.Label))
-			w.key("description")
-			w.str(strp(c.Description))
-			w.key("classMinValue")
-			w.float(c.ClassMinimumValue)
-			w.key("classMaxValue")
-			w.float(c.ClassMaximumValue)
-			w.objClose()
+			j.ClassBreakInfos = append(j.ClassBreakInfos, classBreakJSON{Symbol: symbol(c.Symbol), classJSON: classOf(c.Label, c.Description),
+				ClassMinValue: num(c.ClassMinimumValue), ClassMaxValue: num(c.ClassMaximumValue)})
 		}
-		w.arrClose()
-		w.objClose()
-	default:
-		w.null()
+		return j
 	}
+	return nil
 }
 
-func optStr(w *jsonWriter, p *string) {
-	if p == nil {
-		w.null()
-		return
-	}
-	w.str(*p)
-}
-
-// color writes [r,g,b,a]; a color without alpha is opaque.
-func color(w *jsonWriter, c gisxml.Color) {
+// color is [r,g,b,a]; a color without alpha is opaque; nil (null) for a color not RGB.
+func color(c gisxml.Color) *[4]int {
 	rgb, ok := c.(*gisxml.RgbColor)
 	if !ok || rgb == nil {
-		w.null()
-		return
+		return nil
 	}
 	a := 255
 	if rgb.AlphaValue != nil {
 		a = int(*rgb.AlphaValue)
 	}
-	w.arrOpen()
-	w.int(int64(rgb.Red))
-	w.int(int64(rgb.Green))
-	w.int(int64(rgb.Blue))
-	w.int(int64(a))
-	w.arrClose()
+	return &[4]int{int(rgb.Red), int(rgb.Green), int(rgb.Blue), a}
 }
 
-// symbol writes the simple symbols in ArcGIS JSON (esriSFS, esriSLS, esriSMS); other symbols
-// are null.
-func symbol(w *jsonWriter, s any) {
+// symbolJSON is the type, style and color every simple symbol has.
+type symbolJSON struct {
+	Type  text    `json:"type"`
+	Style text    `json:"style"`
+	Color *[4]int `json:"color"`
+}
+
+type fillSymbolJSON struct {
+	symbolJSON
+	Outline any `json:"outline"`
+}
+
+type lineSymbolJSON struct {
+	symbolJSON
+	Width num `json:"width"`
+}
+
+type markerSymbolJSON struct {
+	symbolJSON
+	Size    num                `json:"size"`
+	Angle   num                `json:"angle"`
+	XOffset num                `json:"xoffset"`
+	YOffset num                `json:"yoffset"`
+	Outline *markerOutlineJSON `json:"outline,omitempty"`
+}
+
+type markerOutlineJSON struct {
+	Color *[4]int `json:"color"`
+	Width num     `json:"width"`
+}
+
+// symbol describes the simple symbols in ArcGIS JSON (esriSFS, esriSLS, esriSMS); nil (null)
+// for another.
+func symbol(s any) any {
 	switch x := s.(type) {
 	case *gisxml.SimpleFillSymbol:
-		w.objOpen()
-		w.key("type")
-		w.str("esriSFS")
-		w.key("style")
-		w.str(esriType(string(x.Style)))
-		w.key("color")
-		color(w, x.Color)
-		w.key("outline")
-		symbol(w, x.Outline)
-		w.objClose()
+		return fillSymbolJSON{symbolJSON: symbolJSON{"esriSFS", text(esriType(string(x.Style))), color(x.Color)}, Outline: symbol(x.Outline)}
 	case *gisxml.SimpleLineSymbol:
-		w.objOpen()
-		w.key("type")
-		w.str("esriSLS")
-		w.key("style")
-		w.str(esriType(string(x.Style)))
-		w.key("color")
-		color(w, x.Color)
-		w.key("width")
-		w.float(x.Width)
-		w.objClose()
+		return lineSymbolJSON{symbolJSON: symbolJSON{"esriSLS", text(esriType(string(x.Style))), color(x.Color)}, Width: num(x.Width)}
 	case *gisxml.SimpleMarkerSymbol:
-		w.objOpen()
-		w.key("type")
-		w.str("esriSMS")
-		w.key("style")
-		w.str(esriType(string(x.Style)))
-		w.key("color")
-		color(w, x.Color)
-		w.key("size")
-		w.float(x.Size)
-		w.key("angle")
-		w.float(x.Angle)
-		w.key("xoffset")
-		w.float(x.XOffset)
-		w.key("yoffset")
-		w.float(x.YOffset)
+		j := markerSymbolJSON{symbolJSON: symbolJSON{"esriSMS", text(esriType(string(x.Style))), color(x.Color)},
+			Size: num(x.Size), Angle: num(x.Angle), XOffset: num(x.XOffset), YOffset: num(x.YOffset)}
 		if x.Outline {
-			w.key("outline")
-			w.objOpen()
-			w.key("color")
-			color(w, x.OutlineColor)
-			w.key("width")
-			w.float(x.OutlineSize)
-			w.objClose()
+			j.Outline = &markerOutlineJSON{Color: color(x.OutlineColor), Width: num(x.OutlineSize)}
 		}
-		w.objClose()
-	default:
-		w.null()
+		return j
 	}
+	return nil
 }

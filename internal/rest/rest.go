@@ -13,7 +13,9 @@
 // drawingInfo), query.go (geometry.go decodes geometry parameters, features.go encodes feature
 // sets as Esri JSON and GeoJSON), export.go, identify.go (identify and find), related.go
 // (legend, queryRelatedRecords, attachments); errors.go writes errors as ArcGIS does; json.go
-// holds the JSON writer and the encoding of geometries and spatial references.
+// holds the JSON writer and the encoding of geometries and spatial references. Metadata answers
+// are ordered Go structs encoded by encoding/json; feature sets keep the hand-made writer for
+// speed (json.go says why, and how both write the same bytes; testdata/golden pins them).
 package rest
 
 import (

@@ -455,6 +455,8 @@ func TestRootTileInfo(t *testing.T) {
 	ops := mapserver.New(mapserver.Params{Catalog: c, Tiles: store, Limits: mapserver.Limits{MaxRecordCount: 1000}})
 	h := rest.New(rest.Params{Ops: ops, Services: c})
 	root := getJSON(t, h, "/arcgis/rest/services/world/MapServer?f=json")
+	_, body := get(t, h, "/arcgis/rest/services/world/MapServer?f=json")
+	rest.CheckGolden(t, "root_tiled", body)
 	ti, ok := root["tileInfo"].(map[string]any)
 	if root["singleFusedMapCache"] != true || !ok {
 		t.Fatalf("root: %v", root)

@@ -108,23 +108,31 @@ func (ms *mapService) extent(q *request, mapName string, lq *layerQuery) error {
 	if sr == nil {
 		sr = lq.base.OutputSpatialReference
 	}
-	var w jsonWriter
-	w.objOpen()
-	w.key("extent")
-	w.objOpen()
-	for i, k := range []string{"xmin", "ymin", "xmax", "ymax"} {
-		w.key(k)
-		if math.IsInf(bounds[i], 0) {
-			w.str("NaN") // as ArcGIS writes the extent of nothing
-		} else {
-			w.float(bounds[i])
-		}
+	return ms.h.writeValue(q, extentOnlyJSON{boundsJSON{bound(bounds[0]), bound(bounds[1]), bound(bounds[2]), bound(bounds[3]), srJSON{sr}}})
+}
+
+// extentOnlyJSON is returnExtentOnly's answer.
+type extentOnlyJSON struct {
+	Extent boundsJSON `json:"extent"`
+}
+
+type boundsJSON struct {
+	XMin             bound  `json:"xmin"`
+	YMin             bound  `json:"ymin"`
+	XMax             bound  `json:"xmax"`
+	YMax             bound  `json:"ymax"`
+	SpatialReference srJSON `json:"spatialReference"`
+}
+
+// bound is a coordinate of an extent; the extent of nothing has infinite bounds, written
+// "NaN" as ArcGIS writes them.
+type bound float64
+
+func (b bound) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(b), 0) {
+		return []byte(`"NaN"`), nil
 	}
-	w.key("spatialReference")
-	w.spatialReference(sr)
-	w.objClose()
-	w.objClose()
-	return ms.h.writeJSON(q, &w)
+	return appendFloat(nil, float64(b)), nil
 }
 
 // extend grows b by the points of a schema geometry.
