@@ -554,19 +554,27 @@ go_test() {
 	fi
 	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#plain[@]} > 0)); then
-		go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${quiet[@]}" "${plain[@]}" >"$WORK/go-test-plain.log" 2>&1 &
+		{
+			go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${quiet[@]}" "${plain[@]}" >"$WORK/go-test-plain.log" 2>&1
+			plain_rc=$?
+			echo "$((SECONDS - SCRIPT_START))" >"$WORK/plain-end"
+			exit "$plain_rc"
+		} &
 		plain_pid=$!
 	fi
 	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#race[@]} > 0)); then
 		go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
+		note "race set done (at $((SECONDS - SCRIPT_START))s)"
 	fi
 	if [[ -n $plain_pid ]]; then
 		wait "$plain_pid" || rc=1
+		note "plain set done (at $(cat "$WORK/plain-end" 2>/dev/null || echo '?')s)"
 		cat "$WORK/go-test-plain.log"
 	fi
 	if [[ -n $prebuild_pid ]]; then
 		wait "$prebuild_pid" || true
+		note "fuzz prebuild done (at $((SECONDS - SCRIPT_START))s)"
 	fi
 	if ((${#quiet[@]} > 0)); then
 		go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" -run '^TestHostile$' ./e2e || rc=1
