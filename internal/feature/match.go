@@ -248,6 +248,9 @@ func (t *spatialTest) match(id int64, g orb.Geometry, b orb.Bound) (bool, error)
 		}
 	}
 	fg := Exact(g)
+	if (t.rel == Crosses || t.rel == Overlaps) && namedPatterns(t.rel, t.exact.Dimension(), fg.Dimension()) == nil {
+		return false, nil // never between geometries of these dimensions (two areas cannot cross)
+	}
 	if t.outline != nil {
 		if m, ok := t.farMatrix(fg); ok {
 			return t.matches(id, m, fg)
