@@ -18,9 +18,11 @@ import (
 type outline struct {
 	segs  []segment // every edge; a point is an edge from itself to itself
 	areal bool      // the geometry is a valid (multi)polygon: inside is in its interior
-	// margin widens a feature's bound: edges that close are near. It is far above the
-	// distance at which simplefeatures snaps nodes together, so a feature that the overlay
-	// would find touching the filter geometry is never taken for far from it.
+	// margin widens a feature's bound (by the larger of it and 1e-9 of the bound's largest
+	// coordinate): edges that close are near. simplefeatures snaps nodes together within
+	// about 1,000 ulps of the largest coordinate of both geometries (2.3e-13 of it), far
+	// less, so a feature that the overlay would find touching the filter geometry is never
+	// taken for far from it.
 	margin float64
 	dimA   byte // the filter geometry's dimension, as a DE-9IM entry
 	bdimA  byte // the dimension of its boundary ('F': empty)
@@ -104,7 +106,8 @@ func newSegment(a, b geom.XY) segment {
 // far reports whether no edge comes within the margin of the box lo–hi (a feature's bound),
 // and then whether the box lies in the interior of the filter geometry (else in its exterior).
 func (o *outline) far(lo, hi geom.XY) (far, inside bool) {
-	x0, y0, x1, y1 := lo.X-o.margin, lo.Y-o.margin, hi.X+o.margin, hi.Y+o.margin
+	m := max(o.margin, 1e-9*max(math.Abs(lo.X), math.Abs(lo.Y), math.Abs(hi.X), math.Abs(hi.Y)))
+	x0, y0, x1, y1 := lo.X-m, lo.Y-m, hi.X+m, hi.Y+m
 	for i := range o.segs {
 		s := &o.segs[i]
 		if s.minX <= x1 && s.maxX >= x0 && s.minY <= y1 && s.maxY >= y0 {
