@@ -3,6 +3,7 @@ package feature
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/paulmach/orb"
 	"github.com/peterstace/simplefeatures/geom"
@@ -26,6 +27,8 @@ type Matcher struct {
 	ids     []int64 // sorted, unique; nil: any
 	bound   *orb.Bound
 	spatial *spatialTest
+	cand    orb.Bound // Candidates
+	candOK  bool
 }
 
 // Matcher compiles q's filters against the fields. Errors are the where
@@ -33,6 +36,7 @@ type Matcher struct {
 // not fit the fields, or a description of a bad spatial filter.
 func (q *Query) Matcher(fields []Field) (*Matcher, error) {
 	m := &Matcher{bound: q.Bound}
+	m.cand, m.candOK = q.Candidates()
 	if q.Where != nil && !q.Where.IsEmpty() {
 		p, err := q.Where.Compile(WhereSchema(fields))
 		if err != nil {
@@ -69,22 +73,33 @@ func (m *Matcher) MatchesNone() bool { return m.none }
 
 // Candidates returns the bound that every matching feature's bound
 // intersects, for a spatial index; ok is false when the Matcher has no
-// spatial part.
-func (m *Matcher) Candidates() (b orb.Bound, ok bool) {
+// such bound.
+func (m *Matcher) Candidates() (b orb.Bound, ok bool) { return m.cand, m.candOK }
+
+// Candidates returns the bound that the bound of every feature q selects
+// intersects, for a spatial index: its envelope, its spatial filter
+// geometry's bound or where they overlap. ok is false when q has neither,
+// or only a spatial filter that can select features away from its
+// geometry (a DE-9IM pattern such as FF*FF****).
+func (q *Query) Candidates() (b orb.Bound, ok bool) {
+	s := q.Spatial
+	if s != nil && (s.Geom == nil || s.MatchesDisjoint()) {
+		s = nil
+	}
 	switch {
-	case m.bound != nil && m.spatial != nil:
-		if !m.bound.Intersects(m.spatial.bound) {
+	case q.Bound != nil && s != nil:
+		a, b := *q.Bound, s.Geom.Bound()
+		if !a.Intersects(b) {
 			return EmptyBound(), true
 		}
-		a, b := *m.bound, m.spatial.bound
 		return orb.Bound{
 			Min: orb.Point{max(a.Min[0], b.Min[0]), max(a.Min[1], b.Min[1])},
 			Max: orb.Point{min(a.Max[0], b.Max[0]), min(a.Max[1], b.Max[1])},
 		}, true
-	case m.bound != nil:
-		return *m.bound, true
-	case m.spatial != nil:
-		return m.spatial.bound, true
+	case q.Bound != nil:
+		return *q.Bound, true
+	case s != nil:
+		return s.Geom.Bound(), true
 	}
 	return orb.Bound{}, false
 }
@@ -174,6 +189,13 @@ type spatialTest struct {
 	bound   orb.Bound
 	isBound bool          // the filter geometry is an envelope
 	exact   geom.Geometry // the filter geometry for simplefeatures
+	// outline decides features far from the filter geometry's edges without the overlay; nil
+	// when the filter geometry is not valid (the overlay then decides).
+	outline *outline
+	// dimA and bdimA are the DE-9IM entries of the filter geometry's dimension and its
+	// boundary's; dimsOK is false for an empty geometry or a collection.
+	dimA, bdimA byte
+	dimsOK      bool
 }
 
 func newSpatialTest(s *Spatial) (*spatialTest, error) {
@@ -182,40 +204,101 @@ func newSpatialTest(s *Spatial) (*spatialTest, error) {
 	}
 	t := &spatialTest{rel: s.Rel, pattern: s.Pattern, bound: s.Geom.Bound()}
 	_, t.isBound = s.Geom.(orb.Bound)
-	if t.rel == Relate && len(t.pattern) != 9 {
-		return nil, fmt.Errorf("DE-9IM pattern %q is not 9 characters long", t.pattern)
+	if t.rel == Relate {
+		if len(t.pattern) != 9 {
+			return nil, fmt.Errorf("DE-9IM pattern %q is not 9 characters long", t.pattern)
+		}
+		if strings.Trim(t.pattern, "TF*012") != "" {
+			return nil, fmt.Errorf("DE-9IM pattern %q is not 9 characters of T, F, *, 0, 1, 2", t.pattern)
+		}
 	}
-	if t.rel != EnvelopeIntersects {
-		t.exact = Exact(s.Geom)
+	if t.rel == EnvelopeIntersects {
+		return t, nil
 	}
+	t.exact = Exact(s.Geom)
+	t.bdimA, t.dimsOK = boundaryDim(t.exact)
+	t.dimA = dimEntry(t.exact.Dimension())
+	t.outline = newOutline(t.exact, t.dimA, t.bdimA)
 	return t, nil
 }
 
 // match tests one feature geometry (with bound b) against the relation.
 func (t *spatialTest) match(id int64, g orb.Geometry, b orb.Bound) (bool, error) {
-	if !t.bound.Intersects(b) {
-		return false, nil
+	if t.rel == EnvelopeIntersects {
+		return t.bound.Intersects(b), nil
 	}
-	switch t.rel {
-	case EnvelopeIntersects:
-		return true, nil
-	case Intersects:
-		if t.isBound {
-			if boundContains(t.bound, b) {
-				return true, nil
-			}
-			if pt, ok := g.(orb.Point); ok {
-				return t.bound.Contains(pt), nil
-			}
+	if !t.bound.Intersects(b) {
+		// Disjoint: only a DE-9IM pattern that allows it can match, and the matrix follows
+		// from the dimensions.
+		if t.rel != Relate || !disjointMatchable(t.pattern) {
+			return false, nil
 		}
-		return geom.Intersects(t.exact, Exact(g)), nil
+		fg := Exact(g)
+		if bdimB, ok := boundaryDim(fg); ok && t.dimsOK {
+			return t.matches(id, disjointMatrix(t.dimA, t.bdimA, dimEntry(fg.Dimension()), bdimB), fg)
+		}
+		return t.relate(id, fg)
+	}
+	if t.rel == Intersects && t.isBound {
+		if boundContains(t.bound, b) {
+			return true, nil
+		}
+		if pt, ok := g.(orb.Point); ok {
+			return t.bound.Contains(pt), nil
+		}
 	}
 	fg := Exact(g)
+	if (t.rel == Crosses || t.rel == Overlaps) && namedPatterns(t.rel, t.exact.Dimension(), fg.Dimension()) == nil {
+		return false, nil // never between geometries of these dimensions (two areas cannot cross)
+	}
+	if t.outline != nil {
+		if m, ok := t.farMatrix(fg); ok {
+			return t.matches(id, m, fg)
+		}
+	}
+	return t.relate(id, fg)
+}
+
+// matches tests the relation on the DE-9IM matrix m of the filter geometry and fg.
+func (t *spatialTest) matches(id int64, m string, fg geom.Geometry) (bool, error) {
+	patterns := []string{t.pattern}
+	if t.rel != Relate {
+		patterns = namedPatterns(t.rel, t.exact.Dimension(), fg.Dimension())
+	}
+	ok, err := matchesAny(m, patterns...)
+	if err != nil {
+		return false, fmt.Errorf("spatial relation with feature %d: %w", id, err)
+	}
+	return ok, nil
+}
+
+// farMatrix returns the DE-9IM matrix of the filter geometry and fg when no edge of the filter
+// geometry comes near fg; ok is false when one does (or fg is empty or a collection).
+func (t *spatialTest) farMatrix(fg geom.Geometry) (m string, ok bool) {
+	bdimB, ok := boundaryDim(fg)
+	if !ok {
+		return "", false
+	}
+	lo, hi, ok := fg.Envelope().MinMaxXYs()
+	if !ok {
+		return "", false
+	}
+	far, inside := t.outline.far(lo, hi)
+	if !far {
+		return "", false
+	}
+	return t.outline.farMatrix(inside, dimEntry(fg.Dimension()), bdimB), true
+}
+
+// relate tests the relation with the overlay of the two geometries.
+func (t *spatialTest) relate(id int64, fg geom.Geometry) (bool, error) {
 	var (
 		ok  bool
 		err error
 	)
 	switch t.rel {
+	case Intersects:
+		return geom.Intersects(t.exact, fg), nil
 	case Touches:
 		ok, err = geom.Touches(t.exact, fg)
 	case Overlaps:

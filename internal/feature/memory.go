@@ -35,7 +35,7 @@ func (l *Layer) Scan(ctx context.Context, q *Query, fn func(*Feature) error) err
 	inIDOrder := q.AnyOrder || len(q.Order) == 0
 	if inIDOrder && !q.AnyOrder {
 		// The R-tree yields candidates in its own order: sort them.
-		if _, spatial := candidatesOf(q); spatial && q.IDs == nil {
+		if _, spatial := q.Candidates(); spatial && q.IDs == nil {
 			inIDOrder = false
 		}
 	}
@@ -53,24 +53,6 @@ func (l *Layer) Scan(ctx context.Context, q *Query, fn func(*Feature) error) err
 		}
 	}
 	return nil
-}
-
-// candidatesOf returns the bound that narrows q to the R-tree, if any.
-func candidatesOf(q *Query) (orb.Bound, bool) {
-	switch {
-	case q.Bound != nil && q.Spatial != nil:
-		b, s := *q.Bound, q.Spatial.Geom.Bound()
-		if !b.Intersects(s) {
-			return EmptyBound(), true
-		}
-		return orb.Bound{Min: orb.Point{max(b.Min[0], s.Min[0]), max(b.Min[1], s.Min[1])},
-			Max: orb.Point{min(b.Max[0], s.Max[0]), min(b.Max[1], s.Max[1])}}, true
-	case q.Bound != nil:
-		return *q.Bound, true
-	case q.Spatial != nil && q.Spatial.Geom != nil:
-		return q.Spatial.Geom.Bound(), true
-	}
-	return orb.Bound{}, false
 }
 
 // candidates calls fn for every feature that passes q's filters, in ID
@@ -106,7 +88,7 @@ func (l *Layer) candidates(ctx context.Context, q *Query, fn func(*Feature) erro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	switch b, spatial := candidatesOf(q); {
+	switch b, spatial := q.Candidates(); {
 	case m.IDs() != nil:
 		for _, id := range m.IDs() {
 			if f, ok := l.ByID(id); ok && !visit(f) {

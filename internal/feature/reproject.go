@@ -79,9 +79,11 @@ func spatial(q *Query) bool { return q.Bound != nil || q.Spatial != nil }
 func (r *reprojected) inner(q *Query) *Query {
 	in := *q
 	in.Bound, in.Spatial = nil, nil
-	if b, ok := candidatesOf(q); ok {
-		if sb, ok := r.t.InverseCover(b); ok {
-			in.Bound = &sb
+	if spatial(q) {
+		if b, ok := q.Candidates(); ok {
+			if sb, ok := r.t.InverseCover(b); ok {
+				in.Bound = &sb
+			}
 		}
 		in.NoGeometry = false
 		in.Offset, in.Limit = 0, 0

@@ -38,3 +38,12 @@ type Spatial struct {
 	// Relate.
 	Pattern string
 }
+
+// MatchesDisjoint reports whether the filter can select a feature that
+// shares no point with its geometry: a Relate whose pattern allows F in
+// the II, IB, BI and BB entries (FF*FF****, the Disjoint relation, is one).
+// Such a filter does not narrow the candidates to the features near the
+// geometry.
+func (s *Spatial) MatchesDisjoint() bool {
+	return s.Rel == Relate && disjointMatchable(s.Pattern)
+}

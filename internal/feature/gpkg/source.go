@@ -192,7 +192,7 @@ func (s *Source) planPart(q *feature.Query, ordered bool, part rtreePart) (*plan
 	var conds []string
 	var args []any
 	// The envelope: R-tree candidates; each one's own envelope is tested again in Go.
-	if b, ok := candidates(q); ok {
+	if b, ok := q.Candidates(); ok {
 		if b.IsEmpty() {
 			p.none = true
 		}
@@ -299,24 +299,6 @@ func (s *Source) planPart(q *feature.Query, ordered bool, part rtreePart) (*plan
 	}
 	p.sql, p.args = text, args
 	return p, nil
-}
-
-// candidates returns the bound every selected feature's envelope meets.
-func candidates(q *feature.Query) (orb.Bound, bool) {
-	switch {
-	case q.Bound != nil && q.Spatial != nil:
-		a, b := *q.Bound, q.Spatial.Geom.Bound()
-		if !a.Intersects(b) {
-			return feature.EmptyBound(), true
-		}
-		return orb.Bound{Min: orb.Point{max(a.Min[0], b.Min[0]), max(a.Min[1], b.Min[1])},
-			Max: orb.Point{min(a.Max[0], b.Max[0]), min(a.Max[1], b.Max[1])}}, true
-	case q.Bound != nil:
-		return *q.Bound, true
-	case q.Spatial != nil && q.Spatial.Geom != nil:
-		return q.Spatial.Geom.Bound(), true
-	}
-	return orb.Bound{}, false
 }
 
 func uniqueInts(xs []int) []int {
@@ -458,7 +440,7 @@ func (s *Source) Count(ctx context.Context, q *feature.Query) (int, error) {
 		var n int
 		if cq.Where == nil && cq.IDs == nil {
 			// Nothing but the box: count the index alone, without reading the table.
-			b, _ := candidates(&cq)
+			b, _ := cq.Candidates()
 			err = s.file.db.QueryRowContext(ctx, "SELECT count(*) FROM "+quote(s.table.RTree)+
 				" WHERE minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ?", b.Min[0], b.Max[0], b.Min[1], b.Max[1]).Scan(&n)
 			if err != nil {

@@ -109,6 +109,8 @@ func Cases(t testing.TB, oracle feature.Source) []Case {
 			Case{"within point", feature.Query{Spatial: &feature.Spatial{Rel: feature.Within, Geom: c}}},
 			Case{"touches", feature.Query{Spatial: &feature.Spatial{Rel: feature.Touches, Geom: tri}}},
 			Case{"relate", feature.Query{Spatial: &feature.Spatial{Rel: feature.Relate, Geom: tri, Pattern: "T********"}}},
+			Case{"relate disjoint", feature.Query{Spatial: &feature.Spatial{Rel: feature.Relate, Geom: tri, Pattern: "FF*FF****"}}},
+			Case{"relate disjoint page", feature.Query{Spatial: &feature.Spatial{Rel: feature.Relate, Geom: small, Pattern: "FF*FF****"}, Offset: 2, Limit: 4}},
 			Case{"spatial ids", feature.Query{Spatial: &feature.Spatial{Rel: feature.Intersects, Geom: mid}, IDs: []int64{1, 5, 9, 20, 40, 60, 80}}},
 		)
 	}
