@@ -17,6 +17,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/priority"
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
@@ -105,7 +106,14 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	}
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
-	resp, err := h.p.Ops.Do(ctx, call, req.Operation, req.Body)
+	var resp any
+	if release != nil {
+		// A heavy request's operation runs at a lower CPU priority, so that the short requests
+		// beside it get the api's cores first (internal/priority).
+		priority.Low(func() { resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body) })
+	} else {
+		resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body)
+	}
 	h.observe(req.Operation, start, err)
 	if err != nil {
 		if clientGone(c, err) {

@@ -48,6 +48,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/priority"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -268,7 +269,8 @@ func (w *Worker) newServer(l lane) *asynq.Server {
 }
 
 // takeSlot holds one of the worker's render slots while a task runs; a task of the heavy queue
-// also counts for the memory release that follows heavy renders.
+// also counts for the memory release that follows heavy renders, and runs at a lower CPU
+// priority.
 func (w *Worker) takeSlot(next asynq.Handler) asynq.Handler {
 	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
 		select {
@@ -280,6 +282,11 @@ func (w *Worker) takeSlot(next asynq.Handler) asynq.Handler {
 		if q, _ := asynq.GetQueueName(ctx); q == task.QueueHeavy {
 			w.memory.start()
 			defer w.memory.done()
+			// At a lower CPU priority: on a machine with few cores an ordinary render beside
+			// it gets the CPU first (internal/priority).
+			var err error
+			priority.Low(func() { err = next.ProcessTask(ctx, t) })
+			return err
 		}
 		return next.ProcessTask(ctx, t)
 	})

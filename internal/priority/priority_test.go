@@ -1,0 +1,68 @@
+package priority
+
+import (
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestLowRunsAtNiceAndLeavesTheCallerAlone(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread priorities are set on Linux only")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before, err := threadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inside int
+	var insideErr error
+	Low(func() { inside, insideErr = threadNice() })
+	if insideErr != nil {
+		t.Fatal(insideErr)
+	}
+	if want := min(before+Nice, 19); inside != want {
+		t.Errorf("nice inside Low = %d, want %d (caller at %d)", inside, want, before)
+	}
+	after, err := threadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("caller's nice changed from %d to %d", before, after)
+	}
+	// The low thread is not reused: every goroutine after Low runs at the caller's priority.
+	for range 20 {
+		done := make(chan int)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			n, _ := threadNice()
+			done <- n
+		}()
+		if n := <-done; n != before {
+			t.Fatalf("a goroutine after Low ran at nice %d, want %d", n, before)
+		}
+	}
+}
+
+func TestLowRaisesPanicsInTheCaller(t *testing.T) {
+	defer func() {
+		r := recover()
+		err, ok := r.(error)
+		if !ok {
+			t.Fatalf("recovered %v (%T), want an error", r, r)
+		}
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("recovered error does not wrap the panic's value: %v", err)
+		}
+		if !strings.Contains(err.Error(), "priority_test.go") {
+			t.Errorf("recovered error lacks the function's stack: %v", err)
+		}
+	}()
+	Low(func() { panic(io.ErrUnexpectedEOF) })
+	t.Fatal("Low returned after a panic")
+}
