@@ -1,18 +1,17 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // The start attributes name the Redis and the store, never a password or a key.
@@ -53,22 +52,10 @@ func TestStartAttrs(t *testing.T) {
 	}
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) lines() []map[string]any {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// jsonLines returns the lines of s that are JSON objects, as decoded.
+func jsonLines(s string) []map[string]any {
 	var out []map[string]any
-	for _, l := range strings.Split(b.b.String(), "\n") {
+	for _, l := range strings.Split(s, "\n") {
 		var m map[string]any
 		if json.Unmarshal([]byte(l), &m) == nil {
 			out = append(out, m)
@@ -90,7 +77,7 @@ func TestStartLinesNameRedisAndStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testenv.LogBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -106,7 +93,7 @@ func TestStartLinesNameRedisAndStore(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		found := 0
-		for _, l := range logs.lines() {
+		for _, l := range jsonLines(logs.String()) {
 			msg, _ := l["msg"].(string)
 			if _, ok := want[msg]; !ok {
 				continue
@@ -121,7 +108,7 @@ func TestStartLinesNameRedisAndStore(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("start lines missing after 20 s; logs:\n%v", logs.lines())
+			t.Fatalf("start lines missing after 20 s; logs:\n%s", logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
