@@ -3,12 +3,12 @@ package e2e
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 var renderDur = regexp.MustCompile(`render;dur=([0-9.]+)`)
@@ -52,21 +52,6 @@ func farmOverhead(b *testing.B, url string, n int, reset func()) []float64 {
 	return overheads
 }
 
-// rssOf returns a process's peak resident set size in MB (VmHWM).
-func rssOf(pid int) float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return -1
-}
-
 // BenchmarkWorkerRSS renders 1024×768 world maps continuously on a worker process (4 clients,
 // b.N renders) and reports the worker's peak resident set size.
 //
@@ -86,5 +71,9 @@ func BenchmarkWorkerRSS(b *testing.B) {
 		}
 		return nil
 	})
-	b.ReportMetric(rssOf(f.cmds[0].Process.Pid), "worker-peak-rss-MB")
+	peak, ok := testenv.ProcStatusMB(f.cmds[0].Process.Pid, "VmHWM")
+	if !ok {
+		peak = -1
+	}
+	b.ReportMetric(peak, "worker-peak-rss-MB")
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // soakSettings are BenchmarkSoak's knobs, from the environment.
@@ -87,13 +88,8 @@ type soakSample struct {
 func (p soakProcess) sample(at time.Duration, phase string) soakSample {
 	s := soakSample{at: at, phase: phase, rssMB: -1, heapMB: -1, cacheMB: -1, idleMB: -1, goroutines: -1, openFDs: -1}
 	pid := strconv.Itoa(p.cmd.Process.Pid)
-	if b, err := os.ReadFile("/proc/" + pid + "/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-				kb, _ := strconv.ParseFloat(f[1], 64)
-				s.rssMB = kb / 1024
-			}
-		}
+	if mb, ok := testenv.ProcStatusMB(p.cmd.Process.Pid, "VmRSS"); ok {
+		s.rssMB = mb
 	}
 	if fds, err := os.ReadDir("/proc/" + pid + "/fd"); err == nil {
 		s.openFDs = len(fds)

@@ -2,11 +2,8 @@ package worker
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,22 +11,16 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
-// rssMB is this process's resident set, in MB.
+// rssMB is this process's resident set, in MiB.
 func rssMB(b *testing.B) float64 {
-	st, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Skip("no /proc/self/status:", err)
+	mb, ok := testenv.ProcStatusMB(0, "VmRSS")
+	if !ok {
+		b.Skip("no VmRSS in /proc/self/status")
 	}
-	for _, line := range strings.Split(string(st), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	b.Skip("no VmRSS")
-	return 0
+	return mb
 }
 
 // BenchmarkHeavyRenderRSS draws 30 ExportMapImage renders of 4096×4096 (the soak's heavy rows:

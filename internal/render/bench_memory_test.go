@@ -8,11 +8,12 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // scriptRanges are code point ranges label text is drawn from: Latin, Greek, Cyrillic, Arabic,
@@ -33,18 +34,11 @@ func randomLabel(rng *rand.Rand) string {
 func rssMB(b *testing.B) float64 {
 	runtime.GC()
 	debug.FreeOSMemory()
-	st, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Skip("no /proc/self/status")
+	mb, ok := testenv.ProcStatusMB(0, "VmRSS")
+	if !ok {
+		b.Skip("no VmRSS in /proc/self/status")
 	}
-	for _, l := range strings.Split(string(st), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	b.Skip("no VmRSS")
-	return 0
+	return mb
 }
 
 // BenchmarkRandomLabelsRSS draws 10,000 map images of 40 points, each labelled with random text
