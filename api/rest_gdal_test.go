@@ -10,9 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +21,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/soap"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -101,7 +100,7 @@ func TestGDALTranslatesCachedRESTService(t *testing.T) {
 
 	dir := t.TempDir()
 	src := srv.URL + "/arcgis/rest/services/world/MapServer?f=json"
-	env := append(os.Environ(), "CPL_DEBUG=ON", "GDAL_HTTP_TIMEOUT=60", "GDAL_DEFAULT_WMS_CACHE_PATH="+filepath.Join(dir, "cache"))
+	env := testenv.GDALEnv(dir)
 	info := exec.Command("gdalinfo", "-json", src)
 	info.Env = env
 	infoOut, err := info.Output()
@@ -119,24 +118,9 @@ func TestGDALTranslatesCachedRESTService(t *testing.T) {
 	if math.Abs(ds.GeoTransform[1]-finest.Resolution) > finest.Resolution*1e-6 {
 		t.Errorf("GDAL's pixel is %v wide; the finest level's resolution is %v", ds.GeoTransform[1], finest.Resolution)
 	}
-	out := filepath.Join(dir, "world.png")
-	cmd := exec.Command("gdal_translate", "-of", "PNG", src, out)
-	cmd.Env = env
-	msg, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdal_translate: %v\n%s", err, msg)
-	}
-	if !strings.Contains(string(msg), "/MapServer/tile/") {
-		t.Errorf("GDAL did not read tile/:\n%s", msg)
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
+	img, log := testenv.GDALTranslatePNG(t, env, src, dir)
+	if !strings.Contains(log, "/MapServer/tile/") {
+		t.Errorf("GDAL did not read tile/:\n%s", log)
 	}
 	if img.Bounds().Dx() != ds.Size[0] || img.Bounds().Dy() != ds.Size[1] {
 		t.Fatalf("gdal_translate wrote %v, gdalinfo says %v", img.Bounds(), ds.Size)

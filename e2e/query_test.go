@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"database/sql"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/testenv"
 	_ "modernc.org/sqlite"
 )
 
@@ -184,34 +184,12 @@ func expectedQueries(t *testing.T) expected {
 		return e
 	}
 	bbox := fmt.Sprintf("ST_MaxX(geom) >= %f AND ST_MinX(geom) <= %f AND ST_MaxY(geom) >= %f AND ST_MinY(geom) <= %f", envXMin, envXMax, envYMin, envYMax)
-	e.countEnvelope = len(ogrIDs(t, countiesGpkg, "SELECT fid FROM counties WHERE "+bbox))
-	e.countEnvelopeWhere = len(ogrIDs(t, countiesGpkg, "SELECT fid FROM counties WHERE STATEFP = '04' AND "+bbox))
-	e.idsPoint = ogrIDs(t, countiesGpkg, fmt.Sprintf("SELECT fid FROM counties WHERE ST_Intersects(geom, ST_GeomFromText('%s', 3857)) = 1", laPoint))
-	e.laState = ogrIDs(t, statesGpkg, fmt.Sprintf("SELECT fid FROM states WHERE ST_Intersects(geom, ST_GeomFromText('%s', 3857)) = 1", laPoint))
-	e.laFacts = ogrIDs(t, factsGpkg, fmt.Sprintf("SELECT fid FROM state_facts WHERE ST_Intersects(geom, ST_GeomFromText('%s', 3857)) = 1", laPoint))
+	e.countEnvelope = len(testenv.OGRFids(t, countiesGpkg, "SELECT fid FROM counties WHERE "+bbox))
+	e.countEnvelopeWhere = len(testenv.OGRFids(t, countiesGpkg, "SELECT fid FROM counties WHERE STATEFP = '04' AND "+bbox))
+	e.idsPoint = testenv.OGRFids(t, countiesGpkg, fmt.Sprintf("SELECT fid FROM counties WHERE ST_Intersects(geom, ST_GeomFromText('%s', 3857)) = 1", laPoint))
+	e.laState = testenv.OGRFids(t, statesGpkg, fmt.Sprintf("SELECT fid FROM states WHERE ST_Intersects(geom, ST_GeomFromText('%s', 3857)) = 1", laPoint))
+	e.laFacts = testenv.OGRFids(t, factsGpkg, fmt.Sprintf("SELECT fid FROM state_facts WHERE ST_Intersects(geom, ST_GeomFromText('%s', 3857)) = 1", laPoint))
 	return e
-}
-
-// ogrIDs runs a SELECT fid … through ogrinfo and returns the fids, sorted.
-func ogrIDs(t *testing.T, gpkg, query string) []int {
-	t.Helper()
-	out, err := exec.Command("ogrinfo", "-ro", "-q", "-sql", query, gpkg).CombinedOutput()
-	if err != nil || bytes.Contains(out, []byte("ERROR")) {
-		t.Fatalf("ogrinfo %q: %v\n%s", query, err, out)
-	}
-	ids := []int{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "OGRFeature(SELECT):"); ok {
-			id, err := strconv.Atoi(rest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 func checkQueries(t *testing.T, s querySummary, e expected) {

@@ -1,16 +1,14 @@
 package mapserver_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // gdalIDs asks GDAL (SQLite with SpatiaLite functions, through ogrinfo) for the fids of a
@@ -22,26 +20,7 @@ func gdalIDs(t *testing.T, gpkg, table, cond string) []int {
 	// SpatiaLite predicates answer -1 for a NULL geometry, which SQLite takes as true: the
 	// conditions compare them with 1.
 	sql := fmt.Sprintf("SELECT fid FROM %s WHERE %s", table, cond)
-	out, err := exec.Command("ogrinfo", "-ro", "-q", "-sql", sql, gpkg).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ogrinfo %q: %v\n%s", sql, err, out)
-	}
-	if bytes.Contains(out, []byte("ERROR")) {
-		t.Fatalf("ogrinfo %q:\n%s", sql, out)
-	}
-	ids := []int{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "OGRFeature(SELECT):"); ok {
-			id, err := strconv.Atoi(rest)
-			if err != nil {
-				t.Fatalf("ogrinfo line %q: %v", sc.Text(), err)
-			}
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
+	return testenv.OGRFids(t, gpkg, sql)
 }
 
 // wkt writes a filter geometry as WKT for SpatiaLite.

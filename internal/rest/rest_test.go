@@ -31,6 +31,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/worker"
 )
@@ -329,21 +330,10 @@ func TestGDALDrawsMapService(t *testing.T) {
 	if err := os.WriteFile(config, []byte(xml), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "world.png")
-	cmd := exec.Command("gdal_translate", "-of", "PNG", config, out)
-	cmd.Env = append(cmd.Environ(), "CPL_DEBUG=ON", "GDAL_HTTP_TIMEOUT=60", "GDAL_DEFAULT_WMS_CACHE_PATH="+filepath.Join(dir, "cache"))
-	msg, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gdal_translate: %v\n%s", err, msg)
+	got, log := testenv.GDALTranslatePNG(t, testenv.GDALEnv(dir), config, dir)
+	if !strings.Contains(log, "/export?") {
+		t.Errorf("GDAL did not call export:\n%s", log)
 	}
-	if !strings.Contains(string(msg), "/export?") {
-		t.Errorf("GDAL did not call export:\n%s", msg)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := decodePNG(t, data)
 	code, body := get(t, h, "/arcgis/rest/services/world/MapServer/export?bbox=-180,-90,180,90&bboxSR=4326&imageSR=4326&size=512,256&format=png&f=image")
 	if code != 200 {
 		t.Fatalf("export: %d %s", code, body)
