@@ -13,6 +13,20 @@ import (
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
+// drawAndDeliver draws an image task's image and ends the task: a failed draw as renderFailed
+// does, an image drawn by delivering it (deliver). It returns the image's size and how long the
+// draw took, for the task's log.
+func drawAndDeliver(ctx context.Context, store Store, key string, inline bool,
+	draw func(context.Context) ([]byte, render.Format, error), report func(task.Result)) (int, time.Duration, error) {
+	start := time.Now()
+	data, format, err := draw(ctx)
+	renderTime := time.Since(start)
+	if err != nil {
+		return 0, renderTime, renderFailed(ctx, err, report)
+	}
+	return len(data), renderTime, deliver(ctx, store, key, inline, data, format, renderTime, report)
+}
+
 // renderFailed ends an image task whose render failed with err. The client's own errors (a
 // bad request, an unknown service or map, an image too large, an invalid view or format) are
 // reported at once and not retried; any other is retried once before it is reported.

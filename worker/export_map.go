@@ -27,24 +27,18 @@ func (h *exportMapHandler) ProcessTask(ctx context.Context, t *asynq.Task) error
 	}
 	log := h.p.Logger.With("task_type", task.TypeExportMap, "request_id", job.TraceID, "task_id", job.ID, "service", job.Service)
 	start := time.Now()
-	data, format, err := h.render(ctx, job)
-	renderTime := time.Since(start)
 	report := func(r task.Result) { h.report(ctx, job, r) }
+	size, renderTime, err := drawAndDeliver(ctx, h.p.Store, job.Key, job.Inline, func(ctx context.Context) ([]byte, render.Format, error) {
+		return DrawExportMap(ctx, h.p.Catalog, h.p.Renderer, job)
+	}, report)
 	if err != nil {
-		return renderFailed(ctx, err, report)
-	}
-	if err := deliver(ctx, h.p.Store, job.Key, job.Inline, data, format, renderTime, report); err != nil {
 		return fmt.Errorf("export map: %w", err)
 	}
-	log.Debug("rendered", "bytes", len(data), "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
+	log.Debug("rendered", "bytes", size, "render_ms", float64(renderTime.Microseconds())/1000, "total_ms", float64(time.Since(start).Microseconds())/1000)
 	return nil
 }
 
 var errUnknown = errors.New("unknown service or map")
-
-func (h *exportMapHandler) render(ctx context.Context, job task.ExportMap) ([]byte, render.Format, error) {
-	return DrawExportMap(ctx, h.p.Catalog, h.p.Renderer, job)
-}
 
 // DrawExportMap draws and encodes the image an ExportMap task asks for, resolving its service
 // and map in cat: what a worker does with the task before it reports and stores the bytes. The

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/paulmach/orb"
@@ -28,21 +27,14 @@ func (h *exportScaleBarHandler) ProcessTask(ctx context.Context, t *asynq.Task) 
 		}
 		return fmt.Errorf("%w: %w", err, asynq.SkipRetry)
 	}
-	start := time.Now()
-	data, format, err := h.render(ctx, job)
-	renderTime := time.Since(start)
 	report := func(r task.Result) { h.report(ctx, job.ID, r) }
+	_, _, err = drawAndDeliver(ctx, h.p.Store, job.Key, job.Inline, func(ctx context.Context) ([]byte, render.Format, error) {
+		return DrawScaleBar(ctx, h.p.Renderer, job)
+	}, report)
 	if err != nil {
-		return renderFailed(ctx, err, report)
-	}
-	if err := deliver(ctx, h.p.Store, job.Key, job.Inline, data, format, renderTime, report); err != nil {
 		return fmt.Errorf("export scale bar: %w", err)
 	}
 	return nil
-}
-
-func (h *exportScaleBarHandler) render(ctx context.Context, job task.ExportScaleBar) ([]byte, render.Format, error) {
-	return DrawScaleBar(ctx, h.p.Renderer, job)
 }
 
 // DrawScaleBar draws and encodes the image an ExportScaleBar task asks for, as a worker does;
