@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -237,7 +236,7 @@ func (h *soapHandler) serveGet(c *gin.Context) {
 		c.String(http.StatusNotFound, "service %q does not exist\n", c.Param("service"))
 		return
 	}
-	if !hasQueryKey(c.Request.URL.RawQuery, "wsdl") {
+	if !soap.AsksForWSDL(c.Request.URL.RawQuery) {
 		c.String(http.StatusOK, "%s MapServer SOAP endpoint. POST SOAP 1.1 requests here; the WSDL is at ?wsdl.\n", svc.Name)
 		return
 	}
@@ -245,16 +244,6 @@ func (h *soapHandler) serveGet(c *gin.Context) {
 	defer h.bufs.Put(buf)
 	h.p.Codec.WriteWSDL(buf, soap.WSDLOptions{ServiceName: svc.Name, Address: h.p.PublicURL + "/arcgis/services/" + svc.Name + "/MapServer"})
 	c.Data(http.StatusOK, "text/xml; charset=utf-8", buf.Bytes())
-}
-
-func hasQueryKey(raw, key string) bool {
-	for _, kv := range strings.Split(raw, "&") {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, key) {
-			return true
-		}
-	}
-	return false
 }
 
 // isMapServerOp reports whether op is an operation of the MapServer interface: the Catalog's

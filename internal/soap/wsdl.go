@@ -14,6 +14,18 @@ type WSDLOptions struct {
 	Address     string // the endpoint URL written in soap:address
 }
 
+// AsksForWSDL reports whether a GET's raw query asks for an endpoint's WSDL: it has a key
+// "wsdl", in any case, with or without a value (?wsdl, ?WSDL, ?wsdl=1), as ArcGIS answers it.
+func AsksForWSDL(rawQuery string) bool {
+	for _, kv := range strings.Split(rawQuery, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, "wsdl") {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteWSDL writes the MapServer WSDL, generated from the gisxml Go types (their `gis` tags and
 // schema table) — the same description the codec reads and writes by. Its shape follows
 // ArcGIS's: wrapped document/literal, unqualified children, soapAction "" on every operation,

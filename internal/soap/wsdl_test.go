@@ -214,3 +214,12 @@ func TestCatalogWSDLMatchesReference(t *testing.T) {
 		t.Errorf("binding %+v, service %+v", b, s)
 	}
 }
+
+// ?wsdl asks for the WSDL in any case and with any value; a key that only holds "wsdl" does not.
+func TestAsksForWSDL(t *testing.T) {
+	for q, want := range map[string]bool{"wsdl": true, "WSDL": true, "f=x&Wsdl=1": true, "": false, "wsdlx": false, "x=wsdl": false} {
+		if got := soap.AsksForWSDL(q); got != want {
+			t.Errorf("AsksForWSDL(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -208,7 +208,7 @@ func (c *Catalog) serve(w http.ResponseWriter, r *http.Request, visible Visible,
 	defer c.bufs.Put(buf)
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		if !hasQueryKey(r.URL.RawQuery, "wsdl") {
+		if !soap.AsksForWSDL(r.URL.RawQuery) {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			_, _ = io.WriteString(w, "SOAP Catalog of the map services. POST SOAP 1.1 requests here; the WSDL is at ?wsdl.\n")
 			return ""
@@ -300,14 +300,4 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
-}
-
-func hasQueryKey(raw, key string) bool {
-	for _, kv := range strings.Split(raw, "&") {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, key) {
-			return true
-		}
-	}
-	return false
 }
