@@ -6,41 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
-
-// tablesState is every table of the parity database with its row count and a digest of its
-// rows: what an injected statement would change.
-func tablesState(t *testing.T, dsn string) map[string]string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := map[string]string{}
-	for _, n := range names {
-		var digest string
-		q := "SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') FROM " + pgx.Identifier{n}.Sanitize() + " t"
-		if err := conn.QueryRow(ctx, q).Scan(&digest); err != nil {
-			t.Fatal(err)
-		}
-		state[n] = digest
-	}
-	return state
-}
 
 // Hostile where clauses, field lists, order-by clauses and search fields sent through the SOAP
 // operations to a PostGIS layer get a client fault, never a server error or a changed database;
@@ -50,7 +19,7 @@ func TestPostGISHostileRequests(t *testing.T) {
 	if cat == nil {
 		t.Skip("no test PostgreSQL (MAPFARM_TEST_POSTGRES)")
 	}
-	before := tablesState(t, pgSamples.dsn)
+	before := testenv.PostgresTables(t, pgSamples.dsn)
 	srv := mapserver.New(mapserver.Params{Catalog: cat, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}})
 	svc, _ := cat.Service("world")
 	call := func(op string, req any) (any, error) {
@@ -126,13 +95,5 @@ func TestPostGISHostileRequests(t *testing.T) {
 			t.Errorf("Find %q in %q found %d features", c.search, c.fields, n)
 		}
 	}
-	after := tablesState(t, pgSamples.dsn)
-	for name, st := range before {
-		if after[name] != st {
-			t.Errorf("table %s changed: %s → %s", name, st, after[name])
-		}
-	}
-	if len(after) != len(before) {
-		t.Errorf("%d tables before, %d after", len(before), len(after))
-	}
+	testenv.CheckPostgresTablesUnchanged(t, pgSamples.dsn, before)
 }

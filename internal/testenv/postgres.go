@@ -305,3 +305,52 @@ func PostgresExec(t testing.TB, dsn string, stmts ...string) {
 		}
 	}
 }
+
+// PostgresTables returns every table of dsn's public schema with its row count and a digest of
+// its rows: what a statement that writes would change. Compare two with
+// [CheckPostgresTablesUnchanged].
+func PostgresTables(t testing.TB, dsn string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("testenv: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
+	if err != nil {
+		t.Fatalf("testenv: list tables: %v", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("testenv: list tables: %v", err)
+	}
+	state := map[string]string{}
+	for _, n := range names {
+		var digest string
+		q := "SELECT count(*) || ' rows, md5 ' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') FROM " + pgx.Identifier{n}.Sanitize() + " t"
+		if err := conn.QueryRow(ctx, q).Scan(&digest); err != nil {
+			t.Fatalf("testenv: table %s: %v", n, err)
+		}
+		state[n] = digest
+	}
+	return state
+}
+
+// CheckPostgresTablesUnchanged fails t where dsn's public tables are not those of before (from
+// [PostgresTables]): a table changed, dropped or added.
+func CheckPostgresTablesUnchanged(t testing.TB, dsn string, before map[string]string) {
+	t.Helper()
+	after := PostgresTables(t, dsn)
+	for name, st := range before {
+		if after[name] != st {
+			t.Errorf("table %s changed: %s → %q", name, st, after[name])
+		}
+	}
+	for name := range after {
+		if _, ok := before[name]; !ok {
+			t.Errorf("table %s was added", name)
+		}
+	}
+}

@@ -3,38 +3,14 @@ package postgis_test
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
-
-// tableState is a table's row count and a checksum of all its rows.
-func tableState(t *testing.T, dsn, table string) string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int64
-	var sum string
-	q := "SELECT count(*), coalesce(md5(string_agg(t::text, '|' ORDER BY fid)), '') FROM " + pgx.Identifier{table}.Sanitize() + " AS t"
-	if err := conn.QueryRow(ctx, q).Scan(&n, &sum); err != nil {
-		t.Fatalf("%s: %v", table, err)
-	}
-	if n == 0 {
-		t.Fatalf("table %s is empty", table)
-	}
-	return strconv.FormatInt(n, 10) + " rows, md5 " + sum
-}
 
 // TestInjection tries hostile where clauses, column positions, order-by
 // terms and service-definition names: each gives a clear error (a where
@@ -44,8 +20,10 @@ func TestInjection(t *testing.T) {
 	dsn := testenv.PostgresDB(t)
 	testenv.LoadGeoPackage(t, dsn, testenv.SampleData(t, samples[0].file), "countries", "countries", "fid")
 	testenv.PostgresExec(t, dsn, "CREATE TABLE x (fid int PRIMARY KEY, v text)", "INSERT INTO x VALUES (1, 'keep')")
-	before := tableState(t, dsn, "countries")
-	beforeX := tableState(t, dsn, "x")
+	before := testenv.PostgresTables(t, dsn)
+	if strings.HasPrefix(before["countries"], "0 rows") {
+		t.Fatalf("table countries is empty")
+	}
 	pool := newPool(t, dsn, 0)
 	src := openSource(t, pool, postgis.Table{Table: "countries"})
 	ctx := context.Background()
@@ -152,10 +130,5 @@ func TestInjection(t *testing.T) {
 		}
 	}
 
-	if after := tableState(t, dsn, "countries"); after != before {
-		t.Errorf("countries changed: %s, was %s", after, before)
-	}
-	if after := tableState(t, dsn, "x"); after != beforeX {
-		t.Errorf("x changed: %s, was %s", after, beforeX)
-	}
+	testenv.CheckPostgresTablesUnchanged(t, dsn, before)
 }
