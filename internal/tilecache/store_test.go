@@ -58,24 +58,32 @@ func (m *memStore) Put(_ context.Context, key string, data []byte, ct string) er
 	return nil
 }
 
-func (m *memStore) Get(_ context.Context, key string) ([]byte, error) {
-	m.gets.Add(1)
+// object is the object stored under key; op names the operation in the error where there is
+// none.
+func (m *memStore) object(op, key string) (memObj, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	o, ok := m.objs[key]
 	if !ok {
-		return nil, notExist("get", key)
+		return memObj{}, notExist(op, key)
+	}
+	return o, nil
+}
+
+func (m *memStore) Get(_ context.Context, key string) ([]byte, error) {
+	m.gets.Add(1)
+	o, err := m.object("get", key)
+	if err != nil {
+		return nil, err
 	}
 	return slices.Clone(o.data), nil
 }
 
 func (m *memStore) GetRange(_ context.Context, key string, off, n int64) ([]byte, error) {
 	m.ranges.Add(1)
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	o, ok := m.objs[key]
-	if !ok {
-		return nil, notExist("getrange", key)
+	o, err := m.object("getrange", key)
+	if err != nil {
+		return nil, err
 	}
 	if off < 0 || n <= 0 || off >= int64(len(o.data)) {
 		return nil, fmt.Errorf("mem: getrange %q: %w", key, blob.ErrInvalidRange)
@@ -86,11 +94,9 @@ func (m *memStore) GetRange(_ context.Context, key string, off, n int64) ([]byte
 
 func (m *memStore) Stat(_ context.Context, key string) (blob.Info, error) {
 	m.stats.Add(1)
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	o, ok := m.objs[key]
-	if !ok {
-		return blob.Info{}, notExist("stat", key)
+	o, err := m.object("stat", key)
+	if err != nil {
+		return blob.Info{}, err
 	}
 	return o.info, nil
 }
