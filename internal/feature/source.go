@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/paulmach/orb"
 
@@ -117,6 +118,21 @@ type Query struct {
 	Offset int
 	// Limit returns at most that many features; 0 means no limit.
 	Limit int
+}
+
+// ReadColumns returns the positions in fields of the attribute columns q reads: q.Columns, or
+// where that is nil every column but the BLOBs. The slice is the caller's.
+func (q *Query) ReadColumns(fields []Field) []int {
+	if q.Columns != nil {
+		return slices.Clone(q.Columns)
+	}
+	var cols []int
+	for i, f := range fields {
+		if f.Type != FieldBlob {
+			cols = append(cols, i)
+		}
+	}
+	return cols
 }
 
 // Order is one ORDER BY term.

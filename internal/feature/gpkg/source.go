@@ -252,16 +252,7 @@ func (s *Source) planPart(q *feature.Query, ordered bool, part rtreePart) (*plan
 	}
 
 	// The columns: those asked for (every non-BLOB one by default), and those Go's where needs.
-	var cols []int
-	if q.Columns == nil {
-		for i, f := range s.info.Fields {
-			if f.Type != feature.FieldBlob {
-				cols = append(cols, i)
-			}
-		}
-	} else {
-		cols = append(cols, q.Columns...)
-	}
+	cols := q.ReadColumns(s.info.Fields)
 	cols = append(cols, feature.WhereColumns(rest.Where, s.info.Fields)...)
 	p.cols = uniqueInts(cols)
 	p.geom = s.table.GeometryColumn != "" && (!q.NoGeometry || rest.Bound != nil || rest.Spatial != nil)

@@ -196,17 +196,7 @@ func (s *Source) sortExpr(i int) string {
 // readColumns are the columns a scan reads: q.Columns (nil: every column
 // but BLOBs), the id, and what a residual filter needs.
 func (s *Source) readColumns(q *feature.Query, f *filter) []int {
-	var cols []int
-	if q.Columns == nil {
-		for i, fl := range s.info.Fields {
-			if fl.Type != feature.FieldBlob {
-				cols = append(cols, i)
-			}
-		}
-	} else {
-		cols = slices.Clone(q.Columns)
-	}
-	cols = append(cols, s.idIdx)
+	cols := append(q.ReadColumns(s.info.Fields), s.idIdx)
 	cols = append(cols, f.residualCols...)
 	slices.Sort(cols)
 	return slices.Compact(cols)
