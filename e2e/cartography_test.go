@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // cartoSummary is what testdata/zeep_cartography.py prints.
@@ -78,7 +80,7 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	if s.ScalebarMime.Width != 600 || s.ScalebarMime.Height != 60 || s.ScalebarMime.Type != "image/png" {
 		t.Errorf("scale bar result %+v", s.ScalebarMime)
 	}
-	bar := decodePNG(t, filepath.Join(dir, "scalebar_alternating.png"))
+	bar := testenv.ReadPNG(t, filepath.Join(dir, "scalebar_alternating.png"))
 	row, runs := barRuns(bar)
 	if row < 0 {
 		t.Fatal("scale bar: no bar row found")
@@ -113,7 +115,7 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 		if len(l.Classes) != 1 || l.Classes[0].Width != 20 {
 			t.Fatalf("legend of layer %d: %+v", l.Layer, l)
 		}
-		img := decodePNG(t, filepath.Join(dir, l.Classes[0].File))
+		img := testenv.ReadPNG(t, filepath.Join(dir, l.Classes[0].File))
 		if got := nrgba(img, 10, 7); !closeTo(got, want, 2) || img.Bounds().Dx() != 20 || img.Bounds().Dy() != 14 {
 			t.Errorf("legend swatch of layer %d: %v at the centre of %v, want %v", l.Layer, got, img.Bounds(), want)
 		}
@@ -121,7 +123,7 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	if strings.Join(s.Legend2, "|") != "Brazil|Australia|Other countries" {
 		t.Errorf("GetLegendInfo2 classes %q", s.Legend2)
 	}
-	if got := nrgba(decodePNG(t, filepath.Join(dir, "legend2_australia.png")), 10, 7); !closeTo(got, color.NRGBA{200, 0, 0, 255}, 2) {
+	if got := nrgba(testenv.ReadPNG(t, filepath.Join(dir, "legend2_australia.png")), 10, 7); !closeTo(got, color.NRGBA{200, 0, 0, 255}, 2) {
 		t.Errorf("GetLegendInfo2 Australia swatch %v", got)
 	}
 
@@ -137,7 +139,7 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	}
 
 	// ExportMapImage: Brazil green, Australia red, Russia selected (magenta outline), blue marker.
-	img := decodePNG(t, filepath.Join(dir, "export.png"))
+	img := testenv.ReadPNG(t, filepath.Join(dir, "export.png"))
 	for _, c := range []struct {
 		name     string
 		lon, lat float64
@@ -194,8 +196,8 @@ func checkCartography(t *testing.T, s cartoSummary, dir string) {
 	// (Bolivia to Argentina, away from the crowded Caribbean where other labels win), the dark
 	// text pixels sit lower with BelowCenter than with AboveCenter; the markers do not move.
 	lower := image.Rect(0, 110, 300, 400)
-	above, nAbove := darkMeanY(decodePNG(t, filepath.Join(dir, "labels_AboveCenter.png")), lower)
-	below, nBelow := darkMeanY(decodePNG(t, filepath.Join(dir, "labels_BelowCenter.png")), lower)
+	above, nAbove := darkMeanY(testenv.ReadPNG(t, filepath.Join(dir, "labels_AboveCenter.png")), lower)
+	below, nBelow := darkMeanY(testenv.ReadPNG(t, filepath.Join(dir, "labels_BelowCenter.png")), lower)
 	if nAbove < 100 || nBelow < 100 || below-above < 10 {
 		t.Errorf("label placement: text pixels at mean y %.1f (%d px) above, %.1f (%d px) below", above, nAbove, below, nBelow)
 	}
@@ -281,5 +283,5 @@ func rasterize(t *testing.T, path string) image.Image {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", cmd.Args[0], err, b)
 	}
-	return decodePNG(t, out+".png")
+	return testenv.ReadPNG(t, out+".png")
 }

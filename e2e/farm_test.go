@@ -125,7 +125,7 @@ func TestZeepClients(t *testing.T) {
 		dir := t.TempDir()
 		s := runScript[zeepSummary](t, "testdata/zeep_client.py", wsdl, endpoint, namespace, dir)
 		checkSummary(t, s)
-		img := decodePNG(t, filepath.Join(dir, "mime.png"))
+		img := testenv.ReadPNG(t, filepath.Join(dir, "mime.png"))
 		checkWorldImage(t, img, 400, 300, s.Mime.Extent)
 		checkURL(t, f, s.URL.URL)
 	})

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -52,20 +51,6 @@ func do(t *testing.T, method, url, body string, header ...string) (*http.Respons
 		t.Fatal(err)
 	}
 	return resp, b
-}
-
-// decodePNG reads a PNG file.
-func decodePNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("decode %s: %v", path, err)
-	}
-	return img
 }
 
 // countPixels counts the pixels of img that match, and all its pixels.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
 
@@ -85,7 +86,7 @@ func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, 
 	if !slices.ContainsFunc(run.Requests, func(u string) bool { return strings.HasPrefix(u, svc+layerRequest) }) {
 		t.Errorf("no request to %s%s among %q", svc, layerRequest, run.Requests)
 	}
-	before, after := decodePNG(t, filepath.Join(dir, "before.png")), decodePNG(t, filepath.Join(dir, "after.png"))
+	before, after := testenv.ReadPNG(t, filepath.Join(dir, "before.png")), testenv.ReadPNG(t, filepath.Join(dir, "after.png"))
 	// The page is white where the map draws nothing (the export is transparent outside
 	// the countries, the tiles have the map's blue sea): the countries cover more than a
 	// quarter of the world in Web Mercator.

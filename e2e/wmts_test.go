@@ -315,7 +315,7 @@ func gdalTile(t *testing.T, capsURL, layer, set string, scheme tilecache.Scheme,
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate: %v\n%s", err, out)
 	}
-	got := decodePNG(t, outPath)
+	got := testenv.ReadPNG(t, outPath)
 	stored, err := png.Decode(bytes.NewReader(want))
 	if err != nil {
 		t.Fatal(err)

@@ -33,15 +33,21 @@ func GDALTranslatePNG(t testing.TB, env []string, src, dir string) (image.Image,
 	if err != nil {
 		t.Fatalf("gdal_translate %s: %v\n%s", src, err, log)
 	}
-	data, err := os.ReadFile(out)
+	return ReadPNG(t, out), string(log)
+}
+
+// ReadPNG reads and decodes a PNG file, failing t where it cannot.
+func ReadPNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := png.Decode(bytes.NewReader(data))
+	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
-		t.Fatalf("gdal_translate %s wrote no PNG: %v", src, err)
+		t.Fatalf("decode %s: %v", path, err)
 	}
-	return img, string(log)
+	return img
 }
 
 // OGRFids runs query, a SELECT of fids, through ogrinfo on the GeoPackage gpkg and returns the

@@ -289,16 +289,27 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// postgresConn connects to dsn for a helper here, failing t where it cannot; the connection and
+// its context last a minute at most, or until done is called.
+func postgresConn(t testing.TB, dsn string) (ctx context.Context, conn *pgx.Conn, done func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		cancel()
+		t.Fatalf("testenv: connect: %v", err)
+	}
+	return ctx, conn, func() {
+		conn.Close(ctx)
+		cancel()
+	}
+}
+
 // PostgresExec runs SQL statements on dsn, failing t on the first error.
 func PostgresExec(t testing.TB, dsn string, stmts ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("testenv: connect: %v", err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn, done := postgresConn(t, dsn)
+	defer done()
 	for _, s := range stmts {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			t.Fatalf("testenv: %s: %v", s, fmt.Errorf("%w", err))
@@ -311,13 +322,8 @@ func PostgresExec(t testing.TB, dsn string, stmts ...string) {
 // [CheckPostgresTablesUnchanged].
 func PostgresTables(t testing.TB, dsn string) map[string]string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("testenv: connect: %v", err)
-	}
-	defer conn.Close(ctx)
+	ctx, conn, done := postgresConn(t, dsn)
+	defer done()
 	rows, err := conn.Query(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
 	if err != nil {
 		t.Fatalf("testenv: list tables: %v", err)
