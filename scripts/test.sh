@@ -242,10 +242,11 @@ export MAPFARM_TEST_NODE_MODULES=$NODE_DIR/node_modules
 export MAPFARM_TEST_BUILD_TAGS=nomsgpack
 warm_tags=(-tags "$MAPFARM_TEST_BUILD_TAGS")
 [[ -f /usr/include/proj.h ]] && warm_tags=(-tags "proj,$MAPFARM_TEST_BUILD_TAGS")
-# Libraries only: go build of several packages links every main package among them and throws
-# the result away (8 links, about 15 CPU-seconds a mode); the tests link their own binaries.
+# Libraries only (packages with Go files to build, not main): go build of several packages links
+# every main package among them and throws the result away (8 links, about 15 CPU-seconds a
+# mode); the tests link their own binaries.
 (
-	libs=$(go list "${warm_tags[@]}" -f '{{if ne .Name "main"}}{{.ImportPath}}{{end}}' ./...) &&
+	libs=$(go list "${warm_tags[@]}" -f '{{if and .GoFiles (ne .Name "main")}}{{.ImportPath}}{{end}}' ./...) &&
 		# shellcheck disable=SC2086 # one package path a word
 		go build "${warm_tags[@]}" $libs && go build "${warm_tags[@]}" -race $libs
 ) >"$WORK/warm-build.log" 2>&1 &
