@@ -12,6 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
@@ -67,7 +68,19 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 			h.laneRefused(c, buf, "", err)
 			return
 		}
+		// Its decoding and its operation run at a lower CPU priority, so that the short
+		// requests beside it get the api's cores first (internal/priority).
+		priority.Low(func() { h.decodeAndDo(ctx, c, buf, svc, &release, true) })
+		return
 	}
+	h.decodeAndDo(ctx, c, buf, svc, &release, false)
+}
+
+// decodeAndDo decodes the request body, takes a slot of the heavy lane for a request that turns
+// out heavy (unless *release holds one), runs the operation and writes the answer. low says it
+// already runs at the lower priority of the heavy lane.
+func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *bytes.Buffer, svc *catalog.Service, release *func(), low bool) {
+	var err error
 	// The body is decoded as it arrives, never held whole: memory follows the decoded request
 	// (bounded by the codec's MaxDecodedBytes), not the body.
 	body := &bodyReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes)}
@@ -97,8 +110,8 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		h.refuse(c, buf, http.StatusInternalServerError, err)
 		return
 	}
-	if h.lane != nil && release == nil && (h.lane.cfg.heavy(size) || body.n >= h.lane.cfg.BodyBytes) {
-		if release, err = h.lane.acquire(ctx); err != nil {
+	if h.lane != nil && *release == nil && (h.lane.cfg.heavy(size) || body.n >= h.lane.cfg.BodyBytes) {
+		if *release, err = h.lane.acquire(ctx); err != nil {
 			h.laneRefused(c, buf, req.Operation, err)
 			return
 		}
@@ -106,7 +119,7 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
 	var resp any
-	if release != nil {
+	if *release != nil && !low {
 		// A heavy request's operation runs at a lower CPU priority, so that the short requests
 		// beside it get the api's cores first (internal/priority).
 		priority.Low(func() { resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body) })
