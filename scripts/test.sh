@@ -504,11 +504,20 @@ fuzz_smoke() {
 	return "$rc"
 }
 
+# The order of the steps below. The tests run in two sets at once: the race set in the
+# foreground and the plain set (e2e and the data providers) in the background, since e2e spends
+# much of its time waiting (leases, restarts, separate processes) and the race set's tail is one
+# long package on one core. go vet, deadcode and the fuzz smoke run once the race set is done,
+# in e2e's waits, rather than before the tests on a machine with nothing else to do. In a full
+# run, e2e's TestHostile, which holds every hostile request to the issue's 2 s answer, runs last,
+# on its own.
+#
+#   gofmt → race set ‖ plain set ─┬→ go vet → deadcode → built-in engine → fuzz smoke ─┬→ TestHostile
+#                                 └──────────── plain set (e2e) goes on ───────────────┘
 t0=$SECONDS
 wait "$WARM_BUILD_PID" || true # its failures show again, with context, in go vet and go test
 note "warm-up build done (waited $((SECONDS - t0))s)"
 run_step "gofmt" gofmt_check
-run_step "go vet" go vet "${GO_TAGS[@]}" "${PKGS[@]}"
 
 # deadcode_check fails when a function or method is reachable neither from main nor from a
 # test (golang.org/x/tools/cmd/deadcode, pinned, built once into the cache): what nothing calls
@@ -528,67 +537,72 @@ deadcode_check() {
 		return 1
 	fi
 }
-if ((FULL_RUN)); then
-	run_step "deadcode" deadcode_check
-fi
-# shellcheck disable=SC2086 # word splitting intended
+
 # go test: every package under the race detector, except the end-to-end tests, which drive
 # separate processes and real servers (the race detector would only slow their clients down),
 # and the two data providers, whose tests are long single-goroutine scans of real databases
 # (their concurrent use, a draw's scan in a goroutine of its own, runs under the race detector
-# in internal/mapdraw and internal/mapserver). That keeps a full run near 10 minutes on 2 cores.
-go_test() {
-	local race=() plain=() p rc=0 plain_pid=
+# in internal/mapdraw and internal/mapserver). That keeps a full run under 10 minutes on 2 cores.
+PLAIN_PKGS=()
+PLAIN_PID=
+PREBUILD_PID=
+HOSTILE_APART=0
+go_test_race() {
+	local race=() p rc=0 quiet=()
 	while read -r p; do
 		case $p in
-		*/e2e | */internal/feature/gpkg | */internal/feature/postgis) plain+=("$p") ;;
+		*/e2e | */internal/feature/gpkg | */internal/feature/postgis) PLAIN_PKGS+=("$p") ;;
 		*) race+=("$p") ;;
 		esac
 	done < <(go list "${PKGS[@]}")
-	# The two sets run at the same time: e2e spends much of its time waiting (leases, restarts,
-	# separate processes), and the race set's tail is one long package on one core, so together
-	# they keep both cores busy. The plain set's output follows the race set's. In a full run,
-	# e2e's TestHostile, which holds every hostile request to the issue's 2 s answer, runs on its
-	# own afterwards, on a machine no longer running two test sets at once.
-	local quiet=() prebuild_pid=
 	if ((FULL_RUN)) && [[ $FUZZ_TIME != 0 ]] && ((${#FUZZ_TARGETS[@]} > 0)); then
 		fuzz_prebuild &
-		prebuild_pid=$!
-		PIDS+=("$prebuild_pid")
+		PREBUILD_PID=$!
+		PIDS+=("$PREBUILD_PID")
 	fi
-	if ((FULL_RUN)) && [[ " ${plain[*]} " == *"/e2e "* ]]; then
+	if ((FULL_RUN)) && [[ " ${PLAIN_PKGS[*]} " == *"/e2e "* ]]; then
+		HOSTILE_APART=1
 		quiet=(-skip '^TestHostile$')
 	fi
-	# shellcheck disable=SC2086 # word splitting intended
-	if ((${#plain[@]} > 0)); then
+	if ((${#PLAIN_PKGS[@]} > 0)); then
+		note "the plain set runs meanwhile (${PLAIN_PKGS[*]}); its output follows when it ends"
+		# shellcheck disable=SC2086 # word splitting intended
 		{
-			go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${quiet[@]}" "${plain[@]}" >"$WORK/go-test-plain.log" 2>&1
+			go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${quiet[@]}" "${PLAIN_PKGS[@]}" >"$WORK/go-test-plain.log" 2>&1
 			plain_rc=$?
 			echo "$((SECONDS - SCRIPT_START))" >"$WORK/plain-end"
 			exit "$plain_rc"
 		} &
-		plain_pid=$!
+		PLAIN_PID=$!
+		PIDS+=("$PLAIN_PID")
 	fi
-	# shellcheck disable=SC2086 # word splitting intended
 	if ((${#race[@]} > 0)); then
+		# shellcheck disable=SC2086 # word splitting intended
 		go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -race -timeout "$GO_TEST_TIMEOUT" ${MAPFARM_GO_TEST_FLAGS:-} "${race[@]}" || rc=1
-		note "race set done (at $((SECONDS - SCRIPT_START))s)"
 	fi
-	if [[ -n $plain_pid ]]; then
-		wait "$plain_pid" || rc=1
-		note "plain set done (at $(cat "$WORK/plain-end" 2>/dev/null || echo '?')s)"
+	return "$rc"
+}
+
+# go_test_plain waits for the plain set, prints its output, and in a full run runs TestHostile.
+go_test_plain() {
+	local rc=0
+	if [[ -n $PLAIN_PID ]]; then
+		wait "$PLAIN_PID" || rc=1
+		note "the plain set ended at $(cat "$WORK/plain-end" 2>/dev/null || echo '?')s"
 		cat "$WORK/go-test-plain.log"
 	fi
-	if [[ -n $prebuild_pid ]]; then
-		wait "$prebuild_pid" || true
-		note "fuzz prebuild done (at $((SECONDS - SCRIPT_START))s)"
-	fi
-	if ((${#quiet[@]} > 0)); then
+	if ((HOSTILE_APART)); then
+		note "TestHostile, on its own"
 		go test "${GO_TAGS[@]}" "${TEST_LINK[@]}" -count=1 -timeout "$GO_TEST_TIMEOUT" -run '^TestHostile$' ./e2e || rc=1
 	fi
 	return "$rc"
 }
-run_step "go test" go_test
+
+run_step "go test (race set)" go_test_race
+run_step "go vet" go vet "${GO_TAGS[@]}" "${PKGS[@]}"
+if ((FULL_RUN)); then
+	run_step "deadcode" deadcode_check
+fi
 # The built-in engine (no tag): what go run . serve uses. Its own tests here; e2e builds the
 # binary without the tag.
 run_step "built-in projection engine" bash -c 'go vet ./internal/proj && go test -count=1 ./internal/proj'
@@ -602,8 +616,14 @@ elif ((${#FUZZ_TARGETS[@]} == 0)); then
 	section "fuzz smoke"
 	note "no fuzz targets listed (FUZZ_TARGETS in scripts/test.sh)"
 else
+	if [[ -n $PREBUILD_PID ]]; then
+		t0=$SECONDS
+		wait "$PREBUILD_PID" || true
+		note "fuzz prebuild done (waited $((SECONDS - t0))s)"
+	fi
 	run_step "fuzz smoke" fuzz_smoke
 fi
+run_step "go test (plain set)" go_test_plain
 
 section "summary"
 note "total $((SECONDS - SCRIPT_START))s"

@@ -118,10 +118,13 @@ func awaitRedis(watch awayWatch, rdb pinger, wait, poll time.Duration) asynq.Mid
 	}
 }
 
-// retryDelay is asynq's default backoff, except for a task that failed while Redis was
-// unreachable (awaitRedis), which is tried again after redisAwayRetry.
+// retryDelay is asynq's default backoff (15 s and more), except for a task whose failure was not
+// its own, which is tried again after redisAwayRetry: one that failed while Redis was unreachable
+// (awaitRedis), or one whose worker died holding it (asynq.ErrLeaseExpired: a recoverer gave it
+// back once its lease had run out, 30 to 60 s after the death; backing off further would only
+// leave a seeding job's part waiting).
 func retryDelay(n int, err error, t *asynq.Task) time.Duration {
-	if errors.Is(err, errRedisAway) {
+	if errors.Is(err, errRedisAway) || errors.Is(err, asynq.ErrLeaseExpired) {
 		return redisAwayRetry
 	}
 	return asynq.DefaultRetryDelayFunc(n, err, t)

@@ -66,6 +66,9 @@ func TestAwaitRedis(t *testing.T) {
 	if d := retryDelay(0, err, nil); d != redisAwayRetry {
 		t.Errorf("retry delay after Redis was unreachable %s, want %s", d, redisAwayRetry)
 	}
+	if d := retryDelay(0, asynq.ErrLeaseExpired, nil); d != redisAwayRetry {
+		t.Errorf("retry delay of a task whose worker died %s, want %s", d, redisAwayRetry)
+	}
 
 	f = &flakyRedis{down: 1 << 30}
 	err, took = run(away(true), f, 200*time.Millisecond, failure)
