@@ -460,7 +460,7 @@ run_step() {
 
 gofmt_check() {
 	local files
-	files=$(go list -e -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}{{range .IgnoredGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
+	files=$(go list -e "${GO_TAGS[@]}" -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}{{range .IgnoredGoFiles}}{{$d}}/{{.}} {{end}}' "${PKGS[@]}") || return 1
 	[[ -z ${files// /} ]] && return 0
 	local bad gofmt
 	# gofmt from the toolchain that runs the tests, whatever else is on PATH.
