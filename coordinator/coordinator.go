@@ -4,7 +4,8 @@
 //
 //	outputReaper   deletes rendered images older than their time to live (outputs.go)
 //	queueStats     publishes queue sizes and latencies for autoscaling, and seeding progress (queues.go)
-//	seedRunner     plans, watches, finishes and cancels tile-cache seeding jobs (seed.go)
+//	seedRunner     plans, watches, finishes and cancels tile-cache seeding jobs, and records the
+//	               units asynq archived with no handler recording them (seed.go)
 //
 // Seeding jobs (planning, progress, resume, cancel) and queue metrics for autoscaling arrive with
 // the tile-cache work.
@@ -83,7 +84,8 @@ func New(p Params) *Coordinator {
 	}
 	c := &Coordinator{p: p, reaper: &outputReaper{store: p.Store, prefix: p.OutputPrefix, ttl: p.OutputTTL, logger: p.Logger}}
 	if p.Redis != nil && p.Tiles != nil {
-		c.seeder = newSeedRunner(seedRunnerParams{jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger})
+		c.seeder = newSeedRunner(seedRunnerParams{jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger,
+			archive: asynq.NewInspectorFromRedisClient(p.Redis)})
 	}
 	if p.Redis != nil && p.Metrics != nil {
 		var names []string

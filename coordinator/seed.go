@@ -24,12 +24,21 @@ type Enqueuer interface {
 	EnqueueContext(ctx context.Context, t *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
 }
 
+// Archive is what the seed runner needs of asynq's archive of dead tasks (an *asynq.Inspector).
+type Archive interface {
+	ListArchivedTasks(queue string, opts ...asynq.ListOption) ([]*asynq.TaskInfo, error)
+	DeleteTask(queue, id string) error
+}
+
 // seedRunnerParams configure a seedRunner.
 type seedRunnerParams struct {
 	jobs   *seed.Jobs
 	queue  Enqueuer
 	store  tilecache.Store
 	logger *slog.Logger
+	// archive, when set, is swept for lost units every sweepEvery (default 30 s; sweepLost).
+	archive    Archive
+	sweepEvery time.Duration
 	// batch is the most bundle units one pass enqueues per job; default 512.
 	batch int
 	// maxOutstanding bounds the tiles enqueued but not yet finished per job, so a huge job
@@ -49,10 +58,12 @@ type seedRunnerParams struct {
 //   - cancelled, or over its failure budget: end the job and delete its staging objects.
 //
 // Each step holds the job's lock in Redis (seed.Jobs.Lock), so two coordinators (during a
-// rolling update) never work on the same job at once.
+// rolling update) never work on the same job at once. While jobs are active, the runner also
+// sweeps asynq's archive of the seed queue for units no handler recorded (sweepLost).
 type seedRunner struct {
-	p     seedRunnerParams
-	owner string // lock owner: host, pid and a random suffix
+	p         seedRunnerParams
+	owner     string    // lock owner: host, pid and a random suffix
+	lastSweep time.Time // of the archive
 }
 
 func newSeedRunner(p seedRunnerParams) *seedRunner {
@@ -64,6 +75,9 @@ func newSeedRunner(p seedRunnerParams) *seedRunner {
 	}
 	if p.logger == nil {
 		p.logger = slog.Default()
+	}
+	if p.sweepEvery <= 0 {
+		p.sweepEvery = 30 * time.Second
 	}
 	host, _ := os.Hostname()
 	var r [4]byte
@@ -77,6 +91,10 @@ func (r *seedRunner) exec(ctx context.Context) {
 	if err != nil {
 		r.p.logger.Warn("seed: list active jobs", "err", err)
 		return
+	}
+	if len(ids) > 0 && r.p.archive != nil && time.Since(r.lastSweep) >= r.p.sweepEvery {
+		r.lastSweep = time.Now()
+		r.sweepLost(ctx, ids)
 	}
 	for _, id := range ids {
 		if err := seed.ValidID(id); err != nil {
@@ -229,6 +247,105 @@ func (r *seedRunner) end(ctx context.Context, id, state, msg string) error {
 	}
 	r.p.logger.Info("seed job ended", "job", id, "state", state, "msg", msg)
 	return nil
+}
+
+// sweepLost records as failed the seed tasks that asynq archived with no handler recording them,
+// so that their jobs can end: a unit whose worker died on its last try (asynq's recoverer archives
+// it once the lease has run out; no handler runs) or whose handler could not reach Redis to
+// record it on its last try. A part counts its tiles as failed and, if it was its bundle's last,
+// enqueues the bundle's merge, as the worker's handler does on a last failed try; a merge counts
+// its bundle as given up. Each unit so recorded leaves the archive; the tasks a handler recorded
+// before they were archived stay there for operators (asynqmon), each checked again by one set
+// lookup per sweep. Recording is idempotent, so two coordinators sweeping at once count a unit
+// once.
+func (r *seedRunner) sweepLost(ctx context.Context, active []string) {
+	const pageSize = 500
+	live := make(map[string]bool, len(active))
+	for _, id := range active {
+		live[id] = true
+	}
+	var lost []string
+	for page := 1; ctx.Err() == nil; page++ {
+		infos, err := r.p.archive.ListArchivedTasks(task.QueueSeed, asynq.Page(page), asynq.PageSize(pageSize))
+		if err != nil {
+			if !errors.Is(err, asynq.ErrQueueNotFound) {
+				r.p.logger.Warn("seed: list archived tasks", "err", err)
+			}
+			break
+		}
+		for _, ti := range infos {
+			recorded, err := r.recordLost(ctx, ti, live)
+			if err != nil {
+				r.p.logger.Warn("seed: record a lost unit", "task", ti.ID, "err", err)
+				continue
+			}
+			if recorded {
+				lost = append(lost, ti.ID)
+			}
+		}
+		if len(infos) < pageSize {
+			break
+		}
+	}
+	for _, id := range lost {
+		if err := r.p.archive.DeleteTask(task.QueueSeed, id); err != nil && !errors.Is(err, asynq.ErrTaskNotFound) {
+			r.p.logger.Warn("seed: delete a recorded archived task", "task", id, "err", err)
+		}
+	}
+}
+
+// recordLost records one archived task's unit as failed unless it is recorded already or its job
+// is not among the live ones; it reports whether it recorded it.
+func (r *seedRunner) recordLost(ctx context.Context, ti *asynq.TaskInfo, live map[string]bool) (bool, error) {
+	switch ti.Type {
+	case task.TypeSeedRender:
+		job, err := task.DecodeSeedRender(ti.Payload)
+		if err != nil {
+			return false, nil // refused by its handler (asynq.SkipRetry): nothing to count
+		}
+		if !live[job.Job] {
+			return false, nil
+		}
+		bid := seed.BundleID(job.Layer, tilecache.Bundle{TopLeft: job.Bundle})
+		if done, err := r.p.jobs.PartRecorded(ctx, job.Job, bid, job.Part); err != nil || done {
+			return false, err
+		}
+		n, err := r.p.jobs.PartDone(ctx, job.Job, bid, job.Part, seed.PartCounts{Failed: int64(job.Tiles())})
+		if err != nil {
+			return false, err
+		}
+		r.p.logger.Warn("seed part lost: its worker died on the last try, or could not record it; its tiles count as failed",
+			"job", job.Job, "bundle", bid, "part", job.Part, "last_err", ti.LastErr)
+		if n >= job.Parts {
+			mt, err := job.Merge()
+			if err != nil {
+				return true, err
+			}
+			if _, err := r.p.queue.EnqueueContext(ctx, mt); err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
+				return true, fmt.Errorf("seed: enqueue merge: %w", err)
+			}
+		}
+		return true, nil
+	case task.TypeSeedMerge:
+		job, err := task.DecodeSeedMerge(ti.Payload)
+		if err != nil {
+			return false, nil
+		}
+		if !live[job.Job] {
+			return false, nil
+		}
+		bid := seed.BundleID(job.Layer, tilecache.Bundle{TopLeft: job.Bundle})
+		if done, err := r.p.jobs.MergeRecorded(ctx, job.Job, bid); err != nil || done {
+			return false, err
+		}
+		if err := r.p.jobs.MergeDone(ctx, job.Job, bid, true, 0, 0); err != nil {
+			return false, err
+		}
+		r.p.logger.Warn("seed merge lost: its worker died on the last try, or could not record it; the bundle is given up",
+			"job", job.Job, "bundle", bid, "last_err", ti.LastErr)
+		return true, nil
+	}
+	return false, nil
 }
 
 // seedInterval is the default pause between seed passes.

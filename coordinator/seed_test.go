@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +41,7 @@ func (q *fakeQueue) EnqueueContext(_ context.Context, t *asynq.Task, _ ...asynq.
 }
 
 type seedFixture struct {
+	rdb    *redis.Client
 	jobs   *seed.Jobs
 	queue  *fakeQueue
 	store  *blob.Disk
@@ -54,7 +56,7 @@ func newSeedFixture(t *testing.T) *seedFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &seedFixture{jobs: seed.NewJobs(rdb), queue: &fakeQueue{ids: map[string]*asynq.Task{}}, store: store}
+	f := &seedFixture{rdb: rdb, jobs: seed.NewJobs(rdb), queue: &fakeQueue{ids: map[string]*asynq.Task{}}, store: store}
 	f.runner = newSeedRunner(seedRunnerParams{jobs: f.jobs, queue: f.queue, store: store, logger: slog.Default(), batch: 2})
 	return f
 }
@@ -118,12 +120,8 @@ func TestSeedRunnerPlansAndFinishes(t *testing.T) {
 			t.Fatal(err)
 		}
 		bid := seed.BundleID(p.Layer, tilecache.Bundle{TopLeft: p.Bundle})
-		tiles := 0
-		for _, m := range p.Metatiles {
-			tiles += m[2] * m[3]
-		}
 		for range 2 {
-			if _, err := f.jobs.PartDone(ctx, sp.ID, bid, p.Part, seed.PartCounts{Done: int64(tiles)}); err != nil {
+			if _, err := f.jobs.PartDone(ctx, sp.ID, bid, p.Part, seed.PartCounts{Done: int64(p.Tiles())}); err != nil {
 				t.Fatal(err)
 			}
 			if err := f.jobs.MergeDone(ctx, sp.ID, bid, false, 0, 0); err != nil {
@@ -142,6 +140,81 @@ func TestSeedRunnerPlansAndFinishes(t *testing.T) {
 	}
 	if info.Storage != tilecache.CompactV2 || len(info.Scheme.LODs) != 8 || !extent.Contains(orb.Point{0, 5e6}) {
 		t.Errorf("metadata: %v, %d LODs, extent %v", info.Storage, len(info.Scheme.LODs), extent)
+	}
+}
+
+// A unit asynq archived with no handler recording it (its worker died on the last try) is
+// recorded as failed by the sweep, once, and leaves the archive; a part that completes its bundle
+// enqueues the merge. Units a handler recorded, and those of jobs that are over, stay as they are.
+func TestSeedRunnerRecordsLostUnits(t *testing.T) {
+	f := newSeedFixture(t)
+	ctx := context.Background()
+	sp := f.job(t, "lost-"+testenv.BucketName("j"))
+	client := asynq.NewClientFromRedisClient(f.rdb)
+	inspector := asynq.NewInspectorFromRedisClient(f.rdb)
+	f.runner.p.archive = inspector
+
+	bundle := tilecache.Tile{Level: 3, Row: 0, Col: 0}
+	bid := seed.BundleID(-1, tilecache.Bundle{TopLeft: bundle})
+	part := func(job string, n int) task.SeedRender {
+		return task.SeedRender{Job: job, Layer: -1, Bundle: bundle, Part: n, Parts: 2, Metatiles: [][4]int{{0, 4 * n, 4, 4}}}
+	}
+	archive := func(p task.SeedRender) string {
+		t.Helper()
+		tk, err := task.NewSeedRender(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := client.EnqueueContext(ctx, tk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := inspector.ArchiveTask(task.QueueSeed, info.ID); err != nil {
+			t.Fatal(err)
+		}
+		return info.ID
+	}
+	lost := archive(part(sp.ID, 0))
+	// Part 1 failed its last try in a handler, which recorded it before asynq archived it.
+	if _, err := f.jobs.PartDone(ctx, sp.ID, bid, 1, seed.PartCounts{Failed: 16}); err != nil {
+		t.Fatal(err)
+	}
+	recorded := archive(part(sp.ID, 1))
+	gone := archive(part("gone-"+testenv.BucketName("j"), 0))
+
+	for pass := range 2 {
+		f.runner.sweepLost(ctx, []string{sp.ID})
+		st := f.status(t, sp.ID)
+		if st.Failed != 32 {
+			t.Fatalf("pass %d: %d tiles failed, want 32 (16 of the lost part, 16 of the recorded one)", pass, st.Failed)
+		}
+		var merges []task.SeedMerge
+		for _, tk := range f.queue.ids {
+			if tk.Type() == task.TypeSeedMerge {
+				m, err := task.DecodeSeedMerge(tk.Payload())
+				if err != nil {
+					t.Fatal(err)
+				}
+				merges = append(merges, m)
+			}
+		}
+		if len(merges) != 1 || merges[0].Job != sp.ID || merges[0].Bundle != bundle || merges[0].Parts != 2 {
+			t.Fatalf("pass %d: merges enqueued %+v, want the bundle's, once", pass, merges)
+		}
+		infos, err := inspector.ListArchivedTasks(task.QueueSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left []string
+		for _, ti := range infos {
+			left = append(left, ti.ID)
+		}
+		slices.Sort(left)
+		want := []string{recorded, gone}
+		slices.Sort(want)
+		if !slices.Equal(left, want) {
+			t.Fatalf("pass %d: archive holds %q, want %q (the lost part %q recorded and deleted)", pass, left, want, lost)
+		}
 	}
 }
 

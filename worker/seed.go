@@ -106,7 +106,7 @@ func (h *seedRenderHandler) ProcessTask(ctx context.Context, t *asynq.Task) erro
 			return err
 		}
 		h.s.p.Logger.Warn("seed part failed", "job", job.Job, "bundle", bid, "part", job.Part, "err", err)
-		counts = seed.PartCounts{Failed: int64(tileCount(job.Metatiles))}
+		counts = seed.PartCounts{Failed: int64(job.Tiles())}
 	}
 	n, rerr := h.s.jobs.PartDone(ctx, job.Job, bid, job.Part, counts)
 	if rerr != nil {
@@ -118,21 +118,13 @@ func (h *seedRenderHandler) ProcessTask(ctx context.Context, t *asynq.Task) erro
 	return err
 }
 
-func tileCount(ms [][4]int) int {
-	n := 0
-	for _, m := range ms {
-		n += m[2] * m[3]
-	}
-	return n
-}
-
 // mergeIfComplete enqueues the bundle's merge once all its parts are done. A merge enqueued
 // before (same task id) is not enqueued twice.
 func (s *seeder) mergeIfComplete(ctx context.Context, job task.SeedRender, partsDone int) error {
 	if partsDone < job.Parts {
 		return nil
 	}
-	mt, err := task.NewSeedMerge(task.SeedMerge{Job: job.Job, Layer: job.Layer, Bundle: job.Bundle, Parts: job.Parts})
+	mt, err := job.Merge()
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,20 @@ type SeedRender struct {
 	Metatiles [][4]int       `json:"metatiles"`
 }
 
+// Tiles is how many tiles the part's metatiles hold.
+func (p SeedRender) Tiles() int {
+	n := 0
+	for _, m := range p.Metatiles {
+		n += m[2] * m[3]
+	}
+	return n
+}
+
+// Merge is the merge task of the part's bundle, due once all of the bundle's parts are recorded.
+func (p SeedRender) Merge() (*asynq.Task, error) {
+	return NewSeedMerge(SeedMerge{Job: p.Job, Layer: p.Layer, Bundle: p.Bundle, Parts: p.Parts})
+}
+
 // SeedMerge writes a bundle from its Parts staged parts; with no parts (a delete job) it
 // deletes the tiles of Metatiles.
 type SeedMerge struct {
