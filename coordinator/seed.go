@@ -254,10 +254,11 @@ func (r *seedRunner) end(ctx context.Context, id, state, msg string) error {
 // it once the lease has run out; no handler runs) or whose handler could not reach Redis to
 // record it on its last try. A part counts its tiles as failed and, if it was its bundle's last,
 // enqueues the bundle's merge, as the worker's handler does on a last failed try; a merge counts
-// its bundle as given up. Each unit so recorded leaves the archive; the tasks a handler recorded
-// before they were archived stay there for operators (asynqmon), each checked again by one set
-// lookup per sweep. Recording is idempotent, so two coordinators sweeping at once count a unit
-// once.
+// its bundle as given up. Each unit so recorded leaves the archive (once its merge, if due, is
+// enqueued); the tasks a handler recorded before they were archived stay there for operators
+// (asynqmon), and a sweep enqueues their bundle's merge if it is due and missing (its enqueue
+// failed on the last try). Recording is idempotent and a merge's task id is unique, so two
+// coordinators sweeping at once count a unit once and merge a bundle once.
 func (r *seedRunner) sweepLost(ctx context.Context, active []string) {
 	const pageSize = 500
 	live := make(map[string]bool, len(active))
@@ -307,25 +308,38 @@ func (r *seedRunner) recordLost(ctx context.Context, ti *asynq.TaskInfo, live ma
 			return false, nil
 		}
 		bid := seed.BundleID(job.Layer, tilecache.Bundle{TopLeft: job.Bundle})
-		if done, err := r.p.jobs.PartRecorded(ctx, job.Job, bid, job.Part); err != nil || done {
-			return false, err
-		}
-		n, err := r.p.jobs.PartDone(ctx, job.Job, bid, job.Part, seed.PartCounts{Failed: int64(job.Tiles())})
+		done, err := r.p.jobs.PartRecorded(ctx, job.Job, bid, job.Part)
 		if err != nil {
 			return false, err
 		}
-		r.p.logger.Warn("seed part lost: its worker died on the last try, or could not record it; its tiles count as failed",
-			"job", job.Job, "bundle", bid, "part", job.Part, "last_err", ti.LastErr)
+		var n int
+		if done {
+			// Recorded by its handler (or by an earlier sweep): only the bundle's merge may be
+			// missing, if enqueueing it failed on the last try.
+			if merged, err := r.p.jobs.MergeRecorded(ctx, job.Job, bid); err != nil || merged {
+				return false, err
+			}
+			if n, err = r.p.jobs.PartDone(ctx, job.Job, bid, job.Part, seed.PartCounts{}); err != nil {
+				return false, err
+			}
+		} else {
+			if n, err = r.p.jobs.PartDone(ctx, job.Job, bid, job.Part, seed.PartCounts{Failed: int64(job.Tiles())}); err != nil {
+				return false, err
+			}
+			r.p.logger.Warn("seed part lost: its worker died on the last try, or could not record it; its tiles count as failed",
+				"job", job.Job, "bundle", bid, "part", job.Part, "last_err", ti.LastErr)
+		}
 		if n >= job.Parts {
+			// A merge queued, running or archived already has this id: asynq refuses a second.
 			mt, err := job.Merge()
 			if err != nil {
-				return true, err
+				return false, err
 			}
 			if _, err := r.p.queue.EnqueueContext(ctx, mt); err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
-				return true, fmt.Errorf("seed: enqueue merge: %w", err)
+				return false, fmt.Errorf("seed: enqueue merge: %w", err)
 			}
 		}
-		return true, nil
+		return !done, nil
 	case task.TypeSeedMerge:
 		job, err := task.DecodeSeedMerge(ti.Payload)
 		if err != nil {

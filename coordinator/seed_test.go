@@ -216,6 +216,33 @@ func TestSeedRunnerRecordsLostUnits(t *testing.T) {
 			t.Fatalf("pass %d: archive holds %q, want %q (the lost part %q recorded and deleted)", pass, left, want, lost)
 		}
 	}
+
+	// A bundle whose parts both failed their last tries in handlers that recorded them but could
+	// not enqueue the merge: the sweep enqueues it and leaves the archive as it is.
+	bundle = tilecache.Tile{Level: 3, Row: 0, Col: 8}
+	bid = seed.BundleID(-1, tilecache.Bundle{TopLeft: bundle})
+	for n := range 2 {
+		if _, err := f.jobs.PartDone(ctx, sp.ID, bid, n, seed.PartCounts{Failed: 16}); err != nil {
+			t.Fatal(err)
+		}
+		archive(part(sp.ID, n))
+	}
+	f.runner.sweepLost(ctx, []string{sp.ID})
+	if st := f.status(t, sp.ID); st.Failed != 64 {
+		t.Errorf("after the second bundle: %d tiles failed, want 64 (each part counted once)", st.Failed)
+	}
+	merged := 0
+	for _, tk := range f.queue.ids {
+		if m, err := task.DecodeSeedMerge(tk.Payload()); err == nil && tk.Type() == task.TypeSeedMerge && m.Bundle == bundle {
+			merged++
+		}
+	}
+	if merged != 1 {
+		t.Errorf("the second bundle's merge enqueued %d times, want once", merged)
+	}
+	if infos, err := inspector.ListArchivedTasks(task.QueueSeed); err != nil || len(infos) != 4 {
+		t.Errorf("archive holds %d tasks (%v), want 4: the handlers' records stay", len(infos), err)
+	}
 }
 
 // Cancelling a job, or a job over its failure budget, ends it and deletes its staging.
