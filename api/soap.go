@@ -70,20 +70,45 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		}
 		// Its decoding and its operation run at a lower CPU priority, so that the short
 		// requests beside it get the api's cores first (internal/priority).
-		priority.Low(func() { h.decodeAndDo(ctx, c, buf, svc, &release, true) })
+		priority.Low(func() { h.decodeAndDo(ctx, c, buf, svc, &release, &threadPriority{low: true}) })
 		return
 	}
-	h.decodeAndDo(ctx, c, buf, svc, &release, false)
+	if h.lane != nil && c.Request.ContentLength < 0 {
+		// A body of unknown length (chunked) may turn out large midway: it is decoded on a
+		// thread that drops to the lower priority once BodyBytes of it have been read.
+		priority.Later(func(lower func()) { h.decodeAndDo(ctx, c, buf, svc, &release, &threadPriority{lower: lower}) })
+		return
+	}
+	h.decodeAndDo(ctx, c, buf, svc, &release, &threadPriority{})
+}
+
+// threadPriority is the CPU priority decodeAndDo's thread runs at: low already (priority.Low),
+// or able to drop to it in place (lower, from priority.Later), or neither.
+type threadPriority struct {
+	low   bool
+	lower func()
+}
+
+// drop lowers the thread if it can and has not yet.
+func (p *threadPriority) drop() {
+	if !p.low && p.lower != nil {
+		p.lower()
+		p.low = true
+	}
 }
 
 // decodeAndDo decodes the request body, takes a slot of the heavy lane for a request that turns
-// out heavy (unless *release holds one), runs the operation and writes the answer. low says it
-// already runs at the lower priority of the heavy lane.
-func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *bytes.Buffer, svc *catalog.Service, release *func(), low bool) {
+// out heavy (unless *release holds one), runs the operation and writes the answer. prio says
+// whether it already runs at the lower priority of the heavy lane, or can drop to it once the
+// body read reaches the lane's BodyBytes.
+func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *bytes.Buffer, svc *catalog.Service, release *func(), prio *threadPriority) {
 	var err error
 	// The body is decoded as it arrives, never held whole: memory follows the decoded request
 	// (bounded by the codec's MaxDecodedBytes), not the body.
 	body := &bodyReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes)}
+	if prio.lower != nil && h.lane != nil {
+		body.large, body.atLarge = h.lane.cfg.BodyBytes, prio.drop
+	}
 	req, err := h.p.Codec.ReadRequest(body, isMapServerOp)
 	if err != nil {
 		if body.err == nil {
@@ -119,7 +144,7 @@ func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *byte
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
 	var resp any
-	if *release != nil && !low {
+	if *release != nil && !prio.low {
 		// A heavy request's operation runs at a lower CPU priority, so that the short requests
 		// beside it get the api's cores first (internal/priority).
 		priority.Low(func() { resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body) })
@@ -194,11 +219,18 @@ type bodyReader struct {
 	r   io.Reader
 	n   int64 // bytes read
 	err error
+	// atLarge, when set, is called once, when the bytes read reach large.
+	large   int64
+	atLarge func()
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.n += int64(n)
+	if b.atLarge != nil && b.n >= b.large {
+		b.atLarge()
+		b.atLarge = nil
+	}
 	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
 		b.err = err
 	}

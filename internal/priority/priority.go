@@ -10,7 +10,10 @@
 // service does not have). Work the function hands to other goroutines runs at the normal
 // priority; so does the garbage collector's.
 //
-// Elsewhere than Linux, Low runs the function at the normal priority.
+// Later does the same for work that turns heavy midway: its function starts at the normal
+// priority on a locked thread and may lower that thread once it knows.
+//
+// Elsewhere than Linux, Low and Later run the function at the normal priority.
 package priority
 
 import (
@@ -27,26 +30,56 @@ const Nice = 10
 // raised again in the caller's goroutine, with fn's stack in its message, so that the caller's
 // recovery sees it as its own.
 func Low(fn func()) {
+	onThread(func() bool {
+		lowerThread(Nice)
+		fn()
+		return true
+	})
+}
+
+// Later runs fn on a thread of its own at the caller's priority, for work that may turn out
+// heavy midway (a request body of unknown length): lower, called from fn's goroutine, drops that
+// thread to Nice for the rest of fn; calling it again does nothing. Work fn hands to other
+// goroutines keeps the normal priority. A thread that was lowered ends with fn, as in Low; one
+// that was not goes back to the runtime. Panics are raised again in the caller, as in Low.
+func Later(fn func(lower func())) {
+	onThread(func() bool {
+		lowered := false
+		fn(func() {
+			if !lowered {
+				lowerThread(Nice)
+				lowered = true
+			}
+		})
+		return lowered
+	})
+}
+
+// onThread runs fn in a goroutine locked to its thread and waits for it. When fn reports that it
+// lowered the thread, the goroutine ends still locked, so the runtime discards the thread
+// (package doc); otherwise it unlocks it first.
+func onThread(fn func() (lowered bool)) {
 	done := make(chan any, 1)
 	go func() {
 		runtime.LockOSThread()
-		// Not unlocked: the thread ends with this goroutine (package doc).
+		lowered := true // until fn says otherwise: a panic may come after lowering
 		defer func() {
 			if r := recover(); r != nil {
 				done <- panicked{value: r, stack: debug.Stack()}
 				return
 			}
+			if !lowered {
+				runtime.UnlockOSThread()
+			}
 			done <- nil
 		}()
-		lowerThread(Nice)
-		fn()
+		lowered = fn()
 	}()
 	if p := <-done; p != nil {
 		panic(p)
 	}
 }
 
-// panicked is a panic of Low's function, raised again in the caller.
 type panicked struct {
 	value any
 	stack []byte

@@ -66,3 +66,49 @@ func TestLowRaisesPanicsInTheCaller(t *testing.T) {
 	Low(func() { panic(io.ErrUnexpectedEOF) })
 	t.Fatal("Low returned after a panic")
 }
+
+// Later starts at the caller's priority, drops to Nice when asked, once, and leaves the caller and
+// later goroutines at theirs.
+func TestLaterLowersWhenAsked(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread priorities are set on Linux only")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	before, err := threadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, lowered, again int
+	Later(func(lower func()) {
+		first, _ = threadNice()
+		lower()
+		lowered, _ = threadNice()
+		lower()
+		again, _ = threadNice()
+	})
+	want := min(before+Nice, 19)
+	if first != before || lowered != want || again != want {
+		t.Errorf("nice in Later: %d at first, %d after lower, %d after a second lower; want %d, %d, %d", first, lowered, again, before, want, want)
+	}
+	var never int
+	Later(func(func()) { never, _ = threadNice() })
+	if never != before {
+		t.Errorf("nice in Later without lower = %d, want %d", never, before)
+	}
+	if after, _ := threadNice(); after != before {
+		t.Errorf("caller's nice changed from %d to %d", before, after)
+	}
+	for range 20 {
+		done := make(chan int)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			n, _ := threadNice()
+			done <- n
+		}()
+		if n := <-done; n != before {
+			t.Fatalf("a goroutine after Later ran at nice %d, want %d", n, before)
+		}
+	}
+}
