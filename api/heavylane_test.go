@@ -39,6 +39,17 @@ func TestHeavyLaneClassifies(t *testing.T) {
 	}
 }
 
+// newLaneServer is an api over the sample services with the heavy lane configured as lane; its
+// exports go to export, its logs nowhere.
+func newLaneServer(t *testing.T, export exporterFunc, lane HeavyLane) *Server {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Exporter: export, Logger: logger, NewID: NewID,
+		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
+	return New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
+		Logger: logger, Metrics: metrics.New(), HeavyLane: lane})
+}
+
 // exportSized is exportBody with an ImageWidth of width, padded with whitespace to at least
 // n bytes (whitespace between elements is no content: the request decodes the same).
 func exportSized(width string, n int) string {
@@ -63,11 +74,7 @@ func TestHeavyLaneQueuesHeavyRequestsOnly(t *testing.T) {
 		}
 		return task.Result{}, errors.New("no farm in this test")
 	})
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Exporter: export, Logger: logger, NewID: NewID,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
-	srv := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
-		Logger: logger, Metrics: metrics.New(), HeavyLane: HeavyLane{Slots: 1, BodyBytes: 4000}})
+	srv := newLaneServer(t, export, HeavyLane{Slots: 1, BodyBytes: 4000})
 	h := srv.Handler()
 	post := func(ctx context.Context, body string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
@@ -149,11 +156,7 @@ func TestHeavyLaneQueuesHeavyRequestsOnly(t *testing.T) {
 // A request is heavy by what it carries once decoded, not only by its body: a query polygon of
 // HeavyLane.Vertices vertices waits for the slot; one of fewer does not.
 func TestHeavyLaneByVertices(t *testing.T) {
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Exporter: exporterFunc(nil), Logger: logger, NewID: NewID,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
-	srv := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
-		Logger: logger, HeavyLane: HeavyLane{Slots: 1, Vertices: 50}})
+	srv := newLaneServer(t, exporterFunc(nil), HeavyLane{Slots: 1, Vertices: 50})
 	query := func(n int) string {
 		return soapEnvelope(`<gis:QueryFeatureCount><MapName>Layers</MapName><LayerID>1</LayerID><QueryFilter xsi:type="gis:SpatialFilter">` +
 			`<FilterGeometry xsi:type="gis:PolygonN">` + polygonXML(n) + `</FilterGeometry><SpatialRel>esriSpatialRelIntersects</SpatialRel></QueryFilter></gis:QueryFeatureCount>`)

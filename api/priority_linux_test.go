@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
-	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/priority"
-	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
@@ -52,11 +46,7 @@ func TestHeavyBodiesRunAtLowPriority(t *testing.T) {
 		nice <- threadNice(t)
 		return task.Result{}, errors.New("no farm in this test")
 	})
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Exporter: export, Logger: logger, NewID: NewID,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
-	srv := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
-		Logger: logger, Metrics: metrics.New(), HeavyLane: HeavyLane{Slots: 1, BodyBytes: 4000}})
+	srv := newLaneServer(t, export, HeavyLane{Slots: 1, BodyBytes: 4000})
 	h := srv.Handler()
 
 	runtime.LockOSThread()

@@ -83,17 +83,21 @@ func New(p Params) *Coordinator {
 		p.SeedInterval = seedInterval
 	}
 	c := &Coordinator{p: p, reaper: &outputReaper{store: p.Store, prefix: p.OutputPrefix, ttl: p.OutputTTL, logger: p.Logger}}
-	if p.Redis != nil && p.Tiles != nil {
-		c.seeder = newSeedRunner(seedRunnerParams{jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger,
-			archive: asynq.NewInspectorFromRedisClient(p.Redis)})
+	if p.Redis == nil {
+		return c
 	}
-	if p.Redis != nil && p.Metrics != nil {
+	// One inspector and one job store serve both loops that need Redis.
+	inspector, jobs := asynq.NewInspectorFromRedisClient(p.Redis), seed.NewJobs(p.Redis)
+	if p.Tiles != nil {
+		c.seeder = newSeedRunner(seedRunnerParams{jobs: jobs, queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger, archive: inspector})
+	}
+	if p.Metrics != nil {
 		var names []string
 		for q := range task.QueuePriorities() {
 			names = append(names, q)
 		}
 		sort.Strings(names)
-		c.queues = &queueStats{inspector: asynq.NewInspectorFromRedisClient(p.Redis), queues: names, jobs: seed.NewJobs(p.Redis), m: p.Metrics, logger: p.Logger}
+		c.queues = &queueStats{inspector: inspector, queues: names, jobs: jobs, m: p.Metrics, logger: p.Logger}
 	}
 	return c
 }

@@ -27,14 +27,16 @@ func TestLowRunsAtNiceAndLeavesTheCallerAlone(t *testing.T) {
 	if want := min(before+Nice, 19); inside != want {
 		t.Errorf("nice inside Low = %d, want %d (caller at %d)", inside, want, before)
 	}
-	after, err := threadNice()
-	if err != nil {
-		t.Fatal(err)
+	checkNiceLeftAlone(t, "Low", before)
+}
+
+// checkNiceLeftAlone fails t unless the calling thread and the threads of goroutines started
+// now run at nice before: a lowered thread is never reused.
+func checkNiceLeftAlone(t *testing.T, after string, before int) {
+	t.Helper()
+	if now, err := threadNice(); err != nil || now != before {
+		t.Errorf("caller's nice after %s = %d (%v), want %d", after, now, err, before)
 	}
-	if after != before {
-		t.Errorf("caller's nice changed from %d to %d", before, after)
-	}
-	// The low thread is not reused: every goroutine after Low runs at the caller's priority.
 	for range 20 {
 		done := make(chan int)
 		go func() {
@@ -44,7 +46,7 @@ func TestLowRunsAtNiceAndLeavesTheCallerAlone(t *testing.T) {
 			done <- n
 		}()
 		if n := <-done; n != before {
-			t.Fatalf("a goroutine after Low ran at nice %d, want %d", n, before)
+			t.Fatalf("a goroutine after %s ran at nice %d, want %d", after, n, before)
 		}
 	}
 }
@@ -96,19 +98,5 @@ func TestLaterLowersWhenAsked(t *testing.T) {
 	if never != before {
 		t.Errorf("nice in Later without lower = %d, want %d", never, before)
 	}
-	if after, _ := threadNice(); after != before {
-		t.Errorf("caller's nice changed from %d to %d", before, after)
-	}
-	for range 20 {
-		done := make(chan int)
-		go func() {
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			n, _ := threadNice()
-			done <- n
-		}()
-		if n := <-done; n != before {
-			t.Fatalf("a goroutine after Later ran at nice %d, want %d", n, before)
-		}
-	}
+	checkNiceLeftAlone(t, "Later", before)
 }
