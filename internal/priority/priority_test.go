@@ -9,15 +9,7 @@ import (
 )
 
 func TestLowRunsAtNiceAndLeavesTheCallerAlone(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("thread priorities are set on Linux only")
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	before, err := threadNice()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := lockedNice(t)
 	var inside int
 	var insideErr error
 	Low(func() { inside, insideErr = threadNice() })
@@ -28,6 +20,22 @@ func TestLowRunsAtNiceAndLeavesTheCallerAlone(t *testing.T) {
 		t.Errorf("nice inside Low = %d, want %d (caller at %d)", inside, want, before)
 	}
 	checkNiceLeftAlone(t, "Low", before)
+}
+
+// lockedNice locks the test's goroutine to its thread for the rest of the test and returns the
+// thread's nice value; it skips the test where priorities are not set.
+func lockedNice(t *testing.T) int {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("thread priorities are set on Linux only")
+	}
+	runtime.LockOSThread()
+	t.Cleanup(runtime.UnlockOSThread) // cleanups run on the test's goroutine
+	n, err := threadNice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // checkNiceLeftAlone fails t unless the calling thread and the threads of goroutines started
@@ -72,15 +80,7 @@ func TestLowRaisesPanicsInTheCaller(t *testing.T) {
 // Later starts at the caller's priority, drops to Nice when asked, once, and leaves the caller and
 // later goroutines at theirs.
 func TestLaterLowersWhenAsked(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("thread priorities are set on Linux only")
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	before, err := threadNice()
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := lockedNice(t)
 	var first, lowered, again int
 	Later(func(lower func()) {
 		first, _ = threadNice()
