@@ -127,11 +127,12 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	}
 
 	if runAPI || runWorker {
-		def, err := servicedef.Load(cfg.Services)
+		providers := Providers()
+		def, err := servicedef.Load(cfg.Services, providers)
 		if err != nil {
 			return err
 		}
-		cat, err = catalog.Open(ctx, def)
+		cat, err = catalog.Open(ctx, def, providers)
 		if err != nil {
 			return err
 		}

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // BenchmarkOpen loads the four sample services (8 layers and 2 tables from
 // 8 GeoPackages) and reports the heap they keep.
 func BenchmarkOpen(b *testing.B) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -22,7 +23,7 @@ func BenchmarkOpen(b *testing.B) {
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if c, err = catalog.Open(context.Background(), cfg); err != nil {
+		if c, err = catalog.Open(context.Background(), cfg, providertest.Registry()); err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()

@@ -14,26 +14,22 @@ package catalog
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
-	"github.com/mapfarm/mapfarm/internal/feature/geojson"
-	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
-	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/provider"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // Catalog holds the loaded services.
 type Catalog struct {
 	services []*Service
-	sources  []feature.Source // each opened source once, for Ping
-	files    []*gpkg.File
-	pools    []*postgis.Pool
+	sources  []feature.Source   // each opened source once, for Ping
+	sessions *provider.Sessions // the providers' files and pools
 	systems  *proj.Systems
 }
 
@@ -116,30 +112,26 @@ type Table struct {
 	IDField      string
 }
 
-// Open opens every service of cfg. Each GeoPackage is opened once and
-// stays open, read-only, until Close; a GeoJSON file is read into memory.
-func Open(ctx context.Context, cfg *servicedef.Config) (*Catalog, error) {
+// Open opens every service of cfg, each source through its provider of
+// providers (the registry cfg was loaded with). Each GeoPackage is opened
+// once and stays open, read-only, until Close; a GeoJSON file is read into
+// memory; a PostGIS connection is one pool.
+func Open(ctx context.Context, cfg *servicedef.Config, providers *provider.Registry) (*Catalog, error) {
 	systems := proj.NewSystems(0)
-	ld := &loader{ctx: ctx, systems: systems, conns: cfg.Connections, files: map[string]*gpkg.File{}, jsons: map[string]*geojson.File{},
-		pools: map[string]*postgis.Pool{}, sources: map[layerKey]feature.Source{}}
-	c := &Catalog{systems: systems}
+	ld := &loader{ctx: ctx, systems: systems, sessions: providers.NewSessions(provider.Env{Connections: cfg.Connections}),
+		sources: map[provider.Definition]feature.Source{}}
+	c := &Catalog{systems: systems, sessions: ld.sessions}
 	for _, sd := range cfg.Services {
 		s := &Service{Def: sd, Name: sd.Name}
 		for _, md := range sd.Maps {
 			m, err := ld.loadMap(md)
 			if err != nil {
-				ld.close()
+				ld.sessions.Close()
 				return nil, fmt.Errorf("catalog: service %s: %w", sd.Name, err)
 			}
 			s.Maps = append(s.Maps, m)
 		}
 		c.services = append(c.services, s)
-	}
-	for _, f := range ld.files {
-		c.files = append(c.files, f)
-	}
-	for _, p := range ld.pools {
-		c.pools = append(c.pools, p)
 	}
 	for _, src := range ld.sources {
 		c.sources = append(c.sources, src)
@@ -149,15 +141,12 @@ func Open(ctx context.Context, cfg *servicedef.Config) (*Catalog, error) {
 
 // Close releases the open files and database connections.
 func (c *Catalog) Close() error {
-	var errs []error
-	for _, f := range c.files {
-		errs = append(errs, f.Close())
+	if c.sessions == nil {
+		return nil
 	}
-	for _, p := range c.pools {
-		p.Close()
-	}
-	c.services, c.files, c.sources, c.pools = nil, nil, nil, nil
-	return errors.Join(errs...)
+	err := c.sessions.Close()
+	c.services, c.sources, c.sessions = nil, nil, nil
+	return err
 }
 
 // Ping checks that every data source answers; /readyz reports the first
@@ -225,113 +214,28 @@ func (m *Map) Table(id int) (*Table, bool) {
 	return nil, false
 }
 
-type layerKey struct {
-	path, table string
-}
-
 type loader struct {
-	ctx     context.Context
-	conns   map[string]*servicedef.Connection
-	pools   map[string]*postgis.Pool // by connection name
-	files   map[string]*gpkg.File
-	jsons   map[string]*geojson.File
-	sources map[layerKey]feature.Source // as stored, in their own SR
-	systems *proj.Systems
-}
-
-func (ld *loader) close() {
-	for _, f := range ld.files {
-		f.Close()
-	}
-	for _, p := range ld.pools {
-		p.Close()
-	}
-}
-
-// pool returns the connection pool of a named connection, made once. It
-// connects on first use.
-func (ld *loader) pool(name string) (*postgis.Pool, error) {
-	if p, ok := ld.pools[name]; ok {
-		return p, nil
-	}
-	c, ok := ld.conns[name]
-	if !ok {
-		return nil, fmt.Errorf("no connection %q", name)
-	}
-	dsn, password, err := c.Resolve()
-	if err != nil {
-		return nil, err
-	}
-	p, err := postgis.NewPool(postgis.PoolConfig{Name: c.Name, DSN: dsn, Password: password,
-		StatementTimeout: c.StatementTimeout, MaxConns: int32(c.MaxConnections)})
-	if err != nil {
-		return nil, err
-	}
-	ld.pools[name] = p
-	return p, nil
-}
-
-func (ld *loader) file(path string) (*gpkg.File, error) {
-	if f, ok := ld.files[path]; ok {
-		return f, nil
-	}
-	f, err := gpkg.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	ld.files[path] = f
-	return f, nil
+	ctx      context.Context
+	sessions *provider.Sessions
+	sources  map[provider.Definition]feature.Source // as stored, in their own SR
+	systems  *proj.Systems
 }
 
 // read opens a table (once for every layer that reads it) and returns it in
 // the SR sr, or as attributes only when sr is the zero SR.
 func (ld *loader) read(src servicedef.Source, sr proj.SR) (feature.Source, error) {
-	k := layerKey{src.GeoPackage + src.GeoJSON + "postgis:" + src.PostGIS, strings.ToLower(src.Table) + "\x00" + src.SQL}
-	s, ok := ld.sources[k]
+	s, ok := ld.sources[src]
 	if !ok {
 		var err error
-		if s, err = ld.open(src); err != nil {
+		if s, err = ld.sessions.Open(ld.ctx, src); err != nil {
 			return nil, err
 		}
-		ld.sources[k] = s
+		ld.sources[src] = s
 	}
 	if sr.WKID == 0 {
 		return feature.Attributes(s), nil
 	}
 	return feature.Reprojected(s, sr, ld.systems)
-}
-
-// open opens a source by its kind: a GeoPackage table or a PostGIS table or
-// view on demand, a GeoJSON file in memory.
-func (ld *loader) open(src servicedef.Source) (feature.Source, error) {
-	switch {
-	case src.PostGIS != "":
-		pool, err := ld.pool(src.PostGIS)
-		if err != nil {
-			return nil, err
-		}
-		return postgis.Open(ld.ctx, pool, postgis.Table{Table: src.Table, SQL: src.SQL,
-			GeometryColumn: src.GeometryColumn, IDColumn: src.IDColumn})
-	case src.GeoJSON != "":
-		f, ok := ld.jsons[src.GeoJSON]
-		if !ok {
-			var err error
-			if f, err = geojson.Open(src.GeoJSON); err != nil {
-				return nil, err
-			}
-			ld.jsons[src.GeoJSON] = f
-		}
-		if f.GeometryType == feature.None {
-			return f.ReadAttributes(), nil
-		}
-		return f.ReadLayer(f.SR())
-	default:
-		f, err := ld.file(src.GeoPackage)
-		if err != nil {
-			return nil, err
-		}
-		return f.Source(ld.ctx, src.Table)
-	}
 }
 
 func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
@@ -352,8 +256,12 @@ func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
 			MinScale: d.MinScale, MaxScale: d.MaxScale,
 		}
 		if d.Attachments {
-			src := d.Source // the attachments table sits beside the layer's own
-			src.Table, src.SQL, src.GeometryColumn, src.IDColumn = servicedef.AttachmentTable(d.Source.Table), "", "", ""
+			// the attachments table sits beside the layer's own
+			a, ok := d.Source.(provider.Attacher)
+			if !ok {
+				return nil, fmt.Errorf("map %s layer %d (%s): a %s source has no attachments", md.Name, d.ID, d.Name, d.Source.Provider())
+			}
+			src := a.Attachments(servicedef.AttachmentTable(d.Source.TableName()))
 			if l.Attachments, err = ld.read(src, proj.SR{}); err != nil {
 				return nil, fmt.Errorf("map %s layer %d (%s) attachments: %w", md.Name, d.ID, d.Name, err)
 			}

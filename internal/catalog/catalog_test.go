@@ -12,7 +12,10 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/feature/geojson"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -144,11 +147,11 @@ func TestReprojectedLayer(t *testing.T) {
 			Name: "Layers", SpatialReference: proj.SR{WKID: 102100},
 			Layers: []*servicedef.Layer{{
 				ID: 0, Name: "Countries", GeometryType: feature.Polygon,
-				Source: servicedef.Source{GeoPackage: filepath.Join("..", "..", "data", "sample", "world_countries_50m_4326.gpkg"), Table: "countries"},
+				Source: gpkg.Definition{File: filepath.Join("..", "..", "data", "sample", "world_countries_50m_4326.gpkg"), Table: "countries"},
 			}},
 		}},
 	}}}
-	c, err := catalog.Open(context.Background(), cfg)
+	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +173,12 @@ func TestGeoJSONLayer(t *testing.T) {
 			Name: "Layers", SpatialReference: proj.SR{WKID: 3857},
 			Layers: []*servicedef.Layer{{
 				ID: 0, Name: "Places", GeometryType: feature.Point,
-				Source: servicedef.Source{GeoJSON: filepath.Join("..", "feature", "geojson", "testdata", "places.geojson")},
+				Source: geojson.Definition{File: filepath.Join("..", "feature", "geojson", "testdata", "places.geojson")},
 				Fields: []servicedef.Field{{Name: "name", Alias: "Place"}},
 			}},
 		}},
 	}}}
-	c, err := catalog.Open(context.Background(), cfg)
+	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

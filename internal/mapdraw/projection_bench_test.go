@@ -14,6 +14,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -28,11 +29,11 @@ import (
 //
 //	go test -tags proj ./internal/mapdraw -run '^$' -bench WorldProjected -benchtime 40x -count 3
 func BenchmarkWorldProjected(b *testing.B) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := catalog.Open(context.Background(), cfg)
+	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,8 +10,10 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -24,7 +26,7 @@ func TestPostGISDownAndBack(t *testing.T) {
 	testenv.PostgresExec(t, cl.DSN, "CREATE EXTENSION postgis")
 	testenv.LoadGeoPackage(t, cl.DSN, testenv.SampleData(t, "world_countries_50m_3857.gpkg"), "countries", "countries", "fid")
 
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,10 +37,10 @@ func TestPostGISDownAndBack(t *testing.T) {
 		}
 	}
 	countries := world.Maps[0].Layers[1]
-	countries.Source = servicedef.Source{PostGIS: "gis", Table: "countries"}
+	countries.Source = postgis.Definition{Connection: "gis", Table: "countries"}
 	cfg.Services = []*servicedef.Service{world}
 	cfg.Connections = map[string]*servicedef.Connection{"gis": {Name: "gis", DSN: cl.DSN, StatementTimeout: 2 * time.Second}}
-	cat, err := catalog.Open(context.Background(), cfg)
+	cat, err := catalog.Open(context.Background(), cfg, providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,10 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
+	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -70,21 +73,22 @@ func postgisCatalog(t testing.TB) *catalog.Catalog {
 	if admin == "" {
 		return nil
 	}
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables := map[string]servicedef.Source{} // PostGIS table → GeoPackage source
-	rewrite := func(src *servicedef.Source, attachments bool) {
-		if src.GeoPackage == "" {
+	tables := map[string]gpkg.Definition{} // PostGIS table → GeoPackage source
+	rewrite := func(def *servicedef.Source, attachments bool) {
+		src, ok := (*def).(gpkg.Definition)
+		if !ok {
 			return
 		}
-		name := strings.ToLower(strings.TrimSuffix(filepath.Base(src.GeoPackage), ".gpkg") + "_" + src.Table)
-		tables[name] = *src
+		name := strings.ToLower(strings.TrimSuffix(filepath.Base(src.File), ".gpkg") + "_" + src.Table)
+		tables[name] = src
 		if attachments {
-			tables[servicedef.AttachmentTable(name)] = servicedef.Source{GeoPackage: src.GeoPackage, Table: servicedef.AttachmentTable(src.Table)}
+			tables[servicedef.AttachmentTable(name)] = gpkg.Definition{File: src.File, Table: servicedef.AttachmentTable(src.Table)}
 		}
-		*src = servicedef.Source{PostGIS: "parity", Table: name}
+		*def = postgis.Definition{Connection: "parity", Table: name}
 	}
 	for _, s := range cfg.Services {
 		for _, m := range s.Maps {
@@ -106,14 +110,14 @@ func postgisCatalog(t testing.TB) *catalog.Catalog {
 			if strings.HasSuffix(name, "__ATTACH") {
 				fid = "ATTACHMENTID"
 			}
-			pgSamples.err = testenv.CopyGeoPackage(pgSamples.dsn, src.GeoPackage, src.Table, name, fid)
+			pgSamples.err = testenv.CopyGeoPackage(pgSamples.dsn, src.File, src.Table, name, fid)
 		}
 	})
 	if pgSamples.err != nil {
 		t.Fatalf("PostGIS copy of the samples: %v", pgSamples.err)
 	}
 	cfg.Connections = map[string]*servicedef.Connection{"parity": {Name: "parity", DSN: pgSamples.dsn}}
-	c, err := catalog.Open(context.Background(), cfg)
+	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 func ExampleLoad() {
-	cfg, err := servicedef.Load("../../services/services.yaml")
+	cfg, err := servicedef.Load("../../services/services.yaml", providertest.Registry())
 	var ve *servicedef.ValidationError
 	if errors.As(err, &ve) {
 		for _, p := range ve.Problems {

@@ -1,6 +1,7 @@
 package servicedef_test
 
 import (
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestLabelFontStyles(t *testing.T) {
                 font: {style: oblique, decoration: line-through}
               - field: NAME
 `
-	cfg, err := servicedef.Load(writeConfig(t, body))
+	cfg, err := servicedef.Load(writeConfig(t, body), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestLabelFontStyles(t *testing.T) {
 	_, err = servicedef.Load(writeConfig(t, good+`            labels:
               - field: NAME
                 font: {weight: heavy}
-`))
+`), providertest.Registry())
 	if err == nil || !strings.Contains(err.Error(), `font weight "heavy": want one of normal, bold`) {
 		t.Errorf("bad weight: %v", err)
 	}

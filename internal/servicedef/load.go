@@ -13,21 +13,21 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
-	"github.com/mapfarm/mapfarm/internal/feature/geojson"
-	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/provider"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
 
-// Load reads, parses and validates a service definition file. Relative
-// GeoPackage paths are resolved against the file's directory, every source
-// table is opened to check that it exists and has the fields the
-// definition names, and defaults are filled in.
+// Load reads, parses and validates a service definition file. Every
+// source is decoded by the provider of providers that it names, which
+// resolves relative paths against the file's directory and checks the
+// data it can read at load (a GeoPackage table exists and has the fields
+// the definition names); defaults are filled in.
 //
 // A file that cannot be read is reported as a plain error; anything wrong
 // inside it (YAML syntax, unknown keys, bad values, missing data, …) as a
 // *ValidationError listing every problem with its line and column.
-func Load(path string) (*Config, error) {
+func Load(path string, providers *provider.Registry) (*Config, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("servicedef: %w", err)
@@ -37,10 +37,9 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("servicedef: %w", err)
 	}
 	l := &loader{
-		decoder: decoder{file: path},
-		dir:     filepath.Dir(abs),
-		files:   map[string]*opened[*gpkg.File]{},
-		jsons:   map[string]*opened[*geojson.File]{},
+		decoder:   decoder{file: path},
+		dir:       filepath.Dir(abs),
+		providers: providers,
 	}
 	defer l.close()
 	cfg := &Config{File: abs}
@@ -85,45 +84,26 @@ func (l *loader) yamlError(err error) {
 // loader adds what validation against the data needs to the decoder.
 type loader struct {
 	decoder
-	dir   string
-	files map[string]*opened[*gpkg.File]
-	jsons map[string]*opened[*geojson.File]
-	conns map[string]*Connection // the top-level connections, for PostGIS sources
-}
-
-// opened is a data file as opening it went: the file, or the error.
-type opened[F any] struct {
-	f   F
-	err error
-}
-
-// openOnce opens the file at abs with open, the first time only; files holds what each
-// opening gave.
-func openOnce[F any](files map[string]*opened[F], abs string, open func(string) (F, error)) (F, error) {
-	e, ok := files[abs]
-	if !ok {
-		e = &opened[F]{}
-		e.f, e.err = open(abs)
-		files[abs] = e
-	}
-	return e.f, e.err
-}
-
-// openGeoJSON parses (once) the GeoJSON file at abs.
-func (l *loader) openGeoJSON(abs string) (*geojson.File, error) {
-	return openOnce(l.jsons, abs, geojson.Open)
+	dir       string
+	providers *provider.Registry
+	sessions  *provider.Sessions // the providers' sessions, once the connections are known
+	conns     map[string]*Connection
 }
 
 func (l *loader) close() {
-	for _, e := range l.files {
-		if e.f != nil {
-			e.f.Close()
-		}
+	if l.sessions != nil {
+		l.sessions.Close()
 	}
 }
 
-// open opens (once) the GeoPackage at abs.
-func (l *loader) open(abs string) (*gpkg.File, error) { return openOnce(l.files, abs, gpkg.Open) }
+// providerSessions returns the providers' sessions of this load, started with the
+// connections decoded so far.
+func (l *loader) providerSessions() *provider.Sessions {
+	if l.sessions == nil {
+		l.sessions = l.providers.NewSessions(provider.Env{Connections: l.conns})
+	}
+	return l.sessions
+}
 
 var serviceName = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 
@@ -225,7 +205,7 @@ type mapCtx struct {
 	nextID int
 	ids    map[int]*yaml.Node
 	names  map[string]*yaml.Node
-	infos  map[int]*tableInfo // the source tables of the layers and tables, by ID
+	infos  map[int]*provider.Schema // the source tables of the layers and tables, by ID
 }
 
 func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
@@ -254,7 +234,7 @@ func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
 	if srNode == nil {
 		l.errorf(n, "map %q: missing required key \"spatialReference\" (a WKID such as 3857 or 4326)", m.Name)
 	}
-	ctx := &mapCtx{m: m, srNode: srNode, ids: map[int]*yaml.Node{}, names: map[string]*yaml.Node{}, infos: map[int]*tableInfo{}}
+	ctx := &mapCtx{m: m, srNode: srNode, ids: map[int]*yaml.Node{}, names: map[string]*yaml.Node{}, infos: map[int]*provider.Schema{}}
 	if layersNode != nil {
 		l.seq(layersNode, "layers", func(it *yaml.Node) {
 			if ly := l.layer(it, ctx); ly != nil {
@@ -424,27 +404,27 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 	}
 
 	// The source decides the geometry type, which the renderer needs.
-	tbl := l.source(srcNode, n, &ly.Source, "layer "+strconv.Quote(ly.Name))
-	if ly.Source.PostGIS != "" && ly.GeometryType == feature.None {
-		l.errorf(resolve(srcNode), "layer %q: a postgis source needs geometryType (point, multipoint, polyline or polygon): the database is not read at load", ly.Name)
+	tbl, lazy := l.source(srcNode, n, &ly.Source, "layer "+strconv.Quote(ly.Name))
+	if lazy != nil && ly.GeometryType == feature.None {
+		l.errorf(resolve(srcNode), "layer %q: a %s source needs geometryType (point, multipoint, polyline or polygon): the database is not read at load", ly.Name, lazy.Name())
 	}
 	if tbl != nil {
 		switch {
-		case !tbl.hasGeometry:
-			l.errorf(resolve(srcNode), "table %q has no geometry column: use it as a standalone table (tables:)", tbl.name)
+		case !tbl.HasGeometry:
+			l.errorf(resolve(srcNode), "table %q has no geometry column: use it as a standalone table (tables:)", tbl.Name)
 		case ly.GeometryType == feature.None:
-			ly.GeometryType = tbl.geometryType
+			ly.GeometryType = tbl.GeometryType
 			if ly.GeometryType == feature.None {
-				l.errorf(resolve(srcNode), "table %q has no single geometry type (%s): set geometryType", tbl.name, tbl.geometryTypeName)
+				l.errorf(resolve(srcNode), "table %q has no single geometry type (%s): set geometryType", tbl.Name, tbl.GeometryTypeName)
 			}
-		case tbl.geometryType != feature.None && tbl.geometryType != ly.GeometryType:
+		case tbl.GeometryType != feature.None && tbl.GeometryType != ly.GeometryType:
 			l.errorf(resolve(gtNode), "geometryType %s does not match the data (%s in table %q)",
-				ly.GeometryType.Name(), tbl.geometryTypeName, tbl.name)
+				ly.GeometryType.Name(), tbl.GeometryTypeName, tbl.Name)
 		}
 		if ctx.srNode != nil && ctx.m.SpatialReference.WKID > 0 {
-			if _, err := proj.Transform(tbl.sr, ctx.m.SpatialReference); err != nil {
+			if _, err := proj.Transform(tbl.SR, ctx.m.SpatialReference); err != nil {
 				l.errorf(resolve(srcNode), "table %q is stored in %v and cannot be reprojected to the map's %v",
-					tbl.name, tbl.sr, ctx.m.SpatialReference)
+					tbl.Name, tbl.SR, ctx.m.SpatialReference)
 			}
 		}
 	}
@@ -496,7 +476,7 @@ func (l *loader) table(n *yaml.Node, ctx *mapCtx) *Table {
 	if dfNode != nil && t.DisplayField != "" {
 		refs = append(refs, fieldRef{t.DisplayField, dfNode, "displayField"})
 	}
-	if tbl := l.source(srcNode, n, &t.Source, "table "+strconv.Quote(t.Name)); tbl != nil {
+	if tbl, _ := l.source(srcNode, n, &t.Source, "table "+strconv.Quote(t.Name)); tbl != nil {
 		ctx.infos[t.ID] = tbl
 		t.Fields, t.DisplayField = l.resolveFields(tbl, t.Fields, t.DisplayField, refs)
 		l.checkWhere(defNode, t.DefinitionExpression, tbl)
@@ -506,7 +486,7 @@ func (l *loader) table(n *yaml.Node, ctx *mapCtx) *Table {
 
 // checkWhere parses a definition expression and checks it against the
 // table's columns with the same where-clause compiler requests use.
-func (l *loader) checkWhere(at *yaml.Node, clause string, t *tableInfo) {
+func (l *loader) checkWhere(at *yaml.Node, clause string, t *provider.Schema) {
 	if at == nil || strings.TrimSpace(clause) == "" {
 		return
 	}
@@ -520,9 +500,9 @@ func (l *loader) checkWhere(at *yaml.Node, clause string, t *tableInfo) {
 }
 
 // whereSchema describes a table's columns to the where-clause compiler.
-func whereSchema(t *tableInfo) where.Schema {
+func whereSchema(t *provider.Schema) where.Schema {
 	var s where.Schema
-	for _, f := range t.fields {
+	for _, f := range t.Fields {
 		var wt where.FieldType
 		switch f.Type {
 		case feature.FieldOID, feature.FieldInteger, feature.FieldSmallInteger:
@@ -549,115 +529,62 @@ func (l *loader) scaleRange(at *yaml.Node, r ScaleRange) {
 	}
 }
 
-// tableInfo is what validation needs to know about a source table,
-// whatever its format.
-type tableInfo struct {
-	name             string
-	fields           []feature.Field
-	oidField         string
-	hasGeometry      bool
-	geometryType     feature.GeometryType
-	geometryTypeName string
-	sr               proj.SR
-}
-
-func (t *tableInfo) field(name string) (feature.Field, bool) {
-	for _, f := range t.fields {
-		if strings.EqualFold(f.Name, name) {
-			return f, true
-		}
-	}
-	return feature.Field{}, false
-}
-
-func fromGeoPackage(t *gpkg.Table) *tableInfo {
-	return &tableInfo{name: t.Name, fields: t.Fields, oidField: t.OIDField, hasGeometry: t.GeometryColumn != "",
-		geometryType: t.GeometryType, geometryTypeName: strings.ToLower(t.GeometryTypeName), sr: t.SR}
-}
-
-func fromGeoJSON(f *geojson.File) *tableInfo {
-	return &tableInfo{name: f.Name, fields: f.Fields, oidField: geojson.OIDField, hasGeometry: true,
-		geometryType: f.GeometryType, geometryTypeName: "GeoJSON " + f.GeometryType.Name(), sr: f.SR()}
-}
-
-// source decodes a source and opens its table; nil when anything is wrong.
-func (l *loader) source(n, owner *yaml.Node, src *Source, what string) *tableInfo {
+// source decodes a source with the provider it names. It returns the
+// schema of the source's table when the provider reads it at load, and
+// the provider when the source is sound but its data is read only when it
+// opens (nil, nil when anything is wrong).
+func (l *loader) source(n, owner *yaml.Node, src *Source, what string) (*provider.Schema, provider.Provider) {
 	if n == nil {
 		l.errorf(owner, "%s: missing required key \"source\"", what)
-		return nil
+		return nil, nil
 	}
-	var pathNode, tableNode, jsonNode *yaml.Node
-	pg := &postgisNodes{}
-	if !l.fields(n, "source", merge(map[string]func(*yaml.Node){
-		"geopackage": func(v *yaml.Node) { pathNode = v; src.GeoPackage = l.str(v, "geopackage") },
-		"table":      func(v *yaml.Node) { tableNode = v; src.Table = l.str(v, "table") },
-		"geojson":    func(v *yaml.Node) { jsonNode = v; src.GeoJSON = l.str(v, "geojson") },
-	}, pg.handlers(l, src))) {
-		return nil
+	keys := &sourceKeys{l: l, at: resolve(n), nodes: map[string]*yaml.Node{}, vals: map[string]string{}}
+	handlers := map[string]func(*yaml.Node){}
+	for _, k := range l.providers.Keys() {
+		handlers[k] = func(v *yaml.Node) { keys.nodes[k] = v; keys.vals[k] = l.str(v, k) }
 	}
-	if pg.conn != nil {
-		l.postgisSource(n, pg, tableNode, pathNode, jsonNode, src)
-		return nil // the schema is read when the source opens
+	if !l.fields(n, "source", handlers) {
+		return nil, nil
 	}
-	if pg.sql != nil || pg.geom != nil || pg.id != nil {
-		l.errorf(resolve(n), "source: sql, geometryColumn and idColumn belong to postgis sources")
-		return nil
+	p, def, schema := l.providerSessions().Decode(keys)
+	if def == nil {
+		return nil, nil
 	}
-	if jsonNode != nil {
-		if pathNode != nil || tableNode != nil {
-			l.errorf(resolve(n), "source: set either geojson or geopackage and table, not both")
-			return nil
-		}
-		if src.GeoJSON == "" {
-			l.errorf(resolve(jsonNode), "source: geojson must name a file")
-			return nil
-		}
-		f, ok := openData(l, jsonNode, &src.GeoJSON, "GeoJSON", l.openGeoJSON)
-		if !ok {
-			return nil
-		}
-		return fromGeoJSON(f)
+	*src = def
+	if schema == nil {
+		return nil, p
 	}
-	if pathNode == nil || src.GeoPackage == "" {
-		l.errorf(resolve(n), "source: missing required key \"geopackage\" (or \"geojson\")")
-		return nil
-	}
-	if tableNode == nil || src.Table == "" {
-		l.errorf(resolve(n), "source: missing required key \"table\"")
-		return nil
-	}
-	f, ok := openData(l, pathNode, &src.GeoPackage, "GeoPackage", l.open)
-	if !ok {
-		return nil
-	}
-	t, ok := f.Table(src.Table)
-	if !ok {
-		names := make([]string, 0, len(f.Tables()))
-		for _, t := range f.Tables() {
-			names = append(names, t.Name)
-		}
-		l.errorf(resolve(tableNode), "table %q not found in %s (tables: %s)", src.Table, filepath.Base(src.GeoPackage), strings.Join(names, ", "))
-		return nil
-	}
-	src.Table = t.Name
-	return fromGeoPackage(t)
+	return schema, nil
 }
 
-// openData makes *path, which node n sets, absolute and opens the data file there with open,
-// reporting at n a file that is missing or that open cannot read (kind names its format).
-func openData[F any](l *loader, n *yaml.Node, path *string, kind string, open func(string) (F, error)) (F, bool) {
-	*path = l.abs(*path)
-	if _, err := os.Stat(*path); err != nil {
-		l.errorf(resolve(n), "data file %s not found", *path)
-		var zero F
-		return zero, false
+// sourceKeys shows a source mapping to its provider.
+type sourceKeys struct {
+	l     *loader
+	at    *yaml.Node
+	nodes map[string]*yaml.Node
+	vals  map[string]string
+}
+
+func (k *sourceKeys) Has(key string) bool { _, ok := k.nodes[key]; return ok }
+
+func (k *sourceKeys) Written() []string {
+	out := make([]string, 0, len(k.nodes))
+	for key := range k.nodes {
+		out = append(out, key)
 	}
-	f, err := open(*path)
-	if err != nil {
-		l.errorf(resolve(n), "cannot read %s %s: %v", kind, *path, err)
-		return f, false
+	return out
+}
+
+func (k *sourceKeys) String(key string) string { return k.vals[key] }
+
+func (k *sourceKeys) Path(key string) string { return k.l.abs(k.vals[key]) }
+
+func (k *sourceKeys) Errorf(key, format string, args ...any) {
+	at := k.at
+	if n, ok := k.nodes[key]; ok {
+		at = resolve(n)
 	}
-	return f, true
+	k.l.errorf(at, format, args...)
 }
 
 // abs resolves a path against the configuration file's directory.
@@ -711,19 +638,19 @@ func (l *loader) fieldList(n *yaml.Node, refs *[]fieldRef) []Field {
 // resolveFields checks every field reference against the table, fixes the
 // names' case to the table's, and fills the defaults for fields (all
 // columns) and the display field.
-func (l *loader) resolveFields(t *tableInfo, fields []Field, display string, refs []fieldRef) ([]Field, string) {
+func (l *loader) resolveFields(t *provider.Schema, fields []Field, display string, refs []fieldRef) ([]Field, string) {
 	for _, r := range refs {
-		if _, ok := t.field(r.name); !ok {
-			l.errorf(resolve(r.at), "%s %q is not a column of table %q (columns: %s)", r.what, r.name, t.name, columnList(t))
+		if _, ok := t.Field(r.name); !ok {
+			l.errorf(resolve(r.at), "%s %q is not a column of table %q (columns: %s)", r.what, r.name, t.Name, columnList(t))
 		}
 	}
 	if fields == nil {
-		for _, f := range t.fields {
+		for _, f := range t.Fields {
 			fields = append(fields, Field{Name: f.Name, Alias: f.Name})
 		}
 	}
 	for i := range fields {
-		if tf, ok := t.field(fields[i].Name); ok {
+		if tf, ok := t.Field(fields[i].Name); ok {
 			fields[i].Name = tf.Name
 		}
 		if fields[i].Alias == "" {
@@ -731,29 +658,29 @@ func (l *loader) resolveFields(t *tableInfo, fields []Field, display string, ref
 		}
 	}
 	if display != "" {
-		if tf, ok := t.field(display); ok {
+		if tf, ok := t.Field(display); ok {
 			display = tf.Name
 		}
 		return fields, display
 	}
 	for _, f := range fields {
-		if tf, ok := t.field(f.Name); ok && tf.Type == feature.FieldString {
+		if tf, ok := t.Field(f.Name); ok && tf.Type == feature.FieldString {
 			return fields, tf.Name
 		}
 	}
 	for _, f := range fields {
-		if tf, ok := t.field(f.Name); ok && tf.Type != feature.FieldOID {
+		if tf, ok := t.Field(f.Name); ok && tf.Type != feature.FieldOID {
 			return fields, tf.Name
 		}
 	}
-	return fields, t.oidField
+	return fields, t.OIDField
 }
 
 // canonicalNames rewrites the field names a layer's renderer and labels use
 // to the table's spelling, so consumers can match them exactly.
-func canonicalNames(t *tableInfo, ly *Layer) {
+func canonicalNames(t *provider.Schema, ly *Layer) {
 	canon := func(s *string) {
-		if f, ok := t.field(*s); ok {
+		if f, ok := t.Field(*s); ok {
 			*s = f.Name
 		}
 	}
@@ -772,9 +699,9 @@ func canonicalNames(t *tableInfo, ly *Layer) {
 	}
 }
 
-func columnList(t *tableInfo) string {
-	names := make([]string, len(t.fields))
-	for i, f := range t.fields {
+func columnList(t *provider.Schema) string {
+	names := make([]string, len(t.Fields))
+	for i, f := range t.Fields {
 		names[i] = f.Name
 	}
 	return strings.Join(names, ", ")

@@ -8,11 +8,14 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/feature/geojson"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 func TestLoadSamples(t *testing.T) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +38,7 @@ func TestLoadSamples(t *testing.T) {
 	if countries.ID != 1 || countries.Name != "Countries" || countries.GeometryType != feature.Polygon || !countries.Visible {
 		t.Errorf("countries layer = %+v", countries)
 	}
-	if !filepath.IsAbs(countries.Source.GeoPackage) || filepath.Base(countries.Source.GeoPackage) != "world_countries_50m_3857.gpkg" {
+	if src, ok := countries.Source.(gpkg.Definition); !ok || !filepath.IsAbs(src.File) || filepath.Base(src.File) != "world_countries_50m_3857.gpkg" {
 		t.Errorf("source = %+v", countries.Source)
 	}
 	sym := countries.Renderer.Symbol
@@ -97,7 +100,7 @@ const good = `services:
 `
 
 func TestDefaults(t *testing.T) {
-	cfg, err := servicedef.Load(writeConfig(t, good))
+	cfg, err := servicedef.Load(writeConfig(t, good), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +145,7 @@ func TestRenderers(t *testing.T) {
             labels:
               - expression: "[name] ([[[STATE]]])"
                 priority: 2
-`))
+`), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +329,7 @@ func TestValidation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeConfig(t, tc.body)
-			_, err := servicedef.Load(path)
+			_, err := servicedef.Load(path, providertest.Registry())
 			var ve *servicedef.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("err = %v, want *ValidationError", err)
@@ -350,7 +353,7 @@ func TestValidation(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := servicedef.Load(filepath.Join(t.TempDir(), "none.yaml"))
+	_, err := servicedef.Load(filepath.Join(t.TempDir(), "none.yaml"), providertest.Registry())
 	var ve *servicedef.ValidationError
 	if err == nil || errors.As(err, &ve) || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("err = %v, want a plain not-exist error", err)
@@ -400,7 +403,7 @@ func TestDocsExample(t *testing.T) {
 		t.Fatal("no example in docs/service-definitions.md")
 	}
 	example, _, _ := strings.Cut(after, "```")
-	cfg, err := servicedef.Load(writeConfig(t, strings.ReplaceAll(example, "../data/sample", "SAMPLE")))
+	cfg, err := servicedef.Load(writeConfig(t, strings.ReplaceAll(example, "../data/sample", "SAMPLE")), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,12 +427,12 @@ func TestGeoJSONSource(t *testing.T) {
             source: {geojson: `+places+`}
             definitionExpression: "population > 1000000"
             labels: [{field: NAME}]
-`))
+`), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := cfg.Services[0].Maps[0].Layers[0]
-	if l.Source.GeoJSON != places || l.GeometryType != feature.Point || l.DisplayField != "name" || l.Labels[0].Field != "name" {
+	if l.Source != (geojson.Definition{File: places}) || l.GeometryType != feature.Point || l.DisplayField != "name" || l.Labels[0].Field != "name" {
 		t.Errorf("layer = %+v", l)
 	}
 	_, err = servicedef.Load(writeConfig(t, `services:
@@ -442,7 +445,7 @@ func TestGeoJSONSource(t *testing.T) {
           - name: Places2
             source: {geojson: `+places+`}
             fields: [pop]
-`))
+`), providertest.Registry())
 	if err == nil || !strings.Contains(err.Error(), ":7:21: source: set either geojson or geopackage") ||
 		!strings.Contains(err.Error(), `:10:22: field "pop" is not a column of table "places"`) {
 		t.Errorf("err = %v", err)

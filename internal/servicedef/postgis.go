@@ -1,89 +1,24 @@
 package servicedef
 
 import (
-	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mapfarm/mapfarm/internal/provider"
 )
 
 // Connection is one database connection of the top-level `connections:`
-// map, which PostGIS sources name:
-//
-//	connections:
-//	  gis:
-//	    dsn: "host=db.internal port=5432 dbname=gis user=mapfarm sslmode=verify-full"
-//	    passwordEnv: MAPFARM_GIS_PASSWORD   # or passwordFile: /run/secrets/gis
-//	    statementTimeout: 30s
-//
-// The secret never sits in the YAML: a password in `dsn` (key=value
-// `password=…` or a URL's user:password@) is refused at load. Either `dsn`
-// (with at most one of `passwordEnv` and `passwordFile`) or the whole DSN
-// from `dsnEnv` or `dsnFile` is given. The environment and files are read
-// when the connection opens (Resolve), not at load.
-type Connection struct {
-	// Name is the connection's key in `connections`.
-	Name string
-	// DSN (`dsn`) is a libpq connection string (key=value or URL) without
-	// a password.
-	DSN string
-	// PasswordEnv (`passwordEnv`) names the environment variable holding
-	// the password.
-	PasswordEnv string
-	// PasswordFile (`passwordFile`) is a file holding the password (one
-	// line; relative to the configuration file, absolute after Load).
-	PasswordFile string
-	// DSNEnv (`dsnEnv`) and DSNFile (`dsnFile`) hold the whole DSN,
-	// password included, instead of dsn.
-	DSNEnv  string
-	DSNFile string
-	// StatementTimeout (`statementTimeout`, default 30s) is the
-	// server-side statement_timeout of every statement.
-	StatementTimeout time.Duration
-	// MaxConnections (`maxConnections`, default: pgxpool's, 4 or the CPU
-	// count) bounds the connection pool.
-	MaxConnections int
-}
+// map, which PostGIS sources name. The type belongs to package provider,
+// which hands the connections to the providers; this package decodes the
+// map (connections, below).
+type Connection = provider.Connection
 
-// Resolve reads the secret from the environment or its file and returns
-// the DSN and the password to connect with ("" when the DSN carries it).
-func (c *Connection) Resolve() (dsn, password string, err error) {
-	read := func(path string) (string, error) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return "", fmt.Errorf("connection %s: %w", c.Name, err)
-		}
-		return strings.TrimRight(string(b), "\r\n"), nil
-	}
-	env := func(name string) (string, error) {
-		v, ok := os.LookupEnv(name)
-		if !ok || v == "" {
-			return "", fmt.Errorf("connection %s: environment variable %s is not set", c.Name, name)
-		}
-		return v, nil
-	}
-	switch {
-	case c.DSNEnv != "":
-		dsn, err = env(c.DSNEnv)
-		return dsn, "", err
-	case c.DSNFile != "":
-		dsn, err = read(c.DSNFile)
-		return dsn, "", err
-	case c.PasswordEnv != "":
-		password, err = env(c.PasswordEnv)
-	case c.PasswordFile != "":
-		password, err = read(c.PasswordFile)
-	}
-	return c.DSN, password, err
-}
-
-// identifier is what a table, schema or column name from the service
-// definition may look like: a plain SQL identifier (it is quoted when
-// used, so its case is kept).
+// identifier is what a connection name may look like: a plain SQL
+// identifier.
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]{0,62}$`)
 
 // dsnPassword matches a password key in a key=value DSN.
@@ -162,68 +97,4 @@ func (l *loader) connections(n *yaml.Node) map[string]*Connection {
 		out[name] = c
 	}
 	return out
-}
-
-// postgisNodes collects the PostGIS keys of a source.
-type postgisNodes struct {
-	conn, sql, geom, id *yaml.Node
-}
-
-func (p *postgisNodes) handlers(l *loader, src *Source) map[string]func(*yaml.Node) {
-	return map[string]func(*yaml.Node){
-		"postgis":        func(v *yaml.Node) { p.conn = v; src.PostGIS = l.str(v, "postgis") },
-		"sql":            func(v *yaml.Node) { p.sql = v; src.SQL = l.str(v, "sql") },
-		"geometryColumn": func(v *yaml.Node) { p.geom = v; src.GeometryColumn = l.str(v, "geometryColumn") },
-		"idColumn":       func(v *yaml.Node) { p.id = v; src.IDColumn = l.str(v, "idColumn") },
-	}
-}
-
-// postgisSource checks a PostGIS source. The database is not contacted
-// at load: the table's schema is read, and the names checked against it,
-// when the source opens.
-func (l *loader) postgisSource(n *yaml.Node, pg *postgisNodes, tableNode, pathNode, jsonNode *yaml.Node, src *Source) {
-	at := resolve(n)
-	if pathNode != nil || jsonNode != nil {
-		l.errorf(at, "source: set postgis or geopackage or geojson, not several")
-		return
-	}
-	if _, ok := l.conns[src.PostGIS]; !ok {
-		names := make([]string, 0, len(l.conns))
-		for k := range l.conns {
-			names = append(names, k)
-		}
-		l.errorf(resolve(pg.conn), "source: postgis connection %q is not defined in connections (defined: %s)", src.PostGIS, strings.Join(names, ", "))
-	}
-	switch {
-	case (tableNode == nil) == (pg.sql == nil):
-		l.errorf(at, "source: a postgis source needs exactly one of table and sql")
-	case tableNode != nil:
-		schema, table, dotted := strings.Cut(src.Table, ".")
-		if !dotted {
-			schema, table = "", src.Table
-		}
-		if !identifier.MatchString(table) || (dotted && !identifier.MatchString(schema)) {
-			l.errorf(resolve(tableNode), "source: table %q: want name or schema.name of letters, digits, _ and $", src.Table)
-		}
-	default:
-		sql := strings.TrimSpace(src.SQL)
-		if !strings.HasPrefix(strings.ToUpper(sql), "SELECT") && !strings.HasPrefix(strings.ToUpper(sql), "WITH") || strings.Contains(sql, ";") {
-			l.errorf(resolve(pg.sql), "source: sql must be one SELECT statement, without ';'")
-		}
-		if src.IDColumn == "" {
-			l.errorf(at, "source: a postgis sql source needs idColumn")
-		}
-	}
-	for _, c := range []struct {
-		node *yaml.Node
-		val  string
-		key  string
-	}{{pg.geom, src.GeometryColumn, "geometryColumn"}, {pg.id, src.IDColumn, "idColumn"}} {
-		if c.node != nil && !identifier.MatchString(c.val) {
-			l.errorf(resolve(c.node), "source: %s %q: want a column name of letters, digits, _ and $", c.key, c.val)
-		}
-	}
-	if pg.conn == nil || src.PostGIS == "" {
-		l.errorf(at, "source: postgis must name a connection")
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/feature/postgis"
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -36,7 +38,7 @@ services:
 
 func TestPostGISSource(t *testing.T) {
 	p := writeConfig(t, postgisGood)
-	cfg, err := servicedef.Load(p)
+	cfg, err := servicedef.Load(p, providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +46,11 @@ func TestPostGISSource(t *testing.T) {
 	if gis == nil || gis.StatementTimeout != 5*time.Second || gis.PasswordEnv != "MAPFARM_TEST_GIS_PASSWORD" {
 		t.Fatalf("connection gis = %+v", gis)
 	}
-	src := cfg.Services[0].Maps[0].Layers[0].Source
-	if src.PostGIS != "gis" || src.Table != "public.parcels" || src.GeometryColumn != "geom" || src.IDColumn != "gid" {
+	src, _ := cfg.Services[0].Maps[0].Layers[0].Source.(postgis.Definition)
+	if src.Connection != "gis" || src.Table != "public.parcels" || src.GeometryColumn != "geom" || src.IDColumn != "gid" {
 		t.Errorf("source = %+v", src)
 	}
-	if got := cfg.Services[0].Maps[0].Layers[1].Source.SQL; !strings.HasPrefix(got, "SELECT gid") {
+	if got := cfg.Services[0].Maps[0].Layers[1].Source.(postgis.Definition).SQL; !strings.HasPrefix(got, "SELECT gid") {
 		t.Errorf("sql = %q", got)
 	}
 
@@ -123,7 +125,7 @@ func TestPostGISValidation(t *testing.T) {
 			"needs geometryType"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := servicedef.Load(writeConfig(t, tc.body))
+			_, err := servicedef.Load(writeConfig(t, tc.body), providertest.Registry())
 			var ve *servicedef.ValidationError
 			if !errors.As(err, &ve) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Load = %v; want a validation error with %q", err, tc.want)

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/provider"
 )
 
 // This file decodes the keys that feed the query operations: a layer's hyperlinkField, popup,
@@ -52,15 +53,15 @@ func (p *Popup) Fill(value func(field string) string) string {
 
 // queryable decodes the query keys of a layer whose source table is t (nil when the source is
 // broken: only the syntax is checked then).
-func (l *loader) queryable(q *queryNodes, src Source, t *tableInfo) Queryable {
+func (l *loader) queryable(q *queryNodes, src Source, t *provider.Schema) Queryable {
 	var out Queryable
 	field := func(at *yaml.Node, name, what string) (feature.Field, bool) {
 		if t == nil {
 			return feature.Field{}, false
 		}
-		f, ok := t.field(name)
+		f, ok := t.Field(name)
 		if !ok {
-			l.errorf(resolve(at), "%s %q is not a column of table %q (columns: %s)", what, name, t.name, columnList(t))
+			l.errorf(resolve(at), "%s %q is not a column of table %q (columns: %s)", what, name, t.Name, columnList(t))
 		}
 		return f, ok
 	}
@@ -256,16 +257,13 @@ func AttachmentColumns() []string {
 }
 
 func (l *loader) checkAttachments(at *yaml.Node, src Source) {
-	if src.GeoPackage == "" {
+	a, ok := src.(provider.Attacher)
+	if !ok {
 		l.errorf(resolve(at), "attachments need a GeoPackage source")
 		return
 	}
-	f, err := l.open(src.GeoPackage)
-	if err != nil {
-		return // reported by source
-	}
-	name := AttachmentTable(src.Table)
-	t, ok := f.Table(name)
+	name := AttachmentTable(src.TableName())
+	t, ok := l.providerSessions().Describe(a.Attachments(name))
 	if !ok {
 		l.errorf(resolve(at), "attachments: table %q not found in the GeoPackage", name)
 		return
@@ -328,9 +326,9 @@ func (l *loader) relationships(n *yaml.Node, ctx *mapCtx) []*Relationship {
 				}
 				return
 			}
-			f, ok := t.field(*name)
+			f, ok := t.Field(*name)
 			if !ok {
-				l.errorf(resolve(keyAt), "relationship %q: %sKey %q is not a column of table %q (columns: %s)", r.Name, what, *name, t.name, columnList(t))
+				l.errorf(resolve(keyAt), "relationship %q: %sKey %q is not a column of table %q (columns: %s)", r.Name, what, *name, t.Name, columnList(t))
 				return
 			}
 			*name = f.Name

@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // TestReferenceScale: a map's referenceScale (default 0) and a layer's scaleSymbols (default
 // true) are read and checked.
 func TestReferenceScale(t *testing.T) {
-	cfg, err := servicedef.Load(writeConfig(t, good))
+	cfg, err := servicedef.Load(writeConfig(t, good), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +21,7 @@ func TestReferenceScale(t *testing.T) {
 	}
 	body := strings.Replace(good, "      - spatialReference: 3857\n", "      - spatialReference: 3857\n        referenceScale: 5000000\n", 1) +
 		"            scaleSymbols: false\n"
-	cfg, err = servicedef.Load(writeConfig(t, body))
+	cfg, err = servicedef.Load(writeConfig(t, body), providertest.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestReferenceScale(t *testing.T) {
 	}
 	bad := strings.Replace(good, "      - spatialReference: 3857\n", "      - spatialReference: 3857\n        referenceScale: -1\n", 1) +
 		"            scaleSymbols: sometimes\n"
-	_, err = servicedef.Load(writeConfig(t, bad))
+	_, err = servicedef.Load(writeConfig(t, bad), providertest.Registry())
 	var ve *servicedef.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("error %v", err)

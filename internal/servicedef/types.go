@@ -11,6 +11,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/provider"
 )
 
 // Config is one loaded service definition file.
@@ -97,35 +98,14 @@ type Map struct {
 	ReferenceScale float64
 }
 
-// Source names where a layer's or table's rows come from: a GeoPackage
-// table, a GeoJSON file, or a PostGIS table or SQL view. Exactly one of
-// GeoPackage, GeoJSON and PostGIS is set.
-type Source struct {
-	// GeoPackage (`geopackage`) is the GeoPackage file. In YAML it is
-	// relative to the configuration file's directory; after Load it is an
-	// absolute path.
-	GeoPackage string
-	// Table (`table`, required with geopackage) is the table name inside
-	// the GeoPackage.
-	Table string
-	// GeoJSON (`geojson`) is a GeoJSON FeatureCollection file (EPSG:4326),
-	// relative like GeoPackage and absolute after Load. Its schema is
-	// inferred (see package feature/geojson).
-	GeoJSON string
-
-	// PostGIS (`postgis`) names the connection (a key of the top-level
-	// `connections`) of a PostGIS source; with it, Table (`table`,
-	// "name" or "schema.name") or SQL names the rows. See postgis.go.
-	PostGIS string
-	// SQL (`sql`, PostGIS only, instead of table) is a SELECT statement
-	// whose rows are the features (a view defined in the service).
-	SQL string
-	// GeometryColumn (`geometryColumn`, PostGIS, default: the only
-	// geometry column) and IDColumn (`idColumn`, PostGIS, default: the
-	// table's integer primary key; required with sql) name the columns.
-	GeometryColumn string
-	IDColumn       string
-}
+// Source names where a layer's or table's rows come from, as the provider
+// that reads them decoded it (package provider): a gpkg.Definition (a
+// GeoPackage table), a geojson.Definition (a GeoJSON file) or a
+// postgis.Definition (a PostGIS table or SQL view). Which one is chosen by
+// the provider key the `source:` mapping holds (`geopackage`, `geojson`,
+// `postgis`); the keys of each are in docs/service-definitions.md. Paths
+// are absolute after Load.
+type Source = provider.Definition
 
 // Field is one published attribute.
 type Field struct {
