@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
@@ -247,52 +246,6 @@ type Limits struct {
 	HeavySlots int `yaml:"heavySlots"`
 }
 
-// applyEnv reads the limits' environment variables (MAPFARM_MAX_BODY_BYTES is read with the
-// rest).
-func (l *Limits) applyEnv() []error {
-	var errs []error
-	for key, dst := range map[string]*int{
-		"MAPFARM_MAX_IMAGE_WIDTH":  &l.MaxImageWidth,
-		"MAPFARM_MAX_IMAGE_HEIGHT": &l.MaxImageHeight,
-		"MAPFARM_MAX_ELEMENTS":     &l.MaxElements,
-		"MAPFARM_MAX_DEPTH":        &l.MaxDepth,
-		"MAPFARM_MAX_VERTICES":     &l.MaxVertices,
-		"MAPFARM_MAX_POINTS":       &l.MaxPoints,
-		"MAPFARM_MAX_IDS":          &l.MaxIDs,
-		"MAPFARM_MAX_STRING_BYTES": &l.MaxStringBytes,
-		"MAPFARM_MAX_RECORD_COUNT": &l.MaxRecordCount,
-		"MAPFARM_HEAVY_SLOTS":      &l.HeavySlots,
-	} {
-		if v, ok := os.LookupEnv(key); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
-			}
-			*dst = n
-		}
-	}
-	for key, dst := range map[string]*int64{
-		"MAPFARM_MAX_DECODED_BYTES": &l.MaxDecodedBytes,
-		"MAPFARM_API_MEMORY_LIMIT":  &l.APIMemoryLimit,
-	} {
-		if v, ok := os.LookupEnv(key); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
-			}
-			*dst = n
-		}
-	}
-	if v, ok := os.LookupEnv("MAPFARM_MAX_IMAGE_DPI"); ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("config: MAPFARM_MAX_IMAGE_DPI=%q is not a number", v))
-		}
-		l.MaxImageDPI = f
-	}
-	return errs
-}
-
 // applyDefaults sets the defaults of the limits added with the limits table (the older ones
 // are set in Config.applyDefaults).
 func (l *Limits) applyDefaults() {
@@ -420,138 +373,6 @@ func Load(path string) (*Config, error) {
 	}
 	c.applyDefaults()
 	return c, c.Validate()
-}
-
-func (c *Config) applyEnv() error {
-	str := func(key string, dst *string) {
-		if v, ok := os.LookupEnv(key); ok {
-			*dst = v
-		}
-	}
-	str("MAPFARM_LISTEN", &c.Listen)
-	str("MAPFARM_PUBLIC_URL", &c.PublicURL)
-	str("MAPFARM_NAMESPACE", &c.Namespace)
-	str("MAPFARM_SERVICES", &c.Services)
-	str("MAPFARM_REDIS_ADDR", &c.Redis.Addr)
-	str("MAPFARM_STORE", &c.Store.Kind)
-	str("MAPFARM_STORE_DIR", &c.Store.Dir)
-	str("MAPFARM_MINIO_ENDPOINT", &c.Store.MinIO.Endpoint)
-	str("MAPFARM_MINIO_BUCKET", &c.Store.MinIO.Bucket)
-	str("MAPFARM_LOG_LEVEL", &c.LogLevel)
-	str("MAPFARM_METRICS_LISTEN", &c.MetricsListen)
-	var errs []error
-	num := func(key string, dst *int) {
-		if v, ok := os.LookupEnv(key); ok {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
-				return
-			}
-			*dst = n
-		}
-	}
-	num("MAPFARM_REDIS_DB", &c.Redis.DB)
-	num("MAPFARM_WORKER_CONCURRENCY", &c.Worker.Concurrency)
-	num("MAPFARM_WORKER_HEAVY_SLOTS", &c.Worker.HeavySlots)
-	if v, ok := os.LookupEnv("MAPFARM_MAX_BODY_BYTES"); ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("config: MAPFARM_MAX_BODY_BYTES=%q is not a number", v))
-		}
-		c.Limits.MaxBodyBytes = n
-	}
-	for key, dst := range map[string]*int64{
-		"MAPFARM_TILE_MEMORY_BYTES":   &c.Tiles.MemoryBytes,
-		"MAPFARM_TILE_INDEX_BYTES":    &c.Tiles.IndexBytes,
-		"MAPFARM_TILE_PAGE_BYTES":     &c.Tiles.PageBytes,
-		"MAPFARM_RECENT_OUTPUT_BYTES": &c.Tiles.RecentBytes,
-		"MAPFARM_WORKER_HEAVY_PIXELS": &c.Worker.HeavyPixels,
-	} {
-		if v, ok := os.LookupEnv(key); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("config: %s=%q is not a number", key, v))
-			}
-			*dst = n
-		}
-	}
-	errs = append(errs, c.Limits.applyEnv()...)
-	if v, ok := os.LookupEnv("MAPFARM_MINIO_USE_SSL"); ok && v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("config: MAPFARM_MINIO_USE_SSL=%q is neither true nor false", v))
-		}
-		c.Store.MinIO.UseSSL = b
-	}
-	str("MAPFARM_MINIO_CA_FILE", &c.Store.MinIO.CAFile)
-	errs = append(errs, c.Redis.applyEnv()...)
-	duration := func(key string, dst *time.Duration) {
-		if v, ok := os.LookupEnv(key); ok {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("config: %s=%q is not a duration", key, v))
-			}
-			*dst = d
-		}
-	}
-	duration("MAPFARM_LEGISLATIVE_RELOAD", &c.LegislativeReload)
-	duration("MAPFARM_WORKER_POLL_INTERVAL", &c.Worker.PollInterval)
-	duration("MAPFARM_WORKER_IDLE_AFTER", &c.Worker.IdleAfter)
-	duration("MAPFARM_WORKER_RELEASE_MEMORY_EVERY", &c.Worker.ReleaseMemoryEvery)
-	duration("MAPFARM_OPERATION_TIMEOUT", &c.Limits.OperationTimeout)
-	if v, ok := os.LookupEnv("MAPFARM_RATE_LIMIT"); ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			errs = append(errs, fmt.Errorf("config: MAPFARM_RATE_LIMIT=%q is not a non-negative number", v))
-		}
-		c.Security.RateLimit = f
-	}
-	// Comma-separated lists; blanks around items and empty items are dropped.
-	list := func(key string, dst *[]string) {
-		if v, ok := os.LookupEnv(key); ok {
-			*dst = nil
-			for _, item := range strings.Split(v, ",") {
-				if item = strings.TrimSpace(item); item != "" {
-					*dst = append(*dst, item)
-				}
-			}
-		}
-	}
-	list("MAPFARM_PICTURE_HOSTS", &c.Pictures.AllowedHosts)
-	list("MAPFARM_WORKER_QUEUES", &c.Worker.Queues)
-	list("MAPFARM_CORS_ORIGINS", &c.Security.CORSOrigins)
-	list("MAPFARM_TRUSTED_PROXIES", &c.Security.TrustedProxies)
-	for key, dst := range map[string]*string{
-		"MAPFARM_TOKEN_SECRET":     &c.Security.TokenSecret,
-		"MAPFARM_ADMIN_TOKEN":      &c.Security.AdminToken,
-		"MAPFARM_REDIS_PASSWORD":   &c.Redis.Password,
-		"MAPFARM_MINIO_ACCESS_KEY": &c.Store.MinIO.AccessKey,
-		"MAPFARM_MINIO_SECRET_KEY": &c.Store.MinIO.SecretKey,
-	} {
-		v, err := secret(key)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		if v != "" {
-			*dst = v
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// secret reads env key, or the file named by key_FILE.
-func secret(key string) (string, error) {
-	if v := os.Getenv(key); v != "" {
-		return v, nil
-	}
-	if f := os.Getenv(key + "_FILE"); f != "" {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("config: %s_FILE: %w", key, err)
-		}
-		return strings.TrimSpace(string(b)), nil
-	}
-	return "", nil
 }
 
 func (c *Config) applyDefaults() {

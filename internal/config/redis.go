@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -18,47 +17,6 @@ const (
 	settingSentinels = "redis.sentinels (MAPFARM_REDIS_SENTINELS)"
 	settingDB        = "redis.db (MAPFARM_REDIS_DB)"
 )
-
-// applyEnv reads the Redis settings the shared environment loop does not (MAPFARM_REDIS_ADDR,
-// _DB and _PASSWORD are read there).
-func (r *Redis) applyEnv() []error {
-	var errs []error
-	if v, err := secret("MAPFARM_REDIS_URL"); err != nil {
-		errs = append(errs, err)
-	} else if v != "" {
-		r.URL = v
-	}
-	if v, err := secret("MAPFARM_REDIS_SENTINEL_PASSWORD"); err != nil {
-		errs = append(errs, err)
-	} else if v != "" {
-		r.SentinelPassword = v
-	}
-	if v, ok := os.LookupEnv("MAPFARM_REDIS_SENTINEL_MASTER"); ok {
-		r.SentinelMaster = strings.TrimSpace(v)
-	}
-	if v, ok := os.LookupEnv("MAPFARM_REDIS_SENTINELS"); ok {
-		r.Sentinels = nil
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				r.Sentinels = append(r.Sentinels, s)
-			}
-		}
-	}
-	if v, ok := os.LookupEnv("MAPFARM_REDIS_USERNAME"); ok {
-		r.Username = v
-	}
-	if v, ok := os.LookupEnv("MAPFARM_REDIS_TLS"); ok && v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("config: MAPFARM_REDIS_TLS=%q is neither true nor false", v))
-		}
-		r.TLS = b
-	}
-	if v, ok := os.LookupEnv("MAPFARM_REDIS_CA_FILE"); ok {
-		r.CAFile = v
-	}
-	return errs
-}
 
 // yamlSecrets refuses a password in the YAML file's redis.url: secrets come from the environment.
 func (r Redis) yamlSecrets(path string) error {
