@@ -1,6 +1,7 @@
 // Package catalog turns a validated service definition into services that
-// are ready to serve: every layer's and table's data source opened (a
-// GeoPackage table read on demand, a small GeoJSON file in memory), seen in
+// are ready to serve: every layer's and table's data source opened by its
+// provider (package provider: a GeoPackage or PostGIS table read on
+// demand, a small GeoJSON file in memory), seen in
 // its map's spatial reference, and the published fields resolved against
 // the source's columns. Opening reads metadata only: start-up time and
 // memory do not grow with the data.

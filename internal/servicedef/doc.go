@@ -6,14 +6,18 @@
 // This package is the one place that format is parsed. Load reads a file,
 // checks it against itself (unknown keys, duplicate names and IDs, bad
 // colours, inverted scale ranges, symbols that do not fit the geometry)
-// and against the data it names (GeoPackage files, tables, fields,
-// spatial references, definition expressions), fills in the defaults, and
-// returns plain structs. Every problem is reported, each with its
+// and against the data it names (tables, fields, spatial references,
+// definition expressions), fills in the defaults, and returns plain
+// structs. Every problem is reported, each with its
 // file:line:col, in one *ValidationError, so a user fixes a file in one
 // pass instead of one error per run.
 //
-// Loading the data itself is the job of package catalog; this package only
-// opens GeoPackages to read their schemas.
+// A layer's `source:` mapping is decoded by the provider it names, from the
+// provider.Registry Load is given: the provider owns its keys and reads
+// what it can of the data at load (a GeoPackage table's or a GeoJSON
+// file's schema), and this package checks the layer against that schema.
+// Serving the data is the job of package catalog, through the same
+// registry.
 //
 // A minimal file:
 //
