@@ -19,6 +19,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/api"
 	"github.com/mapfarm/mapfarm/coordinator"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
@@ -127,12 +128,12 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	}
 
 	if runAPI || runWorker {
-		providers := Providers()
-		def, err := servicedef.Load(cfg.Services, providers)
+		reg := providers.Registry()
+		def, err := servicedef.Load(cfg.Services, reg)
 		if err != nil {
 			return err
 		}
-		cat, err = catalog.Open(ctx, def, providers)
+		cat, err = catalog.Open(ctx, def, reg)
 		if err != nil {
 			return err
 		}

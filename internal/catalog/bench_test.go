@@ -6,15 +6,15 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // BenchmarkOpen loads the four sample services (8 layers and 2 tables from
 // 8 GeoPackages) and reports the heap they keep.
 func BenchmarkOpen(b *testing.B) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func BenchmarkOpen(b *testing.B) {
 	for b.Loop() {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		if c, err = catalog.Open(context.Background(), cfg, providertest.Registry()); err != nil {
+		if c, err = catalog.Open(context.Background(), cfg, providers.Registry()); err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()

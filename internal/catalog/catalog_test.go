@@ -10,12 +10,12 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/feature/geojson"
 	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
 	"github.com/mapfarm/mapfarm/internal/proj"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -151,7 +151,7 @@ func TestReprojectedLayer(t *testing.T) {
 			}},
 		}},
 	}}}
-	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	c, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestGeoJSONLayer(t *testing.T) {
 			}},
 		}},
 	}}}
-	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	c, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

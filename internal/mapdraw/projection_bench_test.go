@@ -11,10 +11,10 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -29,11 +29,11 @@ import (
 //
 //	go test -tags proj ./internal/mapdraw -run '^$' -bench WorldProjected -benchtime 40x -count 3
 func BenchmarkWorldProjected(b *testing.B) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		b.Fatal(err)
 	}
-	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	c, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -26,7 +26,7 @@ func TestPostGISDownAndBack(t *testing.T) {
 	testenv.PostgresExec(t, cl.DSN, "CREATE EXTENSION postgis")
 	testenv.LoadGeoPackage(t, cl.DSN, testenv.SampleData(t, "world_countries_50m_3857.gpkg"), "countries", "countries", "fid")
 
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestPostGISDownAndBack(t *testing.T) {
 	countries.Source = postgis.Definition{Connection: "gis", Table: "countries"}
 	cfg.Services = []*servicedef.Service{world}
 	cfg.Connections = map[string]*servicedef.Connection{"gis": {Name: "gis", DSN: cl.DSN, StatementTimeout: 2 * time.Second}}
-	cat, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	cat, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
 	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -73,7 +73,7 @@ func postgisCatalog(t testing.TB) *catalog.Catalog {
 	if admin == "" {
 		return nil
 	}
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func postgisCatalog(t testing.TB) *catalog.Catalog {
 		t.Fatalf("PostGIS copy of the samples: %v", pgSamples.err)
 	}
 	cfg.Connections = map[string]*servicedef.Connection{"parity": {Name: "parity", DSN: pgSamples.dsn}}
-	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	c, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,11 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -28,14 +28,14 @@ import (
 // with the server's parameters changed by params (nil: none).
 func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*mapserver.Params)) (*fixture, *localFarm) {
 	t.Helper()
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
 		edit(cfg)
 	}
-	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	c, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}

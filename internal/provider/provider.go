@@ -5,10 +5,10 @@
 // Definition), how that definition is checked against the data at load, and how its data is
 // opened to be served (a feature.Source).
 //
-// There is no global list: the program builds one Registry with the providers it links
-// (internal/app does, in a fixed order) and hands it to servicedef.Load, which decodes every
-// source through it, and to catalog.Open, which opens every source through it. A new provider
-// is a type implementing Provider and one more argument to NewRegistry.
+// There is no global list: the program builds one Registry with the providers it links, in a
+// fixed order (internal/app/providers), and internal/app hands it to servicedef.Load, which
+// decodes every source through it, and to catalog.Open, which opens every source through it. A
+// new provider is a type implementing Provider and one more argument to NewRegistry.
 //
 // A provider that can do more than stream features implements it on its Session's sources: a
 // database that encodes vector tiles itself (PostGIS's ST_AsMVT) will expose that as an optional

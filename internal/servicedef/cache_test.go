@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // The sample world map has a compact-V2 Web Mercator cache of levels 0-7.
 func TestSampleCache(t *testing.T) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestCacheSection(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			body := strings.Replace(head, "SR", tc.sr, 1) + tc.cache + tail
-			cfg, err := servicedef.Load(writeConfig(t, body), providertest.Registry())
+			cfg, err := servicedef.Load(writeConfig(t, body), providers.Registry())
 			var ve *servicedef.ValidationError
 			if len(tc.want) == 0 {
 				if err != nil {

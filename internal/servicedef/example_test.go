@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 func ExampleLoad() {
-	cfg, err := servicedef.Load("../../services/services.yaml", providertest.Registry())
+	cfg, err := servicedef.Load("../../services/services.yaml", providers.Registry())
 	var ve *servicedef.ValidationError
 	if errors.As(err, &ve) {
 		for _, p := range ve.Problems {

@@ -1,7 +1,7 @@
 package servicedef_test
 
 import (
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"strings"
 	"testing"
 
@@ -16,7 +16,7 @@ func TestLabelFontStyles(t *testing.T) {
                 font: {style: oblique, decoration: line-through}
               - field: NAME
 `
-	cfg, err := servicedef.Load(writeConfig(t, body), providertest.Registry())
+	cfg, err := servicedef.Load(writeConfig(t, body), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestLabelFontStyles(t *testing.T) {
 	_, err = servicedef.Load(writeConfig(t, good+`            labels:
               - field: NAME
                 font: {weight: heavy}
-`), providertest.Registry())
+`), providers.Registry())
 	if err == nil || !strings.Contains(err.Error(), `font weight "heavy": want one of normal, bold`) {
 		t.Errorf("bad weight: %v", err)
 	}

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/feature/geojson"
 	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 func TestLoadSamples(t *testing.T) {
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providertest.Registry())
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ const good = `services:
 `
 
 func TestDefaults(t *testing.T) {
-	cfg, err := servicedef.Load(writeConfig(t, good), providertest.Registry())
+	cfg, err := servicedef.Load(writeConfig(t, good), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestRenderers(t *testing.T) {
             labels:
               - expression: "[name] ([[[STATE]]])"
                 priority: 2
-`), providertest.Registry())
+`), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestValidation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeConfig(t, tc.body)
-			_, err := servicedef.Load(path, providertest.Registry())
+			_, err := servicedef.Load(path, providers.Registry())
 			var ve *servicedef.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("err = %v, want *ValidationError", err)
@@ -353,7 +353,7 @@ func TestValidation(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := servicedef.Load(filepath.Join(t.TempDir(), "none.yaml"), providertest.Registry())
+	_, err := servicedef.Load(filepath.Join(t.TempDir(), "none.yaml"), providers.Registry())
 	var ve *servicedef.ValidationError
 	if err == nil || errors.As(err, &ve) || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("err = %v, want a plain not-exist error", err)
@@ -403,7 +403,7 @@ func TestDocsExample(t *testing.T) {
 		t.Fatal("no example in docs/service-definitions.md")
 	}
 	example, _, _ := strings.Cut(after, "```")
-	cfg, err := servicedef.Load(writeConfig(t, strings.ReplaceAll(example, "../data/sample", "SAMPLE")), providertest.Registry())
+	cfg, err := servicedef.Load(writeConfig(t, strings.ReplaceAll(example, "../data/sample", "SAMPLE")), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestGeoJSONSource(t *testing.T) {
             source: {geojson: `+places+`}
             definitionExpression: "population > 1000000"
             labels: [{field: NAME}]
-`), providertest.Registry())
+`), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestGeoJSONSource(t *testing.T) {
           - name: Places2
             source: {geojson: `+places+`}
             fields: [pop]
-`), providertest.Registry())
+`), providers.Registry())
 	if err == nil || !strings.Contains(err.Error(), ":7:21: source: set either geojson or geopackage") ||
 		!strings.Contains(err.Error(), `:10:22: field "pop" is not a column of table "places"`) {
 		t.Errorf("err = %v", err)

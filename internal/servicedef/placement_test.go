@@ -1,7 +1,7 @@
 package servicedef_test
 
 import (
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"reflect"
 	"strings"
 	"testing"
@@ -66,5 +66,5 @@ func loadCountryLabels(t *testing.T, labels string) (*servicedef.Config, error) 
           - name: Countries
             source: {geopackage: SAMPLE/world_countries_50m_4326.gpkg, table: countries}
             labels:
-`+labels), providertest.Registry())
+`+labels), providers.Registry())
 }

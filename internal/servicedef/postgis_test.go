@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/feature/postgis"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -38,7 +38,7 @@ services:
 
 func TestPostGISSource(t *testing.T) {
 	p := writeConfig(t, postgisGood)
-	cfg, err := servicedef.Load(p, providertest.Registry())
+	cfg, err := servicedef.Load(p, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestPostGISValidation(t *testing.T) {
 			"needs geometryType"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := servicedef.Load(writeConfig(t, tc.body), providertest.Registry())
+			_, err := servicedef.Load(writeConfig(t, tc.body), providers.Registry())
 			var ve *servicedef.ValidationError
 			if !errors.As(err, &ve) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Load = %v; want a validation error with %q", err, tc.want)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -29,7 +29,7 @@ func TestQueryableKeys(t *testing.T) {
             source: {geopackage: SAMPLE/us_counties_10m_3857.gpkg, table: counties}
         relationships:
           - {name: Facts counties, origin: 0, destination: 1, originKey: statefp, destinationKey: STATEFP}
-`), providertest.Registry())
+`), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestQueryableValidation(t *testing.T) {
         relationships:
           - {name: R, origin: 0, destination: 5, originKey: NOPE, destinationKey: X, cardinality: manyToMany}
 `)
-	_, err := servicedef.Load(path, providertest.Registry())
+	_, err := servicedef.Load(path, providers.Registry())
 	var ve *servicedef.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("err = %v, want *ValidationError", err)

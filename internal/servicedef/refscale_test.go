@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // TestReferenceScale: a map's referenceScale (default 0) and a layer's scaleSymbols (default
 // true) are read and checked.
 func TestReferenceScale(t *testing.T) {
-	cfg, err := servicedef.Load(writeConfig(t, good), providertest.Registry())
+	cfg, err := servicedef.Load(writeConfig(t, good), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestReferenceScale(t *testing.T) {
 	}
 	body := strings.Replace(good, "      - spatialReference: 3857\n", "      - spatialReference: 3857\n        referenceScale: 5000000\n", 1) +
 		"            scaleSymbols: false\n"
-	cfg, err = servicedef.Load(writeConfig(t, body), providertest.Registry())
+	cfg, err = servicedef.Load(writeConfig(t, body), providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestReferenceScale(t *testing.T) {
 	}
 	bad := strings.Replace(good, "      - spatialReference: 3857\n", "      - spatialReference: 3857\n        referenceScale: -1\n", 1) +
 		"            scaleSymbols: sometimes\n"
-	_, err = servicedef.Load(writeConfig(t, bad), providertest.Registry())
+	_, err = servicedef.Load(writeConfig(t, bad), providers.Registry())
 	var ve *servicedef.ValidationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("error %v", err)

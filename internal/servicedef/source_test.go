@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -53,7 +53,7 @@ services:
           - name: L
             geometryType: point
             source: ` + tc.src + tc.extra + "\n"
-			_, err := servicedef.Load(writeConfig(t, body), providertest.Registry())
+			_, err := servicedef.Load(writeConfig(t, body), providers.Registry())
 			var ve *servicedef.ValidationError
 			if !errors.As(err, &ve) || !slices.ContainsFunc(ve.Problems, func(p servicedef.Problem) bool { return strings.HasSuffix(p.String(), tc.want) }) {
 				t.Errorf("Load = %v\nwant the problem %q", err, tc.want)

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/provider/providertest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -43,11 +43,11 @@ func SamplesPath(t testing.TB) string {
 // Open loads the service definition file at path and opens its catalog.
 func Open(t testing.TB, path string) *catalog.Catalog {
 	t.Helper()
-	cfg, err := servicedef.Load(path, providertest.Registry())
+	cfg, err := servicedef.Load(path, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Open(context.Background(), cfg, providertest.Registry())
+	c, err := catalog.Open(context.Background(), cfg, providers.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
