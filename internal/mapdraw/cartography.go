@@ -20,31 +20,33 @@ import (
 )
 
 // Drawing is what a request changes of how one layer is drawn: its LayerDrawingDescription
-// (renderer, labels, transparency) and its selection. The zero value changes nothing. It travels in
-// the farm's task payload, so it holds plain data.
+// (renderer, labels, transparency) and its selection. The zero value changes nothing. Its
+// symbols, renderer and labels are the service definition's own types, the one model of a
+// drawing that the layer's definition, a request's overrides and the renderer's conversion
+// (convertSymbol) share. It does not travel in the farm's task payload: the payload has its own
+// plain types (task.Drawing), converted both ways in payload.go.
 type Drawing struct {
 	// Renderer replaces the layer's renderer when not nil.
-	Renderer *servicedef.Renderer `json:"renderer,omitempty"`
-	// Labels replace the layer's label classes when not nil (empty: no labels; kept empty, not
-	// dropped, in JSON).
-	Labels []servicedef.Label `json:"labels"`
+	Renderer *servicedef.Renderer
+	// Labels replace the layer's label classes when not nil (empty: no labels).
+	Labels []servicedef.Label
 	// Transparency is the layer's transparency in percent, 0 (opaque) to 100 (invisible).
-	Transparency float64 `json:"transparency,omitempty"`
+	Transparency float64
 	// ScaleSymbols, when not nil, replaces the layer's scaleSymbols (LayerDescription and
 	// FeatureLayerDrawingDescription ScaleSymbols): whether its symbol sizes scale with the map's
 	// reference scale (see SymbolScale).
-	ScaleSymbols *bool `json:"scaleSymbols,omitempty"`
+	ScaleSymbols *bool
 
 	// Selection lists the ids of the selected features, drawn over the layer in SelectionColor
 	// (or the map's) or with SelectionSymbol.
-	Selection       []int64            `json:"selection,omitempty"`
-	SelectionColor  *color.NRGBA       `json:"selectionColor,omitempty"`
-	SelectionSymbol *servicedef.Symbol `json:"selectionSymbol,omitempty"`
+	Selection       []int64
+	SelectionColor  *color.NRGBA
+	SelectionSymbol *servicedef.Symbol
 	// BufferDistance, in map units, with ShowBuffer draws a buffer around each selected feature
 	// with BufferSymbol (a fill; default the selection colour at 50% opacity) under the selection.
-	BufferDistance float64            `json:"bufferDistance,omitempty"`
-	ShowBuffer     bool               `json:"showBuffer,omitempty"`
-	BufferSymbol   *servicedef.Symbol `json:"bufferSymbol,omitempty"`
+	BufferDistance float64
+	ShowBuffer     bool
+	BufferSymbol   *servicedef.Symbol
 }
 
 // IsZero reports whether d changes nothing (an empty, non-nil Labels does: it removes the labels).
@@ -331,29 +333,25 @@ const (
 // Graphic is one custom graphic in map coordinates: a marker at Parts[0][0], a line of Parts, a
 // polygon of rings Parts, or Text anchored at Parts[0][0].
 type Graphic struct {
-	Kind   GraphicKind        `json:"kind"`
-	Parts  [][][2]float64     `json:"parts"`
-	Symbol *servicedef.Symbol `json:"symbol,omitempty"`
-	Text   string             `json:"text,omitempty"`
-	Font   *GraphicFont       `json:"font,omitempty"`
+	Kind   GraphicKind
+	Parts  [][][2]float64
+	Symbol *servicedef.Symbol
+	Text   string
+	Font   *GraphicFont
 	// Align anchors text: horizontally 0 left, 0.5 centre, 1 right; vertically 0 the first
 	// line's baseline, 1 the top, 0.5 the middle, -1 the bottom of the block.
-	Align [2]float64 `json:"align,omitempty"`
-	Angle float64    `json:"angle,omitempty"` // text angle, degrees anticlockwise
+	Align [2]float64
+	Angle float64 // text angle, degrees anticlockwise
 }
 
-// GraphicFont is the font of a text graphic; Size is in points.
+// GraphicFont is the font of a text graphic: a label's font (Size in points; drawn with DejaVu
+// Sans in its weight, slant and decorations, see render.Fonts) with its colour, halo and
+// background box.
 type GraphicFont struct {
-	Family string            `json:"family,omitempty"`
-	Size   float64           `json:"size"`
-	Color  servicedef.Color  `json:"color"`
-	Halo   *servicedef.Halo  `json:"halo,omitempty"`
-	Back   *servicedef.Color `json:"back,omitempty"` // a background box colour
-	// The font's weight, slant and decorations (drawn with DejaVu Sans; see render.Fonts).
-	Bold          bool `json:"bold,omitempty"`
-	Italic        bool `json:"italic,omitempty"`
-	Underline     bool `json:"underline,omitempty"`
-	Strikethrough bool `json:"strikethrough,omitempty"`
+	servicedef.Font
+	Color servicedef.Color
+	Halo  *servicedef.Halo
+	Back  *servicedef.Color // a background box colour
 }
 
 // DrawGraphics draws graphics over a map drawn for v, on s; fonts draws character markers.
@@ -437,12 +435,12 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 // Align (0 left, 0.5 centre, 1 right; vertically 0 baseline of the first line, 1 top, -1 bottom,
 // 0.5 centre of the block).
 func drawGraphicText(s render.Surface, g Graphic, v render.View, px func([2]float64) (float64, float64)) {
-	f := GraphicFont{Size: 10, Color: servicedef.Color{A: 255}}
+	f := GraphicFont{Font: servicedef.Font{Size: 10}, Color: servicedef.Color{A: 255}}
 	if g.Font != nil {
 		f = *g.Font
 	}
 	ts := render.TextStyle{Font: f.Family, Size: v.PointsToPixels(max(1, f.Size)), Color: f.Color.NRGBA(), Angle: g.Angle,
-		FontStyle: render.FontStyle{Bold: f.Bold, Italic: f.Italic, Underline: f.Underline, Strikethrough: f.Strikethrough}}
+		FontStyle: fontStyle(f.Font)}
 	if f.Halo != nil {
 		ts.Halo, ts.HaloWidth = f.Halo.Color.NRGBA(), v.PointsToPixels(f.Halo.Width)
 	}

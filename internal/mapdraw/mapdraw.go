@@ -3,6 +3,13 @@
 // classes into render layers, applies the request's layer states (visibility, labels,
 // definition expressions), draws and encodes. Workers call it for ExportMapImage; legends and
 // tiles will too.
+//
+// A drawing has one model: the service definition's symbology types (servicedef.Symbol,
+// Renderer, Label, Font, Color), which a layer's definition holds, which a request's
+// overrides (Drawing, Graphic) hold too once the SOAP and REST front ends have decoded them,
+// and which convertSymbol turns into the renderer's resolved render.Symbol as the map is
+// drawn. The one other form is the queue's: the task payload keeps plain types of its own so
+// that its format stays stable, converted both ways in payload.go.
 package mapdraw
 
 import (

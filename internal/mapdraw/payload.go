@@ -107,7 +107,7 @@ func GraphicsPayload(gs []Graphic) []task.Graphic {
 		out[i] = task.Graphic{Kind: string(g.Kind), Parts: g.Parts, Symbol: symbolPayload(g.Symbol), Text: g.Text, Align: g.Align, Angle: g.Angle}
 		if f := g.Font; f != nil {
 			out[i].Font = &task.GraphicFont{
-				Font:  fontPayload(servicedef.Font{Family: f.Family, Size: f.Size, Bold: f.Bold, Italic: f.Italic, Underline: f.Underline, Strikethrough: f.Strikethrough}),
+				Font:  fontPayload(f.Font),
 				Color: colorPayload(f.Color), Halo: haloPayload(f.Halo), Back: colorPtrPayload(f.Back),
 			}
 		}
@@ -124,9 +124,8 @@ func GraphicsFromPayload(ps []task.Graphic) []Graphic {
 	for i, p := range ps {
 		out[i] = Graphic{Kind: GraphicKind(p.Kind), Parts: p.Parts, Symbol: symbolFromPayload(p.Symbol), Text: p.Text, Align: p.Align, Angle: p.Angle}
 		if f := p.Font; f != nil {
-			ff := fontFromPayload(f.Font)
 			out[i].Font = &GraphicFont{
-				Family: ff.Family, Size: ff.Size, Bold: ff.Bold, Italic: ff.Italic, Underline: ff.Underline, Strikethrough: ff.Strikethrough,
+				Font:  fontFromPayload(f.Font),
 				Color: colorFromPayload(f.Color), Halo: haloFromPayload(f.Halo), Back: colorPtrFromPayload(f.Back),
 			}
 		}

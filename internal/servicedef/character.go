@@ -9,9 +9,9 @@ const CharacterMarker SymbolType = "characterMarker"
 // CharacterStyle is what a character marker symbol adds to Symbol.
 type CharacterStyle struct {
 	// Character is the Unicode code point of the glyph (CharacterIndex).
-	Character rune `json:"character,omitempty"`
+	Character rune
 	// CharacterFont is its font; its Size is not used (Symbol.Size is). Every family is drawn
 	// with DejaVu Sans, so a symbol font's private characters draw DejaVu Sans's glyph for the
 	// same code point, if it has one.
-	CharacterFont Font `json:"characterFont,omitzero"`
+	CharacterFont Font
 }

@@ -24,20 +24,20 @@ const (
 // is (scales of 0 mean 1).
 type PictureStyle struct {
 	// Height is a picture fill's tile height in points (0: from Width and the aspect ratio).
-	Height float64 `json:"height,omitempty"`
+	Height float64
 	// XScale and YScale stretch the picture (0 means 1).
-	XScale float64 `json:"xScale,omitempty"`
-	YScale float64 `json:"yScale,omitempty"`
+	XScale float64
+	YScale float64
 	// XSeparation and YSeparation are the gaps between a picture fill's tiles, in points.
-	XSeparation float64 `json:"xSeparation,omitempty"`
-	YSeparation float64 `json:"ySeparation,omitempty"`
+	XSeparation float64
+	YSeparation float64
 	// FgColor and BgColor recolour a two-colour picture (a 1-bit image: a palette of at most two
 	// colours, or grey levels of only black and white): its darker colour is drawn in FgColor,
 	// the lighter in BgColor; nil keeps the picture's own. Swap1Bit swaps the two.
-	FgColor  *Color `json:"fgColor,omitempty"`
-	BgColor  *Color `json:"bgColor,omitempty"`
-	Swap1Bit bool   `json:"swap1Bit,omitempty"`
+	FgColor  *Color
+	BgColor  *Color
+	Swap1Bit bool
 	// TransparentColor, when not nil, is the colour of the picture's pixels that are not drawn
 	// (BitmapTransColor).
-	TransparentColor *Color `json:"transparentColor,omitempty"`
+	TransparentColor *Color
 }

@@ -503,36 +503,36 @@ type LabelPlacement struct {
 	// `above-left`, `below-left`, `above`, `below`, `center`, or the single
 	// word `best`: right, above-right, below-right, left, above-left,
 	// below-left, above, below. Empty means best.
-	Points []PointPosition `json:"points,omitempty"`
+	Points []PointPosition
 	// Offset (`offset`, points, default 0) is the distance from a point to
 	// its label (0: half the marker plus 2 points), from a line's stroke to a
 	// label above or below it (0: 2 points), and from a polygon's box to a
 	// label placed outside it (0: 2 points).
-	Offset float64 `json:"offset,omitempty"`
+	Offset float64
 	// Line (`line`: `on`, `above` or `below`, default on) is the side of the
 	// line (on screen) line labels are drawn on.
-	Line LineSide `json:"line,omitempty"`
+	Line LineSide
 	// Along (`along`: `middle`, `start` or `end`, default middle) is where
 	// along the visible part of a line its label is tried first.
-	Along LineAnchor `json:"along,omitempty"`
+	Along LineAnchor
 	// Orientation (`orientation`: `curved`, `straight` or `horizontal`,
 	// default curved) is how a line label follows its line.
-	Orientation LineOrientation `json:"orientation,omitempty"`
+	Orientation LineOrientation
 	// Repeat (`repeat`, points, default 0) repeats a line's label once per
 	// stretch of this length; 0 labels each line once.
-	Repeat float64 `json:"repeat,omitempty"`
+	Repeat float64
 	// AllParts (`parts`: `longest` or `all`, default longest) labels every
 	// part of a multipart line instead of only its longest.
-	AllParts bool `json:"allParts,omitempty"`
+	AllParts bool
 	// PolygonStraight (`polygon`: `horizontal` or `straight`, default
 	// horizontal) turns polygon labels to the polygon's main direction.
-	PolygonStraight bool `json:"polygonStraight,omitempty"`
+	PolygonStraight bool
 	// Outside (`outside`, default false) lets a polygon label that fits
 	// nowhere inside the polygon go around it like a point label.
-	Outside bool `json:"outside,omitempty"`
+	Outside bool
 	// RemoveDuplicates (`duplicates`: `keep` or `remove`, default keep)
 	// labels each distinct text of the class once per drawing.
-	RemoveDuplicates bool `json:"removeDuplicates,omitempty"`
+	RemoveDuplicates bool
 }
 
 // PointPosition is a position of a label around its point.

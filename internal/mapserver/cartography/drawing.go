@@ -674,7 +674,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 		gr.Parts = [][][2]float64{{b.Center()}}
 		gr.Align = [2]float64{0.5, 0.5}
 	}
-	font := &mapdraw.GraphicFont{Size: 10, Color: servicedef.Color{A: 255}}
+	font := &mapdraw.GraphicFont{Font: servicedef.Font{Size: 10}, Color: servicedef.Color{A: 255}}
 	switch ts := s.(type) {
 	case *gisxml.TextSymbol:
 		if font.Color, err = sdColor(ts.Color, font.Color); err != nil {
@@ -718,9 +718,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			font.Size = *ts.Size
 		}
 		font.Family = str(ts.FontFamilyName)
-		var f servicedef.Font
-		simpleTextFont(ts, &f)
-		font.Bold, font.Italic, font.Underline, font.Strikethrough = f.Bold, f.Italic, f.Underline, f.Strikethrough
+		simpleTextFont(ts, &font.Font)
 		if ts.Angle != nil {
 			gr.Angle = *ts.Angle
 		}
