@@ -72,7 +72,7 @@ func (s *session) Decode(src provider.Keys) (provider.Definition, *provider.Sche
 		GeometryColumn: src.String("geometryColumn"), IDColumn: src.String("idColumn")}
 	if src.Has("geopackage") || src.Has("geojson") {
 		src.Errorf("", "source: set postgis or geopackage or geojson, not several")
-		return d, nil
+		return d.named(), nil
 	}
 	if _, ok := s.conns[d.Connection]; !ok {
 		names := make([]string, 0, len(s.conns))
@@ -108,9 +108,17 @@ func (s *session) Decode(src provider.Keys) (provider.Definition, *provider.Sche
 	}
 	if d.Connection == "" {
 		src.Errorf("", "source: postgis must name a connection")
-		return nil, nil
 	}
-	return d, nil
+	return d.named(), nil
+}
+
+// named is d, or nil when d names no connection (a layer then says nothing of its missing
+// geometryType: the connection is the first thing to fix).
+func (d Definition) named() provider.Definition {
+	if d.Connection == "" {
+		return nil
+	}
+	return d
 }
 
 // pool returns the pool of a named connection, made once. It connects on first use.
