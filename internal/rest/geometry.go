@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
 // jsonGeometry is an Esri JSON geometry as a request gives it (geometry=…), any kind.
@@ -22,10 +23,12 @@ type jsonSR struct {
 	WKID       int    `json:"wkid"`
 	LatestWKID int    `json:"latestWkid"`
 	WKT        string `json:"wkt"`
+	WKT2       string `json:"wkt2"` // the ArcGIS Maps SDK's SpatialReference.wkt2
 }
 
-// parseSR reads a spatial reference parameter: a WKID (4326) or JSON ({"wkid":4326}); "" is
-// none (nil).
+// parseSR reads a spatial reference parameter: a WKID (4326), JSON ({"wkid":4326},
+// {"wkt":"PROJCS[…]"}, {"wkt2":"PROJCRS[…]"}) or a WKT itself; "" is none (nil). A WKT must
+// be one (proj.FromWKT): other text ({"wkt":"foo"}, zz) is 400 "Invalid spatial reference".
 func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -34,10 +37,26 @@ func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	var sr jsonSR
 	if n, err := strconv.Atoi(s); err == nil {
 		sr.WKID = n
+	} else if !strings.HasPrefix(s, "{") {
+		sr.WKT = s
 	} else if err := json.Unmarshal([]byte(s), &sr); err != nil {
 		return nil, badRequest("'%s' parameter is invalid: %q", name, s)
 	}
-	return srValue(&sr), nil
+	return checkedSR(name, &sr)
+}
+
+// checkedSR is srValue of a spatial reference read from the parameter name, after checking that
+// a WKT (wkt, else wkt2) it is given by is one.
+func checkedSR(name string, sr *jsonSR) (gisxml.SpatialReference, error) {
+	if sr.WKT == "" {
+		sr.WKT = sr.WKT2
+	}
+	if sr.WKID == 0 && sr.LatestWKID == 0 && sr.WKT != "" {
+		if _, err := proj.FromWKT(sr.WKT); err != nil {
+			return nil, invalidSR(name, err)
+		}
+	}
+	return srValue(sr), nil
 }
 
 // srParam is parseSR of the parameter name, def when the request has none.
@@ -101,7 +120,10 @@ func parseGeometry(s, geometryType string, inSR gisxml.SpatialReference) (gisxml
 	}
 	sr := inSR
 	if g.SpatialReference != nil {
-		sr = srValue(g.SpatialReference)
+		var err error
+		if sr, err = checkedSR("geometry", g.SpatialReference); err != nil {
+			return nil, err
+		}
 	}
 	switch geometryType {
 	case "esriGeometryPoint":
