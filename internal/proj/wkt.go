@@ -152,21 +152,24 @@ func (p *wktParser) value(depth int) (wktValue, error) {
 	}
 	switch c := p.s[p.i]; {
 	case c == '"':
-		var b strings.Builder
 		p.i++
+		start, doubled := p.i, false
 		for {
 			j := strings.IndexByte(p.s[p.i:], '"')
 			if j < 0 {
 				return wktValue{}, p.fail("a string without its closing quote")
 			}
-			b.WriteString(p.s[p.i : p.i+j])
 			p.i += j + 1
 			if p.i < len(p.s) && p.s[p.i] == '"' { // "" is a quote inside the string
-				b.WriteByte('"')
+				doubled = true
 				p.i++
 				continue
 			}
-			return wktValue{kind: wktString, text: b.String()}, nil
+			text := p.s[start : p.i-1]
+			if doubled {
+				text = strings.ReplaceAll(text, `""`, `"`)
+			}
+			return wktValue{kind: wktString, text: text}, nil
 		}
 	case c == '+' || c == '-' || c == '.' || c >= '0' && c <= '9':
 		start := p.i

@@ -164,3 +164,19 @@ func TestWKTRefusesText(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFromWKT reads the longest client string of testdata/srs (GDAL's WKT2 of 3857, about
+// 1.5 KB), as every request that gives its spatial reference as WKT does once.
+func BenchmarkFromWKT(b *testing.B) {
+	text, err := os.ReadFile("testdata/srs/3857.gdal-wkt2.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if sr, err := proj.FromWKT(string(text)); err != nil || sr.WKID != proj.WebMercator {
+			b.Fatal(sr, err)
+		}
+	}
+}
