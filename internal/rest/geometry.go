@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,10 +21,28 @@ type jsonGeometry struct {
 }
 
 type jsonSR struct {
-	WKID       int    `json:"wkid"`
-	LatestWKID int    `json:"latestWkid"`
-	WKT        string `json:"wkt"`
-	WKT2       string `json:"wkt2"` // the ArcGIS Maps SDK's SpatialReference.wkt2
+	WKID       jsonWKID `json:"wkid"`
+	LatestWKID jsonWKID `json:"latestWkid"`
+	WKT        string   `json:"wkt"`
+	WKT2       string   `json:"wkt2"` // the ArcGIS Maps SDK's SpatialReference.wkt2
+}
+
+// jsonWKID is a WKID in JSON: a number, or a number in a string, as QGIS writes it
+// ({"wkid":"4326"}: QgsArcGisRestUtils::crsToJson).
+type jsonWKID int
+
+func (w *jsonWKID) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "null" || s == "" {
+		*w = 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("a WKID is a whole number, not %s", b)
+	}
+	*w = jsonWKID(n)
+	return nil
 }
 
 // parseSR reads a spatial reference parameter: a WKID (4326), JSON ({"wkid":4326},
@@ -36,7 +55,7 @@ func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	}
 	var sr jsonSR
 	if n, err := strconv.Atoi(s); err == nil {
-		sr.WKID = n
+		sr.WKID = jsonWKID(n)
 	} else if !strings.HasPrefix(s, "{") {
 		sr.WKT = s
 	} else if err := json.Unmarshal([]byte(s), &sr); err != nil {
@@ -74,9 +93,9 @@ func srValue(sr *jsonSR) gisxml.SpatialReference {
 		return nil
 	}
 	f := gisxml.SpatialReferenceFields{}
-	wkid := sr.WKID
+	wkid := int(sr.WKID)
 	if wkid == 0 {
-		wkid = sr.LatestWKID
+		wkid = int(sr.LatestWKID)
 	}
 	if wkid != 0 {
 		f.WKID = &wkid

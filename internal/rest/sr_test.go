@@ -136,3 +136,22 @@ func TestInvalidSpatialReference(t *testing.T) {
 		t.Errorf("export f=image with bboxSR {\"wkt\":\"foo\"}: %d %.300s, want HTTP 400", code, body)
 	}
 }
+
+// TestQGISSpatialReference: QGIS writes a WKID as a string ({"wkid":"4326"}, its
+// QgsArcGisRestUtils::crsToJson) in outSR and in a geometry's spatialReference; it means what
+// the number means.
+func TestQGISSpatialReference(t *testing.T) {
+	h := newHandler(t)
+	const q = "/arcgis/rest/services/world/MapServer/0/query?f=json&where=1%3D1&resultRecordCount=1&orderByFields=fid"
+	want, _ := json.Marshal(features(t, getJSON(t, h, q+"&outSR=4326"))[0]["geometry"])
+	v := getJSON(t, h, q+"&outSR="+url.QueryEscape(`{"wkid":"4326"}`))
+	if got, _ := json.Marshal(features(t, v)[0]["geometry"]); string(got) != string(want) {
+		t.Errorf(`outSR {"wkid":"4326"}: geometry %s, want %s`, got, want)
+	}
+	const count = "/arcgis/rest/services/world/MapServer/1/query?f=json&returnCountOnly=true&geometryType=esriGeometryEnvelope&geometry="
+	byNumber := getJSON(t, h, count+url.QueryEscape(`{"xmin":0,"ymin":40,"xmax":20,"ymax":55,"spatialReference":{"wkid":4326}}`))["count"]
+	byString := getJSON(t, h, count+url.QueryEscape(`{"xmin":0,"ymin":40,"xmax":20,"ymax":55,"spatialReference":{"wkid":"4326"}}`))["count"]
+	if n, _ := byNumber.(float64); n < 5 || byString != byNumber {
+		t.Errorf(`countries in (0,40)-(20,55) with spatialReference {"wkid":"4326"}: %v, with 4326: %v`, byString, byNumber)
+	}
+}
