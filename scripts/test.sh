@@ -58,6 +58,7 @@ FUZZ_TARGETS=(
 	./internal/blob:FuzzDiskKey:5000
 	./internal/soap:FuzzReadRequest:150000
 	./internal/where:FuzzParse:30000
+	./internal/proj:FuzzFromWKT:50000
 	./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:300000
 	./internal/feature/geojson:FuzzParse:110000
 )

@@ -177,8 +177,9 @@ func Resolve(m Map, md *gisxml.MapDescription, disp *gisxml.ImageDisplay, lim Li
 	return v, nil
 }
 
-// SR reads a request's spatial reference: its WKID (or LatestWKID), else its WKT; the zero SR
-// when it has neither. Every operation reads spatial references through it.
+// SR reads a request's spatial reference: its WKID (or LatestWKID), else its WKT (proj.FromWKT:
+// a WKT of WGS 84 or Web Mercator, in any spelling, is read as its WKID); the zero SR when it
+// has neither. Every operation reads spatial references through it.
 func SR(sr gisxml.SpatialReference) proj.SR {
 	if sr == nil {
 		return proj.SR{}
@@ -193,7 +194,12 @@ func SR(sr gisxml.SpatialReference) proj.SR {
 	case f.LatestWKID != nil && *f.LatestWKID != 0:
 		return proj.SR{WKID: *f.LatestWKID}
 	case f.WKT != nil && strings.TrimSpace(*f.WKT) != "":
-		return proj.SR{Text: strings.TrimSpace(*f.WKT)}
+		sr, err := proj.FromWKT(*f.WKT)
+		if err != nil {
+			// Not a WKT: kept as text, which proj.Systems refuses (ErrInvalid) wherever it is used.
+			return proj.SR{Text: strings.TrimSpace(*f.WKT)}
+		}
+		return sr
 	}
 	return proj.SR{}
 }

@@ -16,6 +16,11 @@
 //     Web Mercator (3857, 102100, 102113, 900913), nothing else. Any other system is an error
 //     wrapping ErrUnsupported that names the WKID.
 //
+// A system given as text goes through one WKT parser (wkt.go) before either engine sees it:
+// text that is not a WKT is an error wrapping ErrInvalid, and a WKT of WGS 84 or Web Mercator,
+// in any of the spellings clients send, is read as its WKID by its parameters (FromWKT), so
+// that both builds know it.
+//
 // Both engines compute 4326 ↔ Web Mercator with the same Go code (ToMercator, FromMercator):
 // Web Mercator is spherical, with the WGS 84 semi-major axis as the sphere radius, as EPSG:3857
 // defines; latitudes beyond ±MaxLatitude are clamped so that the poles map to finite

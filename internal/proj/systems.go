@@ -314,8 +314,10 @@ func key(sr SR) SR {
 	return SR{Text: sr.Text}
 }
 
-// CRS describes an SR. An SR the engine does not know is an error wrapping ErrUnsupported
-// that names the WKID (or the WKT).
+// CRS describes an SR. Text that is not a WKT is an error wrapping ErrInvalid; a WKT of WGS 84
+// or Web Mercator is described as the built-in system (its CRS.SR has the WKID, see FromWKT);
+// an SR the engine does not know is an error wrapping ErrUnsupported that names the WKID (or
+// the WKT).
 func (s *Systems) CRS(sr SR) (CRS, error) {
 	if sr.IsZero() {
 		return CRS{}, fmt.Errorf("%w: no spatial reference given", ErrUnsupported)
@@ -328,6 +330,17 @@ func (s *Systems) CRS(sr SR) (CRS, error) {
 		c.SR = sr
 		c.SR.EsriWKT = c.WKT
 		return c, nil
+	}
+	if sr.WKID == 0 {
+		// Text must be a WKT before an engine sees it (PROJ would take a name and guess);
+		// one of WGS 84 or Web Mercator is the built-in system, in every build.
+		wkt, err := FromWKT(sr.Text)
+		if err != nil {
+			return CRS{}, err
+		}
+		if c, ok := builtin(wkt); ok {
+			return c, nil
+		}
 	}
 	c, err := s.eng.describe(k)
 	if err != nil {

@@ -27,6 +27,16 @@ func badRequest(format string, args ...any) *Error {
 	return &Error{Code: http.StatusBadRequest, Message: "Invalid or missing input parameters.", Details: []string{fmt.Sprintf(format, args...)}}
 }
 
+// invalidSRMessage is ArcGIS's message for a spatial reference that is not one.
+const invalidSRMessage = "Invalid spatial reference"
+
+// invalidSR is ArcGIS's answer to a spatial reference parameter that is not one (a WKT that
+// is not a WKT): 400 "Invalid spatial reference", on every operation, the parameter and the
+// cause in details.
+func invalidSR(name string, err error) *Error {
+	return &Error{Code: http.StatusBadRequest, Message: invalidSRMessage, Details: []string{fmt.Sprintf("'%s' parameter: %v", name, err)}, err: err}
+}
+
 func notFoundErr(format string, args ...any) *Error {
 	return &Error{Code: http.StatusNotFound, Message: fmt.Sprintf(format, args...), Details: []string{}}
 }

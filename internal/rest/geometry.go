@@ -2,10 +2,12 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
 // jsonGeometry is an Esri JSON geometry as a request gives it (geometry=…), any kind.
@@ -19,13 +21,33 @@ type jsonGeometry struct {
 }
 
 type jsonSR struct {
-	WKID       int    `json:"wkid"`
-	LatestWKID int    `json:"latestWkid"`
-	WKT        string `json:"wkt"`
+	WKID       jsonWKID `json:"wkid"`
+	LatestWKID jsonWKID `json:"latestWkid"`
+	WKT        string   `json:"wkt"`
+	WKT2       string   `json:"wkt2"` // the ArcGIS Maps SDK's SpatialReference.wkt2
 }
 
-// parseSR reads a spatial reference parameter: a WKID (4326) or JSON ({"wkid":4326}); "" is
-// none (nil).
+// jsonWKID is a WKID in JSON: a number, or a number in a string, as QGIS writes it
+// ({"wkid":"4326"}: QgsArcGisRestUtils::crsToJson).
+type jsonWKID int
+
+func (w *jsonWKID) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	if s == "null" || s == "" {
+		*w = 0
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("a WKID is a whole number, not %s", b)
+	}
+	*w = jsonWKID(n)
+	return nil
+}
+
+// parseSR reads a spatial reference parameter: a WKID (4326), JSON ({"wkid":4326},
+// {"wkt":"PROJCS[…]"}, {"wkt2":"PROJCRS[…]"}) or a WKT itself; "" is none (nil). A WKT must
+// be one (proj.FromWKT): other text ({"wkt":"foo"}, zz) is 400 "Invalid spatial reference".
 func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -33,11 +55,27 @@ func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	}
 	var sr jsonSR
 	if n, err := strconv.Atoi(s); err == nil {
-		sr.WKID = n
+		sr.WKID = jsonWKID(n)
+	} else if !strings.HasPrefix(s, "{") {
+		sr.WKT = s
 	} else if err := json.Unmarshal([]byte(s), &sr); err != nil {
 		return nil, badRequest("'%s' parameter is invalid: %q", name, s)
 	}
-	return srValue(&sr), nil
+	return checkedSR(name, &sr)
+}
+
+// checkedSR is srValue of a spatial reference read from the parameter name, after checking that
+// a WKT (wkt, else wkt2) it is given by is one.
+func checkedSR(name string, sr *jsonSR) (gisxml.SpatialReference, error) {
+	if sr.WKT == "" {
+		sr.WKT = sr.WKT2
+	}
+	if sr.WKID == 0 && sr.LatestWKID == 0 && sr.WKT != "" {
+		if _, err := proj.FromWKT(sr.WKT); err != nil {
+			return nil, invalidSR(name, err)
+		}
+	}
+	return srValue(sr), nil
 }
 
 // srParam is parseSR of the parameter name, def when the request has none.
@@ -55,9 +93,9 @@ func srValue(sr *jsonSR) gisxml.SpatialReference {
 		return nil
 	}
 	f := gisxml.SpatialReferenceFields{}
-	wkid := sr.WKID
+	wkid := int(sr.WKID)
 	if wkid == 0 {
-		wkid = sr.LatestWKID
+		wkid = int(sr.LatestWKID)
 	}
 	if wkid != 0 {
 		f.WKID = &wkid
@@ -101,7 +139,10 @@ func parseGeometry(s, geometryType string, inSR gisxml.SpatialReference) (gisxml
 	}
 	sr := inSR
 	if g.SpatialReference != nil {
-		sr = srValue(g.SpatialReference)
+		var err error
+		if sr, err = checkedSR("geometry", g.SpatialReference); err != nil {
+			return nil, err
+		}
 	}
 	switch geometryType {
 	case "esriGeometryPoint":

@@ -177,14 +177,15 @@ func (lq *layerQuery) subFields(out string) (string, error) {
 }
 
 // query answers /<id>/query on a layer or table. Its refusals read as ArcGIS's: "Unable to
-// complete operation." with the cause, then "Unable to complete Query operation.", in details.
+// complete operation." with the cause, then "Unable to complete Query operation.", in details;
+// but "Invalid spatial reference" as it is.
 func (ms *mapService) query(q *request, id int) error {
 	err := ms.runQuery(q, id)
 	if err == nil {
 		return nil
 	}
 	e := asError(err)
-	if e.Code != 400 {
+	if e.Code != 400 || e.Message == invalidSRMessage {
 		return err
 	}
 	return &Error{Code: 400, Message: "Unable to complete operation.", Details: append(append([]string{}, e.Details...), "Unable to complete Query operation."), err: err}
