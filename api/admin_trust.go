@@ -123,7 +123,7 @@ func hostOnly(hostport string) string {
 // quoteShort quotes s for an error message, cut to 100 bytes: hostile input is not echoed whole.
 func quoteShort(s string) string {
 	if len(s) > 100 {
-		s = s[:100] + "…"
+		s = strings.ToValidUTF8(s[:100], "") + "…"
 	}
 	return `"` + strings.Map(func(r rune) rune {
 		if r < ' ' || r == '"' || r == '\\' {

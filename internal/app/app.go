@@ -143,7 +143,16 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		defer cat.Close()
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	g, gctx := errgroup.WithContext(runCtx)
+	// A failure while the api is set up (its listener, its admin credential) returns with the
+	// worker and coordinator already running: stop them and wait for them before Redis, the
+	// store and the catalog are closed under them.
+	defer func() {
+		stopRun()
+		g.Wait()
+	}()
 	if runWorker {
 		r, err := render.NewRenderer()
 		if err != nil {
