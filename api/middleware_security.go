@@ -40,7 +40,7 @@ type Security struct {
 	RateLimit float64
 	RateBurst int
 	// CORSOrigins lists the browser origins allowed to call the read-only routes ("*" for
-	// any). Empty: any origin, answered with "Access-Control-Allow-Origin: *" (cors.go). The
+	// any). Empty: any origin, answered with "Access-Control-Allow-Origin: *" on the read-only routes (cors_default.go). The
 	// admin routes never answer another origin.
 	CORSOrigins []string
 	// TrustedProxies are the addresses or CIDR ranges of the proxies (load balancers) whose
