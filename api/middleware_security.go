@@ -40,8 +40,8 @@ type Security struct {
 	RateLimit float64
 	RateBurst int
 	// CORSOrigins lists the browser origins allowed to call the read-only routes ("*" for
-	// any). Empty: any origin, answered with "Access-Control-Allow-Origin: *" on the read-only routes (cors_default.go). The
-	// admin routes never answer another origin.
+	// any). Empty: any origin, answered with "Access-Control-Allow-Origin: *" on the
+	// read-only routes (cors_default.go). The admin routes never answer another origin.
 	CORSOrigins []string
 	// TrustedProxies are the addresses or CIDR ranges of the proxies (load balancers) whose
 	// X-Forwarded-For and X-Real-IP name the client. Empty (the default): none, the client is the
