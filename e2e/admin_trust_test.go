@@ -149,18 +149,67 @@ func checkNothingChanged(t *testing.T, base string, digest func() map[string]str
 // credential, and the store sees no write and no delete.
 func TestAdminTrustEmbedded(t *testing.T) {
 	dir := t.TempDir()
+	base := embeddedDefault(t, dir)
+	checkNothingChanged(t, base, func() map[string]string { return dirDigest(t, dir) }, base)
+}
+
+// embeddedDefault starts the farm `mapfarm serve` runs with nothing configured (embedded Redis,
+// a disk store in dir, the sample services) until the test ends, and returns its URL.
+func embeddedDefault(t *testing.T, dir string) string {
+	t.Helper()
 	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
 	t.Setenv("MAPFARM_SERVICES", "../services/services.yaml")
 	t.Setenv("MAPFARM_REDIS_ADDR", "")
 	t.Setenv("MAPFARM_STORE", "disk")
 	t.Setenv("MAPFARM_STORE_DIR", dir)
 	t.Setenv("MAPFARM_ADMIN_TOKEN", "")
+	t.Setenv("MAPFARM_CORS_ORIGINS", "")
 	cfg, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := apptest.Serve(t, cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), app.Hooks{})
-	checkNothingChanged(t, base, func() map[string]string { return dirDigest(t, dir) }, base)
+	return apptest.Serve(t, cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), app.Hooks{})
+}
+
+// TestCORSByDefault: a web app on another origin uses the embedded default as a browser does:
+// the preflight of a SOAP ExportMapImage, the request, then the exported image (fetched with
+// crossorigin), a tile, WMTS capabilities and the legislative API, each answered
+// "Access-Control-Allow-Origin: *"; the admin routes answer that origin nothing.
+func TestCORSByDefault(t *testing.T) {
+	base := embeddedDefault(t, t.TempDir())
+	seedAndWait(t, base, seed.Request{Service: "world", Levels: []int{0}}) // for the tile and WMTS
+	const app = "https://app.example.com"
+	endpoint := base + "/arcgis/services/world/MapServer"
+	pre, _ := do(t, "OPTIONS", endpoint, "", "Origin", app, "Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type, soapaction")
+	if pre.StatusCode != 204 || pre.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(pre.Header.Get("Access-Control-Allow-Methods"), "POST") {
+		t.Fatalf("SOAP preflight: %d %v", pre.StatusCode, pre.Header)
+	}
+	resp, body := do(t, "POST", endpoint, exportBody(256, 256, "96", ""), "Origin", app, "Content-Type", "text/xml; charset=utf-8")
+	_, rest, ok := strings.Cut(string(body), "<ImageURL>")
+	imageURL, _, _ := strings.Cut(rest, "</ImageURL>")
+	if resp.StatusCode != 200 || !ok || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("ExportMapImage from %s: %d %v %.300s", app, resp.StatusCode, resp.Header, body)
+	}
+	for _, u := range []string{imageURL, base + "/arcgis/rest/services/world/MapServer?f=json", base + "/arcgis/rest/services/world/MapServer/tile/0/0/0",
+		base + "/arcgis/rest/services/world/MapServer/WMTS/1.0.0/WMTSCapabilities.xml", base + "/api/v2/"} {
+		resp, body := do(t, "GET", u, "", "Origin", app)
+		if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || resp.Header.Get("Access-Control-Allow-Credentials") != "" {
+			t.Errorf("GET %s from %s: %d, Access-Control-Allow-Origin %q, credentials %q (%d bytes)", u, app, resp.StatusCode,
+				resp.Header.Get("Access-Control-Allow-Origin"), resp.Header.Get("Access-Control-Allow-Credentials"), len(body))
+		}
+	}
+	for _, method := range []string{"POST", "GET", "DELETE"} {
+		pre, _ := do(t, "OPTIONS", base+"/admin/seed", "", "Origin", app, "Access-Control-Request-Method", method, "Access-Control-Request-Headers", "authorization, content-type")
+		resp, _ := do(t, method, base+"/admin/seed", "", "Origin", app, "Authorization", "Bearer "+adminCredential(base), "Content-Type", "application/json")
+		for _, r := range []*http.Response{pre, resp} {
+			if v := r.Header.Get("Access-Control-Allow-Origin"); v != "" || r.Header.Get("Access-Control-Allow-Methods") != "" {
+				t.Errorf("%s /admin/seed from %s (%s): CORS headers %v", r.Request.Method, app, method, r.Header)
+			}
+		}
+		if resp.StatusCode != 403 {
+			t.Errorf("%s /admin/seed from %s: %d, want 403", method, app, resp.StatusCode)
+		}
+	}
 }
 
 // TestAdminTrustProcesses: the same on a farm of separate processes (api, coordinator, worker on
