@@ -13,11 +13,13 @@ package main
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -92,8 +94,13 @@ func run(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	b := banner{namespace: cfg.Namespace}
 	return app.Run(ctx, role, cfg, logger, app.Hooks{SeedAtStart: role == app.RoleServe,
-		Listening: func(url string, cat *catalog.Catalog) { printBanner(url, cfg.Namespace, cat) }})
+		AdminCredential: func(file string) { b.credFile = file },
+		Listening: func(url string, cat *catalog.Catalog) {
+			b.publicURL, b.cat = url, cat
+			b.write(os.Stdout)
+		}})
 }
 
 func newLogger(out io.Writer, level, role string) *slog.Logger {
@@ -102,22 +109,51 @@ func newLogger(out io.Writer, level, role string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: l})).With("service", "mapfarm", "role", role, "pid", os.Getpid())
 }
 
-func printBanner(publicURL, namespace string, cat *catalog.Catalog) {
+// banner is what `mapfarm serve` and `mapfarm api` print once the api listens.
+type banner struct {
+	publicURL, namespace string
+	cat                  *catalog.Catalog
+	// credFile is the file holding the admin credential the api made at start; "" when the
+	// configuration names one (MAPFARM_ADMIN_TOKEN).
+	credFile string
+}
+
+// write prints where everything is and a request to paste, on the first service of the
+// catalog (the services file may have no "world"). It names the admin credential's file, never
+// the credential.
+func (b banner) write(w io.Writer) {
+	services := b.cat.Services()
 	var names []string
-	for _, s := range cat.Services() {
+	for _, s := range services {
 		names = append(names, s.Name)
 	}
-	first, mapName := cat.Services()[0].Name, cat.Services()[0].DefaultMap().Name
-	endpoint := publicURL + "/arcgis/services/" + first + "/MapServer"
-	fmt.Printf(`mapfarm is serving %s
+	first, mapName := services[0].Name, services[0].DefaultMap().Name
+	endpoint := b.publicURL + "/arcgis/services/" + first + "/MapServer"
+	cred := "MAPFARM_ADMIN_TOKEN (configured)"
+	if b.credFile != "" {
+		cred = b.credFile + " (made at start, readable by this user only; cachetool finds it)"
+	}
+	fmt.Fprintf(w, `mapfarm is serving %s
   SOAP endpoint: %s   (WSDL: %s?wsdl)
+  services directory: %s/arcgis/rest/services
+  map viewer: %s/arcgis/rest/services/%s/MapServer/viewer
   legislative API: %s/api/v2/
+  admin credential (/admin/seed): %s
 
-Try it (renders the world map through the farm and prints its URL):
+Try it (renders map %q of service %q through the farm and prints its URL):
 
 curl -s -H 'Content-Type: text/xml' %s --data '<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:gis="%s"><soap:Body><gis:ExportMapImage><MapDescription><Name>%s</Name><Rotation>0</Rotation></MapDescription><ImageDescription><ImageType><ImageFormat>gisImagePNG32</ImageFormat><ImageReturnType>gisImageReturnURL</ImageReturnType></ImageType><ImageDisplay><ImageHeight>384</ImageHeight><ImageWidth>512</ImageWidth><ImageDPI>96</ImageDPI></ImageDisplay></ImageDescription></gis:ExportMapImage></soap:Body></soap:Envelope>'
 
-`, strings.Join(names, ", "), endpoint, endpoint, publicURL, endpoint, namespace, mapName)
+`, strings.Join(names, ", "), endpoint, endpoint, b.publicURL, b.publicURL, url.PathEscape(first), b.publicURL, cred,
+		mapName, first, endpoint, b.namespace, xmlText(mapName))
+}
+
+// xmlText escapes s for XML character data inside the shell's single quotes of the banner's
+// curl command.
+func xmlText(s string) string {
+	var buf strings.Builder
+	xml.EscapeText(&buf, []byte(s))
+	return strings.ReplaceAll(buf.String(), "'", "&#39;")
 }
 
 // issueToken prints a token for a client, signed with the farm's token secret.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -36,12 +37,17 @@ type SeedJobs interface {
 // (seed.ValidID): a longer or odd id is refused with 400 at creation and names no job (404)
 // afterwards.
 //
-// The admin routes are never anonymous (Server.authenticateAdmin): they take the admin token,
-// or a token of role admin, whose service scope also bounds the jobs it may submit; with no
-// admin credential configured, only loopback clients.
+// The admin routes are never anonymous (Server.authenticateAdmin): they take the admin token
+// (configured, or made at start and kept in the state directory; internal/admincred), or a
+// token of role admin, whose service scope also bounds the jobs it may submit; and they refuse
+// cross-site, forwarded and unknown-Host requests whatever the credential (admin_trust.go).
+//
+// An error of the job store (Redis down, a failover) answers 500 with the request id and
+// nothing of its cause, which may name addresses; the cause is logged at ERROR with that id.
 type adminHandler struct {
 	jobs    SeedJobs
 	metrics *metrics.Metrics // counts the ids refused for their length; nil: none
+	logger  *slog.Logger
 }
 
 func (h *adminHandler) fail(c *gin.Context, err error) {
@@ -53,6 +59,12 @@ func (h *adminHandler) fail(c *gin.Context, err error) {
 		code = http.StatusNotFound
 	case errors.Is(err, seed.ErrJobExists):
 		code = http.StatusConflict
+	}
+	if code == http.StatusInternalServerError {
+		id := c.GetString(requestIDKey)
+		h.logger.Error("admin request failed", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
+		c.JSON(code, gin.H{"error": "the server failed; its log names the cause with request id " + id})
+		return
 	}
 	c.JSON(code, gin.H{"error": err.Error()})
 }

@@ -80,7 +80,7 @@ func TestAdminSeed(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			req := adminRequest(tc.method, tc.path, tc.body)
 			req.Header.Set("Authorization", "Bearer "+adminToken)
 			h.ServeHTTP(rec, req)
 			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.want) {
@@ -94,10 +94,9 @@ func TestAdminSeed(t *testing.T) {
 }
 
 // Admin routes are never anonymous: every admin route refuses a request without an admin
-// credential — none, a read token, a wrong token, a remote client when no credential is
-// configured, an admin token scoped to another service — and the job store sees none of them.
-// The admin token, a token of role admin, and a loopback client of a farm with no credential
-// configured get through.
+// credential — none, a read token, a wrong token, an admin token scoped to another service —
+// from loopback as from anywhere, and the job store sees none of them. The admin token and a
+// token of role admin get through.
 func TestAdminNeverAnonymous(t *testing.T) {
 	signer := testSigner(t)
 	read := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
@@ -118,25 +117,25 @@ func TestAdminNeverAnonymous(t *testing.T) {
 		reaching bool // the request reaches the job store
 	}
 	setups := []setup{
-		{"nothing configured, remote client", Security{}, "203.0.113.9:5555", "", 403, false},
-		{"nothing configured, remote client with a made-up token", Security{}, "203.0.113.9:5555", adminToken, 403, false},
-		{"admin token configured, none sent", Security{AdminToken: adminToken}, "127.0.0.1:5555", "", 401, false},
+		{"nothing configured, remote client", Security{}, "203.0.113.9:5555", "", 401, false},
+		{"nothing configured, remote client with a made-up token", Security{}, "203.0.113.9:5555", adminToken, 401, false},
+		{"nothing configured, loopback client", Security{}, "127.0.0.1:5555", "", 401, false},
+		{"nothing configured, IPv6 loopback client", Security{}, "[::1]:5555", "", 401, false},
+		{"admin token configured, none sent from loopback", Security{AdminToken: adminToken}, "127.0.0.1:5555", "", 401, false},
 		{"admin token configured, a wrong one sent", Security{AdminToken: adminToken}, "127.0.0.1:5555", adminToken + "x", 401, false},
 		{"tokens on, none sent", Security{Tokens: signer}, "127.0.0.1:5555", "", 401, false},
 		{"tokens on, a read token", Security{Tokens: signer}, "127.0.0.1:5555", read, 403, false},
 		{"tokens on, a forged token", Security{Tokens: signer}, "127.0.0.1:5555", admin[:len(admin)-2] + "xx", 401, false},
-		{"nothing configured, loopback client", Security{}, "127.0.0.1:5555", "", 0, true},
-		{"nothing configured, IPv6 loopback client", Security{}, "[::1]:5555", "", 0, true},
 		{"admin token", Security{AdminToken: adminToken}, "203.0.113.9:5555", adminToken, 0, true},
+		{"admin token from loopback", Security{AdminToken: adminToken}, "127.0.0.1:5555", adminToken, 0, true},
 		{"tokens on, an admin token", Security{Tokens: signer}, "203.0.113.9:5555", admin, 0, true},
 	}
 	for _, su := range setups {
 		for _, r := range routes {
 			jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}}
 			h := New(Params{SeedJobs: jobs, Security: su.sec}).Handler()
-			req := httptest.NewRequest(r.method, r.path, strings.NewReader(r.body))
+			req := adminRequest(r.method, r.path, r.body)
 			req.RemoteAddr = su.remote
-			req.Header.Set("X-Forwarded-For", "127.0.0.1") // never trusted for this
 			if su.bearer != "" {
 				req.Header.Set("Authorization", "Bearer "+su.bearer)
 			}
@@ -153,7 +152,7 @@ func TestAdminNeverAnonymous(t *testing.T) {
 	// A token scoped to one service may not seed another.
 	jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{}}}
 	h := New(Params{SeedJobs: jobs, Security: Security{Tokens: signer}}).Handler()
-	req := httptest.NewRequest("POST", "/admin/seed", strings.NewReader(`{"id":"j9","service":"world","mode":"delete"}`))
+	req := adminRequest("POST", "/admin/seed", `{"id":"j9","service":"world","mode":"delete"}`)
 	req.Header.Set("Authorization", "Bearer "+usaAdmin)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)

@@ -142,7 +142,7 @@ func TestJSONRouteRefusalsCounted(t *testing.T) {
 	m := metrics.New()
 	h := New(Params{SeedJobs: &fakeJobs{jobs: map[string]seed.Status{}}, Metrics: m,
 		Security: Security{AdminToken: adminToken, RateLimit: 0.001, RateBurst: 1}}).Handler()
-	req := httptest.NewRequest("POST", "/admin/seed", strings.NewReader(`{"id":"`+strings.Repeat("y", 129)+`","service":"world"}`))
+	req := adminRequest("POST", "/admin/seed", `{"id":"`+strings.Repeat("y", 129)+`","service":"world"}`)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)

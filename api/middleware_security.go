@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,15 +28,20 @@ type Security struct {
 	// …". Image URLs stay open: their names are unguessable and short-lived.
 	Tokens *token.Signer
 	// AdminToken, when not empty, is a bearer credential for the admin routes (config
-	// Security.AdminToken). Admin routes are never anonymous: they take AdminToken, or a token
-	// of role admin from Tokens; with neither configured they answer only to loopback clients.
+	// Security.AdminToken, or the one internal/app makes at start). Admin routes are never
+	// anonymous: they take AdminToken, or a token of role admin from Tokens; with neither they
+	// refuse every request.
 	AdminToken string
+	// AdminHosts are the Host names the admin routes answer for besides the public URL's host
+	// and the loopback names and addresses (admin_trust.go).
+	AdminHosts []string
 	// RateLimit is the sustained requests per second allowed to one client (its token's
 	// client name, else its address), with bursts of RateBurst. Zero: no limit.
 	RateLimit float64
 	RateBurst int
-	// CORSOrigins lists the browser origins allowed to call the api ("*" for any). Empty: no
-	// CORS headers.
+	// CORSOrigins lists the browser origins allowed to call the read-only routes ("*" for
+	// any). Empty: any origin, answered with "Access-Control-Allow-Origin: *" on the
+	// read-only routes (cors_default.go). The admin routes never answer another origin.
 	CORSOrigins []string
 	// TrustedProxies are the addresses or CIDR ranges of the proxies (load balancers) whose
 	// X-Forwarded-For and X-Real-IP name the client. Empty (the default): none, the client is the
@@ -151,18 +155,27 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
-// authenticateAdmin lets through an admin route's request that carries the admin token or a
-// token of role admin; with no admin credential configured at all, only a loopback client's
-// (the peer address, never a forwarded header).
+// authenticateAdmin lets through an admin route's request that comes from where the operator's
+// tools send theirs (adminTrust: same site, not forwarded by an untrusted proxy, a known Host)
+// and carries the admin token or a token of role admin. There is no anonymous access, from
+// loopback either: an api with no admin token configured makes one at start (internal/app).
 func (s *Server) authenticateAdmin(c *gin.Context) {
+	if reason := s.trust.refusal(c.Request); reason != "" {
+		s.p.Logger.Warn("admin request refused", "request_id", c.GetString(requestIDKey), "reason", reason, "remote", c.Request.RemoteAddr)
+		s.deny(c, http.StatusForbidden, reason, "")
+		return
+	}
 	sec := s.p.Security
 	tok := bearer(c)
 	switch {
-	case sec.AdminToken != "" && tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(sec.AdminToken)) == 1:
+	case tok == "":
+		s.deny(c, http.StatusUnauthorized, "the admin routes need an admin credential: Authorization: Bearer <token>", "")
+		return
+	case sec.AdminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(sec.AdminToken)) == 1:
 		c.Set(clientKey, "admin-token")
 		c.Next()
 		return
-	case sec.Tokens != nil && tok != "":
+	case sec.Tokens != nil:
 		g, err := sec.Tokens.CheckGrant(tok, time.Now())
 		if err != nil {
 			s.p.Logger.Info("admin token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
@@ -176,19 +189,6 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 		c.Set(clientKey, "token:"+g.Client)
 		c.Set(grantKey, g)
 		c.Next()
-		return
-	case sec.AdminToken == "" && sec.Tokens == nil:
-		if host, _, err := net.SplitHostPort(c.Request.RemoteAddr); err == nil {
-			if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-				c.Next()
-				return
-			}
-		}
-		s.deny(c, http.StatusForbidden, "the admin routes answer only to loopback clients until an admin credential is configured (MAPFARM_ADMIN_TOKEN, or MAPFARM_TOKEN_SECRET and a token of role admin)", "")
-		return
-	}
-	if tok == "" {
-		s.deny(c, http.StatusUnauthorized, "the admin routes need an admin credential: Authorization: Bearer <token>", "")
 		return
 	}
 	s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
@@ -326,13 +326,19 @@ func (s *Server) rateLimit(c *gin.Context) {
 		"Request was throttled. Expected available in "+strconv.Itoa(secs)+" "+unit+".")
 }
 
-// cors answers browsers from the configured origins. While CORS is on, every response names
-// Origin in Vary (even one without Access-Control-Allow-Origin), merged after what the
-// handler puts there, so a shared cache never hands one origin's answer to another.
+// cors answers browsers. The admin routes never answer another origin. With no origins
+// configured, the read-only routes answer any (anyOrigin). With origins configured, only
+// those: every response then names Origin in Vary (even one without
+// Access-Control-Allow-Origin), merged after what the handler puts there, so a shared cache
+// never hands one origin's answer to another.
 func (s *Server) cors(c *gin.Context) {
+	if isAdmin(c.Request.URL.Path) {
+		c.Next()
+		return
+	}
 	origins := s.p.Security.CORSOrigins
 	if len(origins) == 0 {
-		c.Next()
+		anyOrigin(c)
 		return
 	}
 	w := &varyOriginWriter{ResponseWriter: c.Writer}

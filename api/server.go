@@ -102,6 +102,7 @@ type Server struct {
 	recent *RecentOutputs
 	limits *limiters  // nil: no rate limit
 	lane   *heavyLane // the SOAP endpoint's heavy lane; nil: none
+	trust  *adminTrust
 }
 
 // New builds the server and its routes.
@@ -120,7 +121,7 @@ func New(p Params) *Server {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{p: p, engine: e, recent: p.Recent}
+	s := &Server{p: p, engine: e, recent: p.Recent, trust: newAdminTrust(p.PublicURL, p.Security)}
 	if s.recent == nil {
 		s.recent = NewRecentOutputs(DefaultRecentOutputBytes)
 	}
@@ -154,7 +155,7 @@ func New(p Params) *Server {
 	}
 	e.GET("/readyz", s.readyz)
 	if p.SeedJobs != nil {
-		ah := &adminHandler{jobs: p.SeedJobs, metrics: p.Metrics}
+		ah := &adminHandler{jobs: p.SeedJobs, metrics: p.Metrics, logger: p.Logger}
 		e.POST("/admin/seed", ah.submit)
 		e.GET("/admin/seed", ah.list)
 		e.GET("/admin/seed/:job", ah.status)

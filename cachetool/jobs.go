@@ -15,11 +15,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/admincred"
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/seed"
-	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // adminClient talks to the api's admin endpoints (/admin/seed).
@@ -27,13 +27,24 @@ type adminClient struct {
 	base  string // the api's base URL, no trailing slash
 	http  *http.Client
 	token string // the admin credential, sent as a bearer token when set
+	// missing says why there is no token, for the error of a refused request.
+	missing string
 }
 
-// newAdminClient returns a client of the api at base; its admin credential is
+// newAdminClient returns a client of the api at base. Its admin credential is
 // MAPFARM_ADMIN_TOKEN (the farm's admin token, or a token of role admin from `mapfarm token
-// -role admin`); a farm with neither configured answers its loopback clients only.
+// -role admin`), else, for an api on this machine (a loopback URL), the one that api made at
+// start, from the state directory (MAPFARM_STATE_DIR; internal/admincred).
 func newAdminClient(base string, timeout time.Duration) *adminClient {
-	return &adminClient{base: strings.TrimSuffix(base, "/"), http: &http.Client{Timeout: timeout}, token: os.Getenv("MAPFARM_ADMIN_TOKEN")}
+	c := &adminClient{base: strings.TrimSuffix(base, "/"), http: &http.Client{Timeout: timeout}, token: os.Getenv("MAPFARM_ADMIN_TOKEN")}
+	if c.token == "" {
+		cred, _, err := admincred.Find(config.StateDirFromEnv(), c.base)
+		if err != nil {
+			c.missing = "no admin credential: set MAPFARM_ADMIN_TOKEN, or run cachetool as the api's user on its machine (" + err.Error() + ")"
+		}
+		c.token = cred
+	}
+	return c
 }
 
 func (c *adminClient) do(ctx context.Context, method, path string, body any, out any) error {
@@ -65,6 +76,9 @@ func (c *adminClient) do(ctx context.Context, method, path string, body any, out
 	if resp.StatusCode >= 300 {
 		var e struct {
 			Error string `json:"error"`
+		}
+		if resp.StatusCode == http.StatusUnauthorized && c.missing != "" {
+			return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, c.missing)
 		}
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
 			return fmt.Errorf("%s %s: %s", method, path, e.Error)
@@ -103,6 +117,10 @@ func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient
 	}
 	cfg.Listen = "127.0.0.1:0"
 	cfg.PublicURL = "http://127.0.0.1:0"
+	if cfg.Security.AdminToken == "" {
+		// The local farm lives in this process: its admin credential never needs a file.
+		cfg.Security.AdminToken = admincred.New()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	urlc := make(chan string, 1)
 	errc := make(chan error, 1)
@@ -121,17 +139,6 @@ func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient
 			}
 		}
 		cl := &adminClient{base: u, http: hc, token: cfg.Security.AdminToken}
-		if cl.token == "" && cfg.Security.TokenSecret != "" {
-			// The local farm takes tokens: this process holds the secret, so it signs itself one.
-			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
-			if err == nil {
-				cl.token, err = signer.IssueGrant(token.Grant{Client: "cachetool", Role: token.RoleAdmin}, time.Now().Add(24*time.Hour))
-			}
-			if err != nil {
-				stop()
-				return nil, nil, fmt.Errorf("local farm: admin token: %w", err)
-			}
-		}
 		return cl, stop, nil
 	case err := <-errc:
 		cancel()

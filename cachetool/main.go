@@ -14,7 +14,10 @@
 //	cachetool import   -service S -dir DIR
 //	cachetool convert  -service S -to exploded|compact|compactV2 (-dir DIR | -dest-root ROOT)
 //
-// Long commands draw a progress bar with rate and ETA on stderr. See docs/seeding.md.
+// The seeding commands send the admin credential MAPFARM_ADMIN_TOKEN, else, for an api on this
+// machine (a loopback -server URL), the one that api made at start and keeps in the state
+// directory (internal/admincred). Long commands draw a progress bar with rate and ETA on stderr.
+// See docs/seeding.md.
 package main
 
 import (

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binaries = &binaryBuilds{dir: dir, built: map[string]*binaryBuild{}}
+	// The state directory of every farm the tests start, in-process or as processes: each api
+	// keeps its admin credential there, where the tests and cachetool find it (adminDo).
+	os.Setenv("MAPFARM_STATE_DIR", filepath.Join(dir, "state"))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

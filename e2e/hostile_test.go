@@ -122,6 +122,7 @@ func hostileRows() []hostileRow {
 		{name: "client hangs up mid-render", body: exportBody(4096, 4096, "96", ""), cancelAfter: 50 * time.Millisecond, logWant: []string{"level=INFO", "status=499"}},
 	}
 	rows = append(rows, hostileSRRows()...)
+	rows = append(rows, hostileAdminRows()...)
 	return rows
 }
 
@@ -200,6 +201,7 @@ func (r hostileRow) send(client *http.Client, base, rid string) hostileAnswer {
 		req.Header.Set(r.header[i], r.header[i+1])
 	}
 	req.Header.Set("X-Request-Id", rid)
+	withAdminCredential(req, base)
 	start := time.Now()
 	resp, err := client.Do(req)
 	if err != nil {

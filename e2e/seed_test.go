@@ -26,15 +26,15 @@ import (
 // seedAOI is a small area of interest (western Europe and north-west Africa) in Web Mercator.
 var seedAOI = []float64{-1_500_000, 3_000_000, 2_500_000, 7_000_000}
 
-// adminDo sends an admin request with the admin token of MAPFARM_ADMIN_TOKEN, when the test set
-// one (a farm with no admin credential configured answers its loopback clients only).
+// adminDo sends an admin request as cachetool does, with the admin token of
+// MAPFARM_ADMIN_TOKEN when the test set one, else the one the api made at start (adminCredential).
 func adminDo(method, url string, body io.Reader) (*http.Response, error) {
 	req, err := http.NewRequest(method, url, body)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if tok := os.Getenv("MAPFARM_ADMIN_TOKEN"); tok != "" {
+	if tok := adminCredential(url); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	return http.DefaultClient.Do(req)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/api"
 	"github.com/mapfarm/mapfarm/coordinator"
+	"github.com/mapfarm/mapfarm/internal/admincred"
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -52,6 +53,10 @@ type Hooks struct {
 	// Listening is called with the api's public URL and the loaded catalog once it accepts
 	// connections.
 	Listening func(publicURL string, cat *catalog.Catalog)
+	// AdminCredential, when set, is called before Listening with where the admin credential
+	// is: the file of the state directory holding the one this api made at start (no admin
+	// token configured), or "" when the configuration names one (MAPFARM_ADMIN_TOKEN).
+	AdminCredential func(file string)
 	// SeedAtStart, for the serve role, submits a seeding job for every map whose cache has
 	// seedAtStart once the api accepts connections (seed.StartRequests). mapfarm serve sets
 	// it; cachetool's local farm and the end-to-end tests do not.
@@ -140,7 +145,16 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		defer cat.Close()
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	g, gctx := errgroup.WithContext(runCtx)
+	// A failure while the api is set up (its listener, its admin credential) returns with the
+	// worker and coordinator already running: stop them and wait for them before Redis, the
+	// store and the catalog are closed under them.
+	defer func() {
+		stopRun()
+		g.Wait()
+	}()
 	if runWorker {
 		r, err := render.NewRenderer()
 		if err != nil {
@@ -165,6 +179,15 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		publicURL := cfg.PublicURL
 		if strings.HasSuffix(cfg.Listen, ":0") && publicURL == "http://"+cfg.Listen {
 			publicURL = "http://" + ln.Addr().String()
+		}
+		adminToken, credFile, err := adminCredential(cfg, ln.Addr())
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		if credFile != "" {
+			defer admincred.Remove(credFile, adminToken)
+			logger.Info("admin credential made at start", "file", credFile)
 		}
 		recent := api.NewRecentOutputs(cfg.Tiles.RecentBytes)
 		idKey, err := api.OutputIDKey(ctx, rdb)
@@ -197,7 +220,7 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		m.RegisterCaches(tileIndex.Caches()...)
 		m.RegisterCaches(ops.Caches()...)
 		seedAdmin := &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID}
-		sec := api.Security{AdminToken: cfg.Security.AdminToken, RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins,
+		sec := api.Security{AdminToken: adminToken, AdminHosts: cfg.Security.AdminHosts, RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins,
 			TrustedProxies: cfg.Security.TrustedProxies}
 		if cfg.Security.TokenSecret != "" {
 			signer, err := token.NewSigner([]byte(cfg.Security.TokenSecret))
@@ -240,6 +263,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if hooks.SeedAtStart && role == RoleServe {
 			g.Go(func() error { return seedAtStart(gctx, seedAdmin, cat, logger) })
 		}
+		if hooks.AdminCredential != nil {
+			hooks.AdminCredential(credFile)
+		}
 		if hooks.Listening != nil {
 			hooks.Listening(publicURL, cat)
 		}
@@ -253,6 +279,25 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		g.Go(func() error { return serveMetrics(gctx, ln, m, ready) })
 	}
 	return g.Wait()
+}
+
+// adminCredential is the api's admin token: the configured one, or one made now and written
+// to the state directory's file for the port of addr (internal/admincred), which it returns too.
+// An api whose made credential cannot be kept does not start: nobody could use its admin routes.
+func adminCredential(cfg *config.Config, addr net.Addr) (token, file string, err error) {
+	if cfg.Security.AdminToken != "" {
+		return cfg.Security.AdminToken, "", nil
+	}
+	_, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "", "", fmt.Errorf("api: admin credential: %w", err)
+	}
+	token, file = admincred.New(), admincred.Path(cfg.StateDir, port)
+	if err := admincred.Write(file, token); err != nil {
+		return "", "", fmt.Errorf("api: no admin token is configured (MAPFARM_ADMIN_TOKEN) and the one made at start cannot be kept "+
+			"(set MAPFARM_STATE_DIR to a directory this user may write): %w", err)
+	}
+	return token, file, nil
 }
 
 // seedAtStart submits the start-up seeding jobs through the admin path POST /admin/seed takes,

@@ -12,10 +12,12 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/admincred"
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/app/apptest"
 	"github.com/mapfarm/mapfarm/internal/config"
@@ -37,6 +39,7 @@ func serve(t *testing.T, dir string) string {
 	t.Setenv("MAPFARM_STORE", "disk")
 	t.Setenv("MAPFARM_STORE_DIR", dir)
 	t.Setenv("MAPFARM_NAMESPACE", namespace)
+	t.Setenv("MAPFARM_STATE_DIR", t.TempDir())
 	cfg, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +50,18 @@ func serve(t *testing.T, dir string) string {
 // startJob waits for the one seeding job the farm submitted at start to end, and returns it.
 func startJob(t *testing.T, base string) seed.Status {
 	t.Helper()
+	cred, _, err := admincred.Find(os.Getenv("MAPFARM_STATE_DIR"), base)
+	if err != nil {
+		t.Fatal(err)
+	}
 	getJSON := func(path string, v any) {
 		t.Helper()
-		resp, err := http.Get(base + path)
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+cred)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

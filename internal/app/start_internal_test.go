@@ -73,6 +73,7 @@ func TestStartLinesNameRedisAndStore(t *testing.T) {
 	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
 	t.Setenv("MAPFARM_SERVICES", "../../services/services.yaml")
 	t.Setenv("MAPFARM_METRICS_LISTEN", "")
+	t.Setenv("MAPFARM_STATE_DIR", t.TempDir())
 	cfg, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)

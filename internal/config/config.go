@@ -56,6 +56,34 @@ type Config struct {
 	LegislativeReload time.Duration `yaml:"legislativeReload"`
 	// LogLevel is debug, info, warn or error. YAML `logLevel`, env MAPFARM_LOG_LEVEL. Default info.
 	LogLevel string `yaml:"logLevel"`
+	// StateDir holds what a process keeps between its start and its stop for the operator's
+	// tools on the same machine: the admin credential an api makes for itself when none is
+	// configured (internal/admincred), which cachetool reads. YAML `stateDir`, env
+	// MAPFARM_STATE_DIR. Default DefaultStateDir(): "$XDG_STATE_HOME/mapfarm"
+	// (~/.local/state/mapfarm). Created with mode 0700.
+	StateDir string `yaml:"stateDir"`
+}
+
+// DefaultStateDir is the state directory of a configuration that names none:
+// $XDG_STATE_HOME/mapfarm, else ~/.local/state/mapfarm, else (no home) a mapfarm directory in
+// the temporary directory.
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "mapfarm")
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		return filepath.Join(home, ".local", "state", "mapfarm")
+	}
+	return filepath.Join(os.TempDir(), "mapfarm-state")
+}
+
+// StateDirFromEnv is the state directory as a tool without a configuration file sees it:
+// MAPFARM_STATE_DIR, else DefaultStateDir().
+func StateDirFromEnv() string {
+	if d := os.Getenv("MAPFARM_STATE_DIR"); d != "" {
+		return d
+	}
+	return DefaultStateDir()
 }
 
 // Security configures tokens, rate limits and CORS on the api.
@@ -66,17 +94,26 @@ type Security struct {
 	TokenSecret string `yaml:"-"`
 	// AdminToken, when set, is a credential for the admin routes (seeding jobs, which write and
 	// delete tiles): `Authorization: Bearer <AdminToken>`. Admin routes are never anonymous:
-	// they take this token, or a token of role admin when TokenSecret is set; with neither
-	// configured they answer only to clients on loopback. From env MAPFARM_ADMIN_TOKEN or
-	// MAPFARM_ADMIN_TOKEN_FILE only; at least 32 bytes.
+	// they take this token, or a token of role admin when TokenSecret is set. When it is not
+	// set, an api makes a random one at start and writes it to a file of StateDir that only
+	// its user can read (internal/admincred), where cachetool finds it. From env
+	// MAPFARM_ADMIN_TOKEN or MAPFARM_ADMIN_TOKEN_FILE only; at least 32 bytes.
 	AdminToken string `yaml:"-"`
+	// AdminHosts are host names the admin routes accept in a request's Host besides the public
+	// URL's host and the loopback names and addresses (localhost, 127.0.0.0/8, ::1); an admin
+	// request naming any other host is refused (DNS rebinding). YAML `security.adminHosts`, env
+	// MAPFARM_ADMIN_HOSTS (comma-separated, e.g. "ops.internal,10.0.0.5"). Default none.
+	AdminHosts []string `yaml:"adminHosts"`
 	// RateLimit is requests per second per client (token client, else address), bursts of
 	// RateBurst (default: RateLimit rounded up). YAML `security.rateLimit`, env
 	// MAPFARM_RATE_LIMIT. Default 0: no limit.
 	RateLimit float64 `yaml:"rateLimit"`
 	RateBurst int     `yaml:"rateBurst"`
-	// CORSOrigins are the browser origins allowed to call the api ("*" for any). YAML
-	// `security.corsOrigins`, env MAPFARM_CORS_ORIGINS (comma-separated). Default none.
+	// CORSOrigins are the browser origins allowed to call the read-only routes (map services,
+	// tiles, outputs, the legislative API); "*" for any. YAML `security.corsOrigins`, env
+	// MAPFARM_CORS_ORIGINS (comma-separated). Default none set: any origin, answered with
+	// "Access-Control-Allow-Origin: *" and no credentials. The admin routes never answer
+	// another origin.
 	CORSOrigins []string `yaml:"corsOrigins"`
 	// TrustedProxies are the addresses or CIDR ranges of the load balancers in front of the api,
 	// whose X-Forwarded-For / X-Real-IP then name the client (for rate limits and logs). YAML
@@ -464,6 +501,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.LegislativeReload <= 0 {
 		c.LegislativeReload = 15 * time.Second
+	}
+	if c.StateDir == "" {
+		c.StateDir = DefaultStateDir()
 	}
 	c.Limits.applyDefaults()
 }

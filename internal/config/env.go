@@ -30,6 +30,7 @@ func (c *Config) envBindings() []envBinding {
 		{name: "MAPFARM_NAMESPACE", set: text(&c.Namespace)},
 		{name: "MAPFARM_SERVICES", set: text(&c.Services)},
 		{name: "MAPFARM_METRICS_LISTEN", set: text(&c.MetricsListen)},
+		{name: "MAPFARM_STATE_DIR", set: text(&c.StateDir)},
 		{name: "MAPFARM_LEGISLATIVE_RELOAD", set: duration(&c.LegislativeReload)},
 		{name: "MAPFARM_LOG_LEVEL", set: text(&c.LogLevel)},
 
@@ -82,6 +83,7 @@ func (c *Config) envBindings() []envBinding {
 		{name: "MAPFARM_RATE_LIMIT", set: nonNegative(&s.RateLimit)},
 		{name: "MAPFARM_CORS_ORIGINS", set: list(&s.CORSOrigins)},
 		{name: "MAPFARM_TRUSTED_PROXIES", set: list(&s.TrustedProxies)},
+		{name: "MAPFARM_ADMIN_HOSTS", set: list(&s.AdminHosts)},
 
 		{name: "MAPFARM_PICTURE_HOSTS", set: list(&c.Pictures.AllowedHosts)},
 

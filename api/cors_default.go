@@ -1,0 +1,51 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// The default CORS policy (no Security.CORSOrigins configured), as ArcGIS Server's: the
+// read-only routes answer any origin, so that an ArcGIS Maps SDK for JavaScript, esri-leaflet or
+// OpenLayers app served from elsewhere can use the services, their tiles and exported images.
+// The answer is "Access-Control-Allow-Origin: *" without credentials: tokens travel in a
+// parameter or the Authorization header, never a cookie, so "*" exposes nothing a page could
+// not fetch itself. The header is on every response of these routes, with an Origin or
+// without, so it does not depend on the request and a shared cache may hand it to anyone.
+
+// readOnlyRoute reports whether path is one of the read-only routes that answer any origin by
+// default, and the methods a preflight may ask for on it: the SOAP endpoints and Catalog and
+// the REST API (tiles, WMTS and the cache directories among it) take GET and POST (SOAP, long
+// REST requests as forms); rendered images and the legislative API take GET only.
+func readOnlyRoute(path string) (methods string, ok bool) {
+	switch {
+	case path == "/arcgis/services" || strings.HasPrefix(path, "/arcgis/services/"),
+		path == "/arcgis/rest" || strings.HasPrefix(path, "/arcgis/rest/"):
+		return "GET, HEAD, POST, OPTIONS", true
+	case strings.HasPrefix(path, "/arcgis/output/"), isJSONAPI(path):
+		return "GET, HEAD, OPTIONS", true
+	}
+	return "", false
+}
+
+// anyOrigin answers any origin on the read-only routes: a preflight with 204 and the methods
+// and headers the route takes, every other request with "Access-Control-Allow-Origin: *".
+func anyOrigin(c *gin.Context) {
+	methods, ok := readOnlyRoute(c.Request.URL.Path)
+	if !ok {
+		c.Next()
+		return
+	}
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	if c.Request.Method == http.MethodOptions && c.GetHeader("Origin") != "" && c.GetHeader("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", methods)
+		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")
+		h.Set("Access-Control-Max-Age", "600")
+		c.AbortWithStatus(http.StatusNoContent)
+		return
+	}
+	c.Next()
+}
