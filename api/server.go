@@ -7,7 +7,7 @@
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
 //	GET  /healthz, /readyz                            liveness and readiness (health.go)
 //	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
-//	GET/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
+//	GET/HEAD/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
 //	GET  /arcgis/rest/services/<service>/MapServer/tile/…  REST tiles and WMTS (…/WMTS…): tiles.go, internal/wmts
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
@@ -148,6 +148,7 @@ func New(p Params) *Server {
 	if p.REST != nil {
 		for _, path := range rest.Routes {
 			e.GET(path, gin.WrapH(p.REST))
+			e.HEAD(path, gin.WrapH(p.REST)) // GET's headers; net/http drops the body
 			e.POST(path, gin.WrapH(p.REST))
 		}
 	}
