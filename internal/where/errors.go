@@ -6,7 +6,8 @@ import (
 )
 
 // ErrLimit is wrapped by the *SyntaxError returned when a clause exceeds
-// MaxClauseLen, MaxDepth or MaxInList. Test for it with errors.Is.
+// MaxClauseLen, MaxDepth or MaxInList, and by the error of Compile for a
+// LIKE pattern over MaxLikePattern. Test for it with errors.Is.
 var ErrLimit = errors.New("where: limit exceeded")
 
 // SyntaxError reports a clause that does not parse.
