@@ -18,6 +18,9 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("where: over a limit at position %d: %s", e.Pos, e.Msg)
+	}
 	return fmt.Sprintf("where: syntax error at position %d: %s", e.Pos, e.Msg)
 }
 
