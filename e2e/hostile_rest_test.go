@@ -40,6 +40,10 @@ func hostileRESTRows() []hostileRow {
 		{name: "REST 5,000 statistics grouped by five fields (644 KB)", path: query, header: form,
 			body:   "f=json&where=1%3D1&groupByFieldsForStatistics=STATE,NAME,STATEFP,fid,NAME&outStatistics=" + outStatistics(5_000),
 			status: 200, want: restError400(unable) + "StatisticsRequest/StatisticDescriptions: 5000 statistics is more than the limit of 100 a request (statistics)"},
+		{name: "SOAP QueryDataStatistics with 5,000 statistics", body: soapEnv(`<gis:QueryDataStatistics><MapName>Layers</MapName><MapTableDescription><LayerID>1</LayerID></MapTableDescription>` +
+			`<StatisticsRequest><StatisticDescriptions>` + strings.Repeat(`<StatisticDescription><StatisticFieldName>NAME</StatisticFieldName><StatisticType>gisDataStatTypeMax</StatisticType></StatisticDescription>`, 5_000) +
+			`</StatisticDescriptions></StatisticsRequest></gis:QueryDataStatistics>`),
+			status: 500, fault: "soap:Client", want: "StatisticsRequest/StatisticDescriptions: 5000 statistics is more than the limit of 100 a request (statistics)"},
 		{name: "REST 3,231 groups of 41 values", method: "GET", path: counties + "where=1%3D1&groupByFieldsForStatistics=fid&outStatistics=" + outStatistics(40),
 			status: 200, want: restError400(unable) + "GroupByFields: more than 2439 groups"},
 		{name: "REST 11 group fields", method: "GET", path: counties + "where=1%3D1&groupByFieldsForStatistics=" + strings.Repeat("STATE,", 11) + "&outStatistics=" + outStatistics(1),
