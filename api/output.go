@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -97,12 +98,19 @@ func validOutputName(name string) bool {
 
 // openOutput opens a stored output. A fresh image rendered for another api replica may still be
 // on its way to the store, so a missing one is looked for again for a short, bounded while.
+// An id stored under another extension is not on its way: it is answered at once.
 func (s *Server) openOutput(ctx context.Context, key string) (io.ReadCloser, blob.Info, error) {
 	deadline := time.Now().Add(2 * time.Second)
-	for {
+	for first := true; ; first = false {
 		rc, info, err := s.p.Outputs.Open(ctx, key)
 		if !errors.Is(err, fs.ErrNotExist) || time.Now().After(deadline) {
 			return rc, info, err
+		}
+		// A listing that fails costs only the wait: the output is looked for as before.
+		if first {
+			if other, _ := s.storedAsOther(ctx, key); other {
+				return nil, blob.Info{}, err
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -110,6 +118,28 @@ func (s *Server) openOutput(ctx context.Context, key string) (io.ReadCloser, blo
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// errFound stops a listing at its first key.
+var errFound = errors.New("found")
+
+// storedAsOther reports whether the output id of key ("outputs/<id>.<ext>") is stored under
+// another name: another extension than the one asked for.
+func (s *Server) storedAsOther(ctx context.Context, key string) (bool, error) {
+	stem, _, _ := strings.Cut(key[len(OutputPrefix):], ".")
+	err := s.p.Outputs.List(ctx, OutputPrefix+stem+".", func(info blob.Info) error {
+		if info.Key != key {
+			return errFound
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errFound):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("list outputs of %s: %w", stem, err)
+	}
+	return false, nil
 }
 
 // healthz says the process is alive.

@@ -43,10 +43,11 @@ func (o *OutputIDs) NewID() string {
 	return hex.EncodeToString(append(b, o.tag(b)...))
 }
 
-// Valid reports whether id is one NewID made with this key.
+// Valid reports whether id is one NewID made with this key, written as NewID writes it: an id
+// in other letter case names no output (store keys are case-sensitive), so it is not valid.
 func (o *OutputIDs) Valid(id string) bool {
 	b, err := hex.DecodeString(id)
-	if err != nil || len(b) != outputIDRandom+outputIDTag {
+	if err != nil || len(b) != outputIDRandom+outputIDTag || hex.EncodeToString(b) != id {
 		return false
 	}
 	return hmac.Equal(b[outputIDRandom:], o.tag(b[:outputIDRandom]))

@@ -29,6 +29,18 @@ func (c *countingOutputs) Open(_ context.Context, key string) (io.ReadCloser, bl
 	return io.NopCloser(bytes.NewReader(b)), blob.Info{Key: key, Size: int64(len(b)), ContentType: "image/png", ModTime: time.Now()}, nil
 }
 
+func (c *countingOutputs) List(_ context.Context, prefix string, fn func(blob.Info) error) error {
+	c.calls.Add(1)
+	for k, b := range c.objs {
+		if strings.HasPrefix(k, prefix) {
+			if err := fn(blob.Info{Key: k, Size: int64(len(b))}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // An output id the farm did not issue is answered 404 at once without asking the store; an
 // issued one that is not stored yet is waited for; a stored one is served.
 func TestOutputIDs(t *testing.T) {
@@ -66,6 +78,13 @@ func TestOutputIDs(t *testing.T) {
 	}
 	if code, _ := get(stored + ".png"); code != 200 {
 		t.Errorf("a stored output: %d", code)
+	}
+	// An issued id in other letter case, or with another extension than the one it was stored
+	// under, names nothing: 404 at once, not after the wait for an output on its way.
+	for _, name := range []string{strings.ToUpper(stored) + ".png", stored + ".jpg", stored + ".PNG"} {
+		if code, took := get(name); code != 404 || took > time.Second {
+			t.Errorf("%s: %d after %v, want 404 at once", name, code, took)
+		}
 	}
 	before := store.calls.Load()
 	if code, took := get(pending + ".png"); code != 404 || took < time.Second {

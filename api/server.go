@@ -7,7 +7,7 @@
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
 //	GET  /healthz, /readyz                            liveness and readiness (health.go)
 //	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
-//	GET/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
+//	GET/HEAD/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
 //	GET  /arcgis/rest/services/<service>/MapServer/tile/…  REST tiles and WMTS (…/WMTS…): tiles.go, internal/wmts
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
@@ -45,6 +45,9 @@ import (
 // Outputs reads rendered images back for serving.
 type Outputs interface {
 	Open(ctx context.Context, key string) (io.ReadCloser, blob.Info, error)
+	// List calls fn for the keys under prefix: an issued id asked for with another extension
+	// is found stored under its own name and answered 404 without the wait (output.go).
+	List(ctx context.Context, prefix string, fn func(blob.Info) error) error
 }
 
 // Params configure a Server.
@@ -146,6 +149,7 @@ func New(p Params) *Server {
 	if p.REST != nil {
 		for _, path := range rest.Routes {
 			e.GET(path, gin.WrapH(p.REST))
+			e.HEAD(path, gin.WrapH(p.REST)) // GET's headers; net/http drops the body
 			e.POST(path, gin.WrapH(p.REST))
 		}
 	}
@@ -245,6 +249,9 @@ func (s *Server) requestLog(c *gin.Context) {
 	}
 	c.Set(requestIDKey, id)
 	c.Header("X-Request-Id", id)
+	// Handlers that read the id from the request (the REST handler, internal/rest) log and pass
+	// on the one the answer carries, not a missing or refused one the client sent.
+	c.Request.Header.Set("X-Request-Id", id)
 	start := time.Now()
 	c.Next()
 	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "client", c.GetString(clientKey),

@@ -123,6 +123,7 @@ func hostileRows() []hostileRow {
 	}
 	rows = append(rows, hostileSRRows()...)
 	rows = append(rows, hostileAdminRows()...)
+	rows = append(rows, hostileRESTRows()...)
 	return rows
 }
 

@@ -17,11 +17,16 @@ import (
 // Aggregator accumulates the groups of a Source.Stats call. Add each
 // selected row's Values, then read Rows.
 type Aggregator struct {
-	stats   []Stat
-	groupBy []int
-	groups  map[string]*aggGroup
-	order   []*aggGroup
-	key     strings.Builder
+	// MaxGroups, when positive, bounds the groups: the row that would
+	// start group MaxGroups+1 makes Err return ErrTooManyGroups and is
+	// not kept, nor is any row after it.
+	MaxGroups int
+	stats     []Stat
+	groupBy   []int
+	groups    map[string]*aggGroup
+	order     []*aggGroup
+	key       strings.Builder
+	over      bool
 }
 
 type aggGroup struct {
@@ -43,6 +48,12 @@ func (a *Aggregator) Add(row []any) {
 		fmt.Fprintf(&a.key, "%T:%v\x00", v, v)
 	}
 	g, ok := a.groups[a.key.String()]
+	if !ok && a.MaxGroups > 0 && len(a.order) >= a.MaxGroups {
+		a.over = true
+	}
+	if a.over {
+		return
+	}
 	if !ok {
 		g = &aggGroup{accs: make([]statAcc, len(a.stats))}
 		for _, c := range a.groupBy {
@@ -54,6 +65,15 @@ func (a *Aggregator) Add(row []any) {
 	for i, s := range a.stats {
 		g.accs[i].add(row[s.Column])
 	}
+}
+
+// Err returns ErrTooManyGroups once a row has started more groups than
+// MaxGroups; a scan feeding Add stops at it.
+func (a *Aggregator) Err() error {
+	if a.over {
+		return ErrTooManyGroups
+	}
+	return nil
 }
 
 // Rows returns the groups in ascending order of their group values, as

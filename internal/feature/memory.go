@@ -161,7 +161,8 @@ func scannedStats(ctx context.Context, s scanner, fields []Field, q *Query, stat
 		return nil, err
 	}
 	a := NewAggregator(stats, groupBy)
-	if err := s.Scan(ctx, q, func(f *Feature) error { a.Add(f.Values); return nil }); err != nil {
+	a.MaxGroups = q.MaxGroups
+	if err := s.Scan(ctx, q, func(f *Feature) error { a.Add(f.Values); return a.Err() }); err != nil {
 		return nil, err
 	}
 	return a.Rows(), nil

@@ -118,6 +118,11 @@ type Query struct {
 	Offset int
 	// Limit returns at most that many features; 0 means no limit.
 	Limit int
+	// MaxGroups bounds the groups Stats computes: a selection with more
+	// groups fails with ErrTooManyGroups as soon as the source has seen
+	// the group past the bound (a database is asked for one more group
+	// than MaxGroups, no more). 0 means no bound.
+	MaxGroups int
 }
 
 // ReadColumns returns the positions in fields of the attribute columns q reads: q.Columns, or
@@ -174,6 +179,10 @@ type StatRow struct {
 	// for Min and Max (nil when no value).
 	Values []any
 }
+
+// ErrTooManyGroups is the error of a Stats call whose selection has more
+// groups than its Query.MaxGroups. The caller names the limit.
+var ErrTooManyGroups = errors.New("more groups than the query allows")
 
 // ErrUnavailable marks an error of a source that cannot be reached now
 // (a database down, a file missing): the request may succeed later. Wrap

@@ -33,7 +33,8 @@ const (
 	StringBytes    Name = "maxStringBytes"          // bytes of one string value of a request
 	BufferDistance Name = "selectionBufferDistance" // at most the diagonal of the map extent
 	ScaleBar       Name = "scaleBar"                // scale bar numbers (docs/limits.md)
-	WhereClause    Name = "whereClause"             // where clause length, nesting and IN lists
+	WhereClause    Name = "whereClause"             // where clause length, nesting, IN lists and LIKE patterns
+	Statistics     Name = "statistics"              // statistics, group fields, groups and values of one statistics request
 	SeedID         Name = "seedIDLength"            // seeding job id characters
 	RateLimit      Name = "rateLimit"               // requests per second per client (HTTP 429)
 )
@@ -41,7 +42,7 @@ const (
 // Names lists every limit, for metrics that report each one from zero.
 func Names() []Name {
 	return []Name{BodyBytes, Elements, Depth, DecodedBytes, ImageWidth, ImageHeight, ImageDPI, Vertices,
-		Points, IDs, StringBytes, BufferDistance, ScaleBar, WhereClause, SeedID, RateLimit}
+		Points, IDs, StringBytes, BufferDistance, ScaleBar, WhereClause, Statistics, SeedID, RateLimit}
 }
 
 // Error is a request over a limit. Its message is the whole explanation a client gets: what

@@ -324,6 +324,10 @@ func envelope(env *gisxml.EnvelopeN, what string) (orb.Bound, error) {
 	if !(b.Max[0] > b.Min[0]) || !(b.Max[1] > b.Min[1]) {
 		return orb.Bound{}, bad("%s: XMax must exceed XMin and YMax exceed YMin (got %g %g %g %g)", what, env.XMin, env.YMin, env.XMax, env.YMax)
 	}
+	if math.IsInf(b.Max[0]-b.Min[0], 0) || math.IsInf(b.Max[1]-b.Min[1], 0) {
+		// -1e308 to 1e308: each coordinate finite, the width not, and so the scale.
+		return orb.Bound{}, bad("%s: the width and height must be finite numbers (got %g %g %g %g)", what, env.XMin, env.YMin, env.XMax, env.YMax)
+	}
 	return b, nil
 }
 

@@ -1,12 +1,16 @@
 package rest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
+	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/farm"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
 // Error is an ArcGIS REST error: {"error":{"code":…,"message":…,"details":[…]}}.
@@ -22,9 +26,9 @@ func (e *Error) Error() string { return fmt.Sprintf("%d %s %v", e.Code, e.Messag
 func (e *Error) Unwrap() error { return e.err }
 
 // badRequest is ArcGIS's answer to a bad parameter: code 400, a generic message, the cause in
-// details.
+// details. The values it quotes are cut to quote.MaxLen characters.
 func badRequest(format string, args ...any) *Error {
-	return &Error{Code: http.StatusBadRequest, Message: "Invalid or missing input parameters.", Details: []string{fmt.Sprintf(format, args...)}}
+	return &Error{Code: http.StatusBadRequest, Message: "Invalid or missing input parameters.", Details: []string{quote.Sprintf(format, args...)}}
 }
 
 // invalidSRMessage is ArcGIS's message for a spatial reference that is not one.
@@ -38,8 +42,13 @@ func invalidSR(name string, err error) *Error {
 }
 
 func notFoundErr(format string, args ...any) *Error {
-	return &Error{Code: http.StatusNotFound, Message: fmt.Sprintf(format, args...), Details: []string{}}
+	return &Error{Code: http.StatusNotFound, Message: quote.Sprintf(format, args...), Details: []string{}}
 }
+
+// maxDetail is the most characters of one message or detail an error body carries, as
+// soap.MaxFaultString bounds a faultstring: the values quoted in it are cut to quote.MaxLen
+// already, this bounds the whole.
+const maxDetail = 1000
 
 // NewError is the error a front end writes for a refused request (a missing or invalid token,
 // a rate limit): ArcGIS's 499 Token Required, 498 Invalid Token, 403, 429.
@@ -82,11 +91,11 @@ func writeError(w http.ResponseWriter, f string, e *Error) {
 	b.key("code")
 	b.int(int64(e.Code))
 	b.key("message")
-	b.str(e.Message)
+	b.str(quote.Clip(e.Message, maxDetail))
 	b.key("details")
 	b.arrOpen()
 	for _, d := range e.Details {
-		b.str(d)
+		b.str(quote.Clip(d, maxDetail))
 	}
 	b.arrClose()
 	b.objClose()
@@ -109,9 +118,69 @@ func writeError(w http.ResponseWriter, f string, e *Error) {
 }
 
 func (h *Handler) writeError(q *request, err error) {
+	writeError(q.w, q.f, h.asLoggedError(q, err))
+}
+
+// asLoggedError is asError that logs a server error's cause at ERROR, with the request's id.
+func (h *Handler) asLoggedError(q *request, err error) *Error {
 	e := asError(err)
 	if e.Code >= 500 {
-		h.p.Logger.Error("rest operation failed", "path", q.r.URL.Path, "request_id", q.r.Header.Get("X-Request-Id"), "err", err)
+		h.p.Logger.Error("rest operation failed", "request_id", requestID(q.r), "path", q.r.URL.Path, "err", err)
 	}
-	writeError(q.w, q.f, e)
+	return e
+}
+
+// requestID is the id of the request, which its answer carries in X-Request-Id: the api's
+// request log (api/server.go) sets the request's header to the id it gives the answer.
+func requestID(r *http.Request) string { return r.Header.Get("X-Request-Id") }
+
+// badJSON is the 400 of a parameter whose JSON does not decode: where and what was wrong, in
+// the words of JSON (a number, an array), never the Go types it was being decoded into, and
+// without the value itself.
+func badJSON(param string, err error) *Error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return badRequest("'%s' parameter is invalid: malformed JSON at character %d", param, syn.Offset)
+	case errors.As(err, &typ):
+		at := ""
+		if typ.Field != "" {
+			at = " at " + typ.Field
+		}
+		return badRequest("'%s' parameter is invalid: %s%s where %s is expected", param, jsonKind(typ.Value), at, jsonWant(typ.Type))
+	}
+	return badRequest("'%s' parameter is invalid: malformed JSON", param)
+}
+
+// jsonKind names a JSON value as encoding/json's UnmarshalTypeError.Value describes it
+// ("string", "number 1.5", "array", "object", "bool").
+func jsonKind(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "true or false"
+	case "":
+		return "a value"
+	}
+	return "a " + kind
+}
+
+// jsonWant names in JSON's words what a Go type decodes from.
+func jsonWant(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonWant(t.Elem())
+	}
+	return "a number"
 }

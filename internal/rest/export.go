@@ -93,7 +93,7 @@ func applyLayerDefs(lds gisxml.ArrayOfLayerDescription, s string) error {
 	defs := map[string]string{}
 	if strings.HasPrefix(s, "{") {
 		if err := json.Unmarshal([]byte(s), &defs); err != nil {
-			return badRequest("'layerDefs' parameter is invalid: %v", err)
+			return badJSON("layerDefs", err)
 		}
 	} else {
 		for _, part := range strings.Split(s, ";") {

@@ -12,12 +12,16 @@ import (
 
 // jsonGeometry is an Esri JSON geometry as a request gives it (geometry=…), any kind.
 type jsonGeometry struct {
-	X, Y                   *float64
-	XMin, YMin, XMax, YMax *float64
-	Points                 [][]float64
-	Paths                  [][][]float64
-	Rings                  [][][]float64
-	SpatialReference       *jsonSR
+	X                *float64      `json:"x"`
+	Y                *float64      `json:"y"`
+	XMin             *float64      `json:"xmin"`
+	YMin             *float64      `json:"ymin"`
+	XMax             *float64      `json:"xmax"`
+	YMax             *float64      `json:"ymax"`
+	Points           [][]float64   `json:"points"`
+	Paths            [][][]float64 `json:"paths"`
+	Rings            [][][]float64 `json:"rings"`
+	SpatialReference *jsonSR       `json:"spatialReference"`
 }
 
 type jsonSR struct {
@@ -59,7 +63,7 @@ func parseSR(name, s string) (gisxml.SpatialReference, error) {
 	} else if !strings.HasPrefix(s, "{") {
 		sr.WKT = s
 	} else if err := json.Unmarshal([]byte(s), &sr); err != nil {
-		return nil, badRequest("'%s' parameter is invalid: %q", name, s)
+		return nil, badJSON(name, err)
 	}
 	return checkedSR(name, &sr)
 }
@@ -135,7 +139,7 @@ func parseGeometry(s, geometryType string, inSR gisxml.SpatialReference) (gisxml
 			return nil, badRequest("'geometry' parameter is invalid: %q", s)
 		}
 	} else if err := json.Unmarshal([]byte(s), &g); err != nil {
-		return nil, badRequest("'geometry' parameter is invalid: %v", err)
+		return nil, badJSON("geometry", err)
 	}
 	sr := inSR
 	if g.SpatialReference != nil {

@@ -174,7 +174,7 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 		if !ok {
 			return notFoundErr("Service %s/MapServer not found", parts[1])
 		}
-		ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: q.r.Header.Get("X-Request-Id")}}
+		ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: requestID(q.r)}}
 		p.ServiceURL = serviceHref(parts[1])
 		svcCrumbs := append(root, crumb{Name: parts[1] + " (MapServer)", Href: p.ServiceURL})
 		rest := parts[3:]
@@ -246,7 +246,7 @@ func (h *Handler) writeHTMLError(q *request, e *Error) {
 	}
 	p := page{Title: "Error", Crumbs: []crumb{{Name: "Home", Href: servicesPath}}, Error: e, Token: q.param("token")}
 	if err := h.renderPage(q, status, "error", &p); err != nil {
-		h.p.Logger.Error("rest html error page", "err", err)
+		h.p.Logger.Error("rest html error page", "request_id", requestID(q.r), "path", q.r.URL.Path, "err", err)
 	}
 }
 

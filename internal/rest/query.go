@@ -98,7 +98,7 @@ func (ms *mapService) decodeQuery(q *request, info *gisxml.MapServerInfo, id int
 		for _, p := range strings.Split(s, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(p))
 			if err != nil {
-				return nil, badRequest("'objectIds' parameter is invalid: %q", s)
+				return nil, badRequest("'objectIds' parameter is invalid: %q is not an id", p)
 			}
 			ids = append(ids, n)
 		}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/kvp"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/viewer"
 )
@@ -111,30 +112,40 @@ type request struct {
 	w      http.ResponseWriter
 	r      *http.Request
 	ctx    context.Context
-	params map[string]string // lower-cased names, as ArcGIS reads them
+	params kvp.Params // query string and form body; names in any letter case
 	f      string
 }
 
 // param returns a parameter by name (case-insensitive), "" when absent.
-func (q *request) param(name string) string { return q.params[strings.ToLower(name)] }
+func (q *request) param(name string) string { return q.params.Get(name) }
+
+// readParams reads the query string and the form body into q.params (internal/kvp: names are
+// case-insensitive; one given twice with different values is refused with a 400 naming it).
+// Until they are read, errors are written as JSON.
+func (h *Handler) readParams(q *request) error {
+	q.f = "json"
+	if err := q.r.ParseForm(); err != nil {
+		return badRequest("Unable to read the request: %v", err)
+	}
+	p, err := kvp.Read(q.r.Form)
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	q.params, q.f = p, ""
+	return nil
+}
 
 // ServeHTTP routes a request by its path.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	q := &request{w: w, r: r, ctx: r.Context(), params: map[string]string{}}
+	q := &request{w: w, r: r, ctx: r.Context()}
 	if h.p.OperationTimeout > 0 {
 		var cancel context.CancelFunc
 		q.ctx, cancel = context.WithTimeout(q.ctx, h.p.OperationTimeout)
 		defer cancel()
 	}
-	if err := r.ParseForm(); err != nil {
-		q.f = "json"
-		h.writeError(q, badRequest("Unable to read the request: %v", err))
+	if err := h.readParams(q); err != nil {
+		h.writeError(q, err)
 		return
-	}
-	for k, v := range r.Form {
-		if len(v) > 0 {
-			q.params[strings.ToLower(k)] = v[0]
-		}
 	}
 	path := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/arcgis/rest"), "/")
 	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
@@ -148,7 +159,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.f == "html" && !isViewer(parts) {
 		if err := h.serveHTML(q, parts); err != nil {
-			h.writeHTMLError(q, asError(err))
+			h.writeHTMLError(q, h.asLoggedError(q, err))
 		}
 		return
 	}
@@ -176,7 +187,7 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 	if !ok {
 		return notFoundErr("Service %s/MapServer not found", service)
 	}
-	ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: q.r.Header.Get("X-Request-Id")}}
+	ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: requestID(q.r)}}
 	switch {
 	case len(rest) == 0:
 		return ms.root(q)

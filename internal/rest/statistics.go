@@ -22,8 +22,11 @@ func (ms *mapService) statistics(q *request, mapName string, lq *layerQuery) err
 		OnStatisticField      string `json:"onStatisticField"`
 		OutStatisticFieldName string `json:"outStatisticFieldName"`
 	}
-	if err := json.Unmarshal([]byte(q.param("outStatistics")), &defs); err != nil || len(defs) == 0 {
-		return badRequest("'outStatistics' parameter is invalid: %q", q.param("outStatistics"))
+	if err := json.Unmarshal([]byte(q.param("outStatistics")), &defs); err != nil {
+		return badJSON("outStatistics", err)
+	}
+	if len(defs) == 0 {
+		return badRequest("'outStatistics' parameter is invalid: it lists no statistic")
 	}
 	req := &gisxml.StatisticsRequest{}
 	for _, d := range defs {

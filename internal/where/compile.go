@@ -2,6 +2,7 @@ package where
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -938,6 +939,9 @@ func (c *compiler) like(n *likeNode) (cond, error) {
 	}
 	if !pc || !ec {
 		return negated(&likeDyn{x: x, pat: p, esc: e}), nil
+	}
+	if len(pv.s) > MaxLikePattern {
+		return nil, limitErr(n.pattern.position(), fmt.Sprintf("a LIKE pattern of %d bytes is longer than the limit of %d bytes", len(pv.s), MaxLikePattern))
 	}
 	m := newLikeMatcher(pv.s, esc)
 	if v, ok := isConst(x); ok {

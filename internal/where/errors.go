@@ -6,7 +6,8 @@ import (
 )
 
 // ErrLimit is wrapped by the *SyntaxError returned when a clause exceeds
-// MaxClauseLen, MaxDepth or MaxInList. Test for it with errors.Is.
+// MaxClauseLen, MaxDepth or MaxInList, and by the error of Compile for a
+// LIKE pattern over MaxLikePattern. Test for it with errors.Is.
 var ErrLimit = errors.New("where: limit exceeded")
 
 // SyntaxError reports a clause that does not parse.
@@ -17,6 +18,9 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
+	if e.err != nil {
+		return fmt.Sprintf("where: over a limit at position %d: %s", e.Pos, e.Msg)
+	}
 	return fmt.Sprintf("where: syntax error at position %d: %s", e.Pos, e.Msg)
 }
 

@@ -21,6 +21,11 @@ const (
 	MaxDepth = 256
 	// MaxInList is the most items one IN list may hold.
 	MaxInList = 100000
+	// MaxLikePattern is the longest constant LIKE pattern, in bytes,
+	// checked when a clause is compiled. A database is given the pattern
+	// rewritten (SQLite's GLOB escapes a character in three bytes), and
+	// SQLite refuses patterns over 50,000 bytes; no search needs more.
+	MaxLikePattern = 10_000
 )
 
 // reserved words may not be used as bare field names; quote them

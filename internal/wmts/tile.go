@@ -3,11 +3,13 @@ package wmts
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
 // ServeTile serves the REST tile resource of a service's fused cache, for GET and HEAD:
@@ -21,14 +23,14 @@ import (
 func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 	svc, ok := h.ops.Service(r.PathValue("service"))
 	if !ok {
-		writeRESTError(w, http.StatusNotFound, "Service not found", "service "+strconv.Quote(r.PathValue("service"))+" does not exist")
+		writeRESTError(w, http.StatusNotFound, "Service not found", "service "+quoted(r.PathValue("service"))+" does not exist")
 		return
 	}
 	var at [3]int
 	for i, name := range []string{"level", "row", "col"} {
-		n, err := strconv.Atoi(r.PathValue(name))
-		if err != nil || n < 0 {
-			writeRESTError(w, http.StatusBadRequest, "Invalid URL", "the tile's "+name+" must be a whole number ≥ 0, not "+strconv.Quote(r.PathValue(name)))
+		n, ok := tileIndex(r.PathValue(name))
+		if !ok {
+			writeRESTError(w, http.StatusBadRequest, "Invalid URL", "the tile's "+name+" must be a whole number ≥ 0 written in digits alone, not "+quoted(r.PathValue(name)))
 			return
 		}
 		at[i] = n
@@ -78,3 +80,28 @@ func writeRESTError(w http.ResponseWriter, status int, msg string, details ...st
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// maxTileIndexDigits is the most digits of a tile's level, row or column: 2147483647, the
+// largest xs:int, has ten.
+const maxTileIndexDigits = 10
+
+// tileIndex reads a tile's level, row or column as every tile route writes it: decimal digits
+// alone, at most an xs:int. Signs, spaces and anything else Atoi or a number parser would skip
+// or accept ("+0", "-0", " 1", "0x1") are refused, so one tile has one URL.
+func tileIndex(s string) (int, bool) {
+	if s == "" || len(s) > maxTileIndexDigits {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n <= math.MaxInt32
+}
+
+// quoted is a request's value quoted for an error message, cut to quote.MaxLen characters.
+func quoted(s string) string { return strconv.Quote(quote.Clip(s, quote.MaxLen)) }

@@ -14,7 +14,9 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/kvp"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
 // contentsTTL is how long a service's capabilities contents are reused, as long as the cache
@@ -60,35 +62,42 @@ func (h *Handler) contents(ctx context.Context, svc *catalog.Service) (*contents
 
 // ServeKVP serves the KVP encoding of WMTS at /arcgis/rest/services/<service>/MapServer/WMTS
 // (path value "service"): SERVICE=WMTS with REQUEST=GetCapabilities or GetTile. Parameter
-// names are case-insensitive, as OGC requires.
+// names are case-insensitive, as OGC requires; a name given twice with different values is
+// refused (internal/kvp).
 func (h *Handler) ServeKVP(w http.ResponseWriter, r *http.Request) {
 	svc, ok := h.ops.Service(r.PathValue("service"))
 	if !ok {
-		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+strconv.Quote(r.PathValue("service"))+" does not exist")
+		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+quoted(r.PathValue("service"))+" does not exist")
 		return
 	}
-	q := kvp{}
-	for k, v := range r.URL.Query() {
-		q[strings.ToUpper(k)] = v[0]
+	q, err := kvp.Read(r.URL.Query())
+	if err != nil {
+		var dup *kvp.DuplicateError
+		name := ""
+		if errors.As(err, &dup) {
+			name = strings.ToLower(dup.Name)
+		}
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", quote.Clip(name, quote.MaxLen), err.Error())
+		return
 	}
-	if s, ok := q["SERVICE"]; !ok || s == "" {
+	if s := q.Get("SERVICE"); s == "" {
 		writeException(w, http.StatusBadRequest, "MissingParameterValue", "service", "SERVICE is required (SERVICE=WMTS)")
 		return
 	} else if !strings.EqualFold(s, "WMTS") {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "service", "SERVICE must be WMTS, not "+strconv.Quote(s))
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "service", "SERVICE must be WMTS, not "+quoted(s))
 		return
 	}
-	switch req := q["REQUEST"]; {
+	switch req := q.Get("REQUEST"); {
 	case req == "":
 		writeException(w, http.StatusBadRequest, "MissingParameterValue", "request", "REQUEST is required: GetCapabilities or GetTile")
 	case strings.EqualFold(req, "GetCapabilities"):
-		if v, ok := q["ACCEPTVERSIONS"]; ok && !contains(strings.Split(v, ","), "1.0.0") {
+		if v := q.Get("ACCEPTVERSIONS"); q.Has("ACCEPTVERSIONS") && !contains(strings.Split(v, ","), "1.0.0") {
 			writeException(w, http.StatusBadRequest, "VersionNegotiationFailed", "acceptversions", "this server speaks WMTS 1.0.0 only")
 			return
 		}
 		h.serveCapabilities(w, r, svc)
 	case strings.EqualFold(req, "GetTile"):
-		if v := q["VERSION"]; v != "1.0.0" {
+		if v := q.Get("VERSION"); v != "1.0.0" {
 			code := "InvalidParameterValue"
 			if v == "" {
 				code = "MissingParameterValue"
@@ -97,21 +106,19 @@ func (h *Handler) ServeKVP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, p := range []string{"LAYER", "STYLE", "FORMAT", "TILEMATRIXSET", "TILEMATRIX", "TILEROW", "TILECOL"} {
-			if q[p] == "" {
+			if q.Get(p) == "" {
 				writeException(w, http.StatusBadRequest, "MissingParameterValue", strings.ToLower(p), p+" is required by GetTile")
 				return
 			}
 		}
-		h.serveTile(w, r, svc, tileRequest{layer: q["LAYER"], style: q["STYLE"], format: q["FORMAT"], set: q["TILEMATRIXSET"],
-			matrix: q["TILEMATRIX"], row: q["TILEROW"], col: q["TILECOL"]})
+		h.serveTile(w, r, svc, tileRequest{layer: q.Get("LAYER"), style: q.Get("STYLE"), format: q.Get("FORMAT"), set: q.Get("TILEMATRIXSET"),
+			matrix: q.Get("TILEMATRIX"), row: q.Get("TILEROW"), col: q.Get("TILECOL")})
 	case strings.EqualFold(req, "GetFeatureInfo"):
 		writeException(w, http.StatusNotImplemented, "OperationNotSupported", "request", "GetFeatureInfo is not offered by this server")
 	default:
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "request", "REQUEST must be GetCapabilities or GetTile, not "+strconv.Quote(req))
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "request", "REQUEST must be GetCapabilities or GetTile, not "+quoted(req))
 	}
 }
-
-type kvp map[string]string
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -130,7 +137,7 @@ func contains(list []string, s string) bool {
 func (h *Handler) ServeREST(w http.ResponseWriter, r *http.Request) {
 	svc, ok := h.ops.Service(r.PathValue("service"))
 	if !ok {
-		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+strconv.Quote(r.PathValue("service"))+" does not exist")
+		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+quoted(r.PathValue("service"))+" does not exist")
 		return
 	}
 	p := strings.TrimPrefix(r.PathValue("path"), "/")
@@ -165,35 +172,35 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 	}
 	l, ok := c.layer(t.layer)
 	if !ok {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "layer", "no layer "+strconv.Quote(t.layer)+" in this service's capabilities")
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "layer", "no layer "+quoted(t.layer)+" in this service's capabilities")
 		return
 	}
 	if !strings.EqualFold(t.style, "default") {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "style", "the only style is default, not "+strconv.Quote(t.style))
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "style", "the only style is default, not "+quoted(t.style))
 		return
 	}
 	if t.format != "" && !strings.EqualFold(t.format, l.Format) {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "format", "layer "+l.ID+" has "+l.Format+" tiles, not "+strconv.Quote(t.format))
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "format", "layer "+l.ID+" has "+l.Format+" tiles, not "+quoted(t.format))
 		return
 	}
 	set, ok := c.set(t.set)
 	if !ok {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilematrixset", "no tile matrix set "+strconv.Quote(t.set))
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilematrixset", "no tile matrix set "+quoted(t.set))
 		return
 	}
 	m, ok := set.matrix(t.matrix)
 	if !ok {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilematrix", "no tile matrix "+strconv.Quote(t.matrix)+" in "+set.ID)
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilematrix", "no tile matrix "+quoted(t.matrix)+" in "+set.ID)
 		return
 	}
-	row, err := strconv.Atoi(t.row)
-	if err != nil {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilerow", "TileRow must be a whole number, not "+strconv.Quote(t.row))
+	row, ok := tileIndex(t.row)
+	if !ok {
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilerow", "TileRow must be a whole number ≥ 0 written in digits alone, not "+quoted(t.row))
 		return
 	}
-	col, err := strconv.Atoi(t.col)
-	if err != nil {
-		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilecol", "TileCol must be a whole number, not "+strconv.Quote(t.col))
+	col, ok := tileIndex(t.col)
+	if !ok {
+		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilecol", "TileCol must be a whole number ≥ 0 written in digits alone, not "+quoted(t.col))
 		return
 	}
 	if row < 0 || row >= m.MatrixHeight {

@@ -523,7 +523,8 @@ func (s *Source) Stats(ctx context.Context, q *feature.Query, stats []feature.St
 		return nil, err
 	}
 	a := feature.NewAggregator(stats, groupBy)
-	if err := s.Scan(ctx, &sq, func(f *feature.Feature) error { a.Add(f.Values); return nil }); err != nil {
+	a.MaxGroups = q.MaxGroups
+	if err := s.Scan(ctx, &sq, func(f *feature.Feature) error { a.Add(f.Values); return a.Err() }); err != nil {
 		return nil, err
 	}
 	return a.Rows(), nil

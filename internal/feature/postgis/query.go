@@ -425,7 +425,8 @@ func (s *Source) Stats(ctx context.Context, q *feature.Query, stats []feature.St
 	}
 	if s.aggregateInGo(q, f, cols) {
 		a := feature.NewAggregator(stats, groupBy)
-		if err := s.scanColumns(ctx, q, f, cols, a.Add); err != nil {
+		a.MaxGroups = q.MaxGroups
+		if err := s.scanColumns(ctx, q, f, cols, func(v []any) error { a.Add(v); return a.Err() }); err != nil {
 			return nil, err
 		}
 		return a.Rows(), nil
@@ -461,6 +462,10 @@ func (s *Source) Stats(ctx context.Context, q *feature.Query, stats []feature.St
 			idx[i] = strconv.Itoa(i + 1)
 		}
 		sql += " GROUP BY " + strings.Join(idx, ", ") + " ORDER BY " + strings.Join(group, ", ")
+		if q.MaxGroups > 0 {
+			// One group past the bound tells that there are too many, and the database stops there.
+			sql += " LIMIT " + strconv.Itoa(q.MaxGroups+1)
+		}
 	}
 	rows, err := s.pool.query(ctx, sql, f.args...)
 	if err != nil {
@@ -488,6 +493,9 @@ func (s *Source) Stats(ctx context.Context, q *feature.Query, stats []feature.St
 	if err := rows.Err(); err != nil {
 		return nil, s.fail(ctx, err)
 	}
+	if q.MaxGroups > 0 && len(groupBy) > 0 && len(out) > q.MaxGroups {
+		return nil, feature.ErrTooManyGroups
+	}
 	return out, nil
 }
 
@@ -500,13 +508,13 @@ func (s *Source) aggregateInGo(q *feature.Query, f *filter, cols []int) bool {
 }
 
 // scanColumns passes add the values of cols of every feature of q's selection (filter f).
-func (s *Source) scanColumns(ctx context.Context, q *feature.Query, f *filter, cols []int, add func([]any)) error {
+func (s *Source) scanColumns(ctx context.Context, q *feature.Query, f *filter, cols []int, add func([]any) error) error {
 	if f.none {
 		return nil
 	}
 	qq := *q
 	qq.NoGeometry, qq.Columns = true, cols
-	return s.Scan(ctx, &qq, func(ft *feature.Feature) error { add(ft.Values); return nil })
+	return s.Scan(ctx, &qq, func(ft *feature.Feature) error { return add(ft.Values) })
 }
 
 // Distinct returns the distinct tuples of cols, in SQL when the selection
@@ -524,7 +532,7 @@ func (s *Source) Distinct(ctx context.Context, q *feature.Query, cols []int) ([]
 	}
 	if s.aggregateInGo(q, f, cols) {
 		d := feature.NewDistinctSet(cols)
-		if err := s.scanColumns(ctx, q, f, cols, d.Add); err != nil {
+		if err := s.scanColumns(ctx, q, f, cols, func(v []any) error { d.Add(v); return nil }); err != nil {
 			return nil, err
 		}
 		return d.Rows(), nil

@@ -6,6 +6,7 @@ package sourcetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -224,6 +225,19 @@ func statsParity(t *testing.T, oracle, got feature.Source) {
 		}
 	}
 	if len(group) > 0 {
+		// MaxGroups: exactly as many groups as the selection has pass, one fewer is refused.
+		all, err := oracle.Stats(ctx, &feature.Query{}, stats, group)
+		if err != nil || len(all) < 2 {
+			t.Fatalf("Stats by %v: %d groups (%v), want several", group, len(all), err)
+		}
+		for _, src := range []feature.Source{oracle, got} {
+			if rows, err := src.Stats(ctx, &feature.Query{MaxGroups: len(all)}, stats, group); err != nil || len(rows) != len(all) {
+				t.Errorf("%s: MaxGroups %d of %d groups: %d rows, %v", src.Info().Name, len(all), len(all), len(rows), err)
+			}
+			if rows, err := src.Stats(ctx, &feature.Query{MaxGroups: len(all) - 1}, stats, group); !errors.Is(err, feature.ErrTooManyGroups) {
+				t.Errorf("%s: MaxGroups %d of %d groups: %d rows, %v; want ErrTooManyGroups", src.Info().Name, len(all)-1, len(all), len(rows), err)
+			}
+		}
 		want, err1 := oracle.Distinct(ctx, &feature.Query{}, group)
 		have, err2 := got.Distinct(ctx, &feature.Query{}, group)
 		if err1 != nil || err2 != nil || !slices.EqualFunc(want, have, func(a, b []any) bool { return feature.CompareRows(a, b) == 0 }) {

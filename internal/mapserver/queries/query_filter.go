@@ -270,7 +270,9 @@ func (p *plan) compileWhere(clause, defExpr, extra string) error {
 		return nil
 	}
 	e := where.And(parts...)
-	if _, err := e.Compile(feature.WhereSchema(p.src.info.Fields)); err != nil {
+	if _, err := e.Compile(feature.WhereSchema(p.src.info.Fields)); errors.Is(err, where.ErrLimit) {
+		return operation.OverLimit(limits.WhereClause, "WhereClause: %v (%s)", err, limits.WhereClause)
+	} else if err != nil {
 		return operation.Invalid("WhereClause: %v", err)
 	}
 	p.where = e

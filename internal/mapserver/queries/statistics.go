@@ -2,11 +2,13 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
@@ -24,6 +26,10 @@ func (s *Service) QueryDataStatistics(ctx context.Context, c *operation.Call, re
 	if sr == nil || len(sr.StatisticDescriptions) == 0 {
 		return nil, operation.Invalid("StatisticsRequest needs at least one StatisticDescription")
 	}
+	if n := len(sr.StatisticDescriptions); n > limits.MaxStatistics {
+		return nil, operation.OverLimit(limits.Statistics, "StatisticsRequest/StatisticDescriptions: %d statistics is more than the limit of %d a request (%s)",
+			n, limits.MaxStatistics, limits.Statistics)
+	}
 	p, err := newPlan(ctx, src, req.QueryFilter, defExpr)
 	if err != nil {
 		return nil, err
@@ -33,6 +39,10 @@ func (s *Service) QueryDataStatistics(ctx context.Context, c *operation.Call, re
 		for name := range strings.SplitSeq(*sr.GroupByFields, ",") {
 			if name = strings.TrimSpace(name); name == "" {
 				continue
+			}
+			if len(groups) == limits.MaxGroupByFields {
+				return nil, operation.OverLimit(limits.Statistics, "StatisticsRequest/GroupByFields: more than %d fields; the limit is %d group fields a request (%s)",
+					limits.MaxGroupByFields, limits.MaxGroupByFields, limits.Statistics)
 			}
 			i := src.field(name)
 			if i < 0 {
@@ -59,6 +69,10 @@ func (s *Service) QueryDataStatistics(ctx context.Context, c *operation.Call, re
 		name := strings.ToUpper(strings.TrimPrefix(string(d.StatisticType), "gisDataStatType")) + "_" + f.Name
 		if d.ResultFieldName != nil && strings.TrimSpace(*d.ResultFieldName) != "" {
 			name = strings.TrimSpace(*d.ResultFieldName)
+		}
+		if len(name) > limits.MaxStatisticNameBytes {
+			return nil, operation.OverLimit(limits.Statistics, "StatisticDescriptions[%d]/ResultFieldName: %q is %d bytes long; the limit is %d bytes (%s)",
+				k, name, len(name), limits.MaxStatisticNameBytes, limits.Statistics)
 		}
 		out := feature.Field{Name: name, Alias: name, Type: feature.FieldDouble, Length: 8, Nullable: true}
 		switch d.StatisticType {
@@ -90,7 +104,13 @@ func (s *Service) QueryDataStatistics(ctx context.Context, c *operation.Call, re
 	for i, g := range groups {
 		groupCols[i] = src.fieldIndex[g]
 	}
-	statRows, err := src.data.Stats(ctx, p.query(), fstats, groupCols)
+	q := p.query()
+	q.MaxGroups = maxGroups(len(groups), len(stats))
+	statRows, err := src.data.Stats(ctx, q, fstats, groupCols)
+	if errors.Is(err, feature.ErrTooManyGroups) {
+		return nil, operation.OverLimit(limits.Statistics, "GroupByFields: more than %d groups of %d fields with %d statistics; the limit is %d groups and %d values an answer (%s)",
+			q.MaxGroups, len(groups), len(stats), limits.MaxStatisticsGroups, limits.MaxStatisticsValues, limits.Statistics)
+	}
 	if err != nil {
 		return nil, src.fault(err)
 	}
@@ -131,6 +151,13 @@ func (s *Service) QueryDataStatistics(ctx context.Context, c *operation.Call, re
 		rs.Records = append(rs.Records, &gisxml.Record{Values: vals})
 	}
 	return &gisxml.QueryDataStatisticsResponse{Result: rs}, nil
+}
+
+// maxGroups is the most groups a statistics answer of that many group fields and statistics
+// may have: limits.MaxStatisticsGroups, fewer when the values would pass
+// limits.MaxStatisticsValues.
+func maxGroups(groupFields, stats int) int {
+	return max(1, min(limits.MaxStatisticsGroups, limits.MaxStatisticsValues/(groupFields+stats)))
 }
 
 func seqInts(n int) []int {
