@@ -2,22 +2,20 @@ package mapserver_test
 
 import (
 	"bytes"
-	"flag"
 	"image"
 	"image/color"
 	"image/png"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/golden"
 	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
-
-// checkGolden compares img with testdata/name.png (or rewrites it with -update).
+// checkGolden compares img with testdata/name.png (or rewrites it with MAPFARM_UPDATE_GOLDEN=1).
 func checkGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
-	rendertest.CheckGolden(t, "mapserver", name, img, *update, "go test ./internal/mapserver -run Golden -update")
+	rendertest.CheckGolden(t, "mapserver", name, img, golden.Update(), "MAPFARM_UPDATE_GOLDEN=1 go test ./internal/mapserver -run Golden")
 }
 
 // TestCartographyGolden draws the world map through ExportMapImage with each request-side

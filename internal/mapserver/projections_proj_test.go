@@ -26,7 +26,7 @@ func exportIn(t *testing.T, f *fixture, service string, wkid int, ext orb.Bound,
 // TestProjectedGolden draws the USA (states and counties, stored in Web Mercator) in US
 // National Albers (EPSG:5070) and Europe (world countries, Web Mercator) in LAEA Europe
 // (EPSG:3035) through ExportMapImage, projected on the fly by PROJ, and compares with golden
-// images (-update rewrites them); the answer's extent is in the asked system.
+// images (MAPFARM_UPDATE_GOLDEN=1 rewrites them); the answer's extent is in the asked system.
 func TestProjectedGolden(t *testing.T) {
 	f, _ := newCartoFixture(t)
 	for _, tc := range []struct {
