@@ -14,6 +14,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
@@ -50,7 +51,7 @@ func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar)
 	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
 }
 
-func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
+func newCartoFixture(t *testing.T) (*mapservertest.Fixture, *localFarm) {
 	t.Helper()
 	c := catalogtest.Samples(t)
 	r, err := render.NewRenderer()
@@ -66,9 +67,9 @@ func newCartoFixture(t *testing.T) (*fixture, *localFarm) {
 			OutputURL: func(key string) string { return "http://127.0.0.1/" + key },
 		})
 	}
-	f := &fixture{t: t, cat: c, srv: serve(c, lf)}
-	if pg := postgisCatalog(t); pg != nil {
-		f.pg = &fixture{t: t, cat: pg, srv: serve(pg, &localFarm{r: r, cat: pg})}
+	f := &mapservertest.Fixture{T: t, Cat: c, Srv: serve(c, lf)}
+	if pg, _ := mapservertest.PostGISSamples(t); pg != nil {
+		f.PG = &mapservertest.Fixture{T: t, Cat: pg, Srv: serve(pg, &localFarm{r: r, cat: pg})}
 	}
 	return f, lf
 }
@@ -80,8 +81,8 @@ func TestExportScaleBar(t *testing.T) {
 	disp := &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}
 	km := gisxml.Kilometers
 	mime := &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}
-	r := must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
-		ScaleBar:       &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &km, Division: ptr(20.0), Divisions: ptr(int16(2))}},
+	r := mapservertest.Must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
+		ScaleBar:       &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &km, Division: mapservertest.Ptr(20.0), Divisions: mapservertest.Ptr(int16(2))}},
 		MapDescription: md, MapDisplay: disp,
 		ImageDescription: &gisxml.ImageDescription{ImageType: mime, ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 500, ImageHeight: 50, ImageDPI: 96}},
 	})
@@ -127,8 +128,8 @@ func TestExportScaleBar(t *testing.T) {
 	// Miles at 1:377,953 from a single division bar with a URL; the map's scale at another DPI
 	// does not change the bar, whose length is paper length.
 	mi := gisxml.Miles
-	url := must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
-		ScaleBar:       &gisxml.SingleDivisionScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &mi, UnitLabel: ptr("mi")}},
+	url := mapservertest.Must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
+		ScaleBar:       &gisxml.SingleDivisionScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &mi, UnitLabel: mapservertest.Ptr("mi")}},
 		MapDescription: md, MapDisplay: disp, BackGroundColor: &gisxml.RgbColor{Red: 255, Green: 255, Blue: 200},
 		ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 300, ImageHeight: 40, ImageDPI: 192}},
 	})
@@ -150,10 +151,10 @@ func TestExportScaleBar(t *testing.T) {
 		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ImageDescription: &gisxml.ImageDescription{
 			ImageType:    &gisxml.ImageType{ImageFormat: gisxml.ImageEMF},
 			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 10, ImageHeight: 10}}}, "not supported"},
-		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ScaleBar: &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Divisions: ptr(int16(0))}},
+		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ScaleBar: &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Divisions: mapservertest.Ptr(int16(0))}},
 			ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 10, ImageHeight: 10}}}, "Divisions 0"},
 	} {
-		if msg := f.clientFault("world", "ExportScaleBar", tc.req); !strings.Contains(msg, tc.want) {
+		if msg := f.ClientFault("world", "ExportScaleBar", tc.req); !strings.Contains(msg, tc.want) {
 			t.Errorf("fault %q does not say %q", msg, tc.want)
 		}
 	}

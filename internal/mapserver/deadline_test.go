@@ -10,6 +10,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 // A query whose geometry tests are slow (a DE-9IM relation against a polygon of 5,000
@@ -30,7 +31,7 @@ func TestLargestPolygonStopsAtItsDeadline(t *testing.T) {
 // checkRelationDeadline runs a DE-9IM relation query with a polygon of n vertices over the
 // countries under a 300 ms deadline and wants it answered within bound.
 func checkRelationDeadline(t *testing.T, n int, bound time.Duration) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	var pts gisxml.ArrayOfPoint
 	for i := range n + 1 {
 		a := 2 * math.Pi * float64(i%n) / float64(n)
@@ -42,11 +43,11 @@ func checkRelationDeadline(t *testing.T, n int, bound time.Duration) {
 		SpatialRelDescription: "T*T***T**",
 		FilterGeometry:        &gisxml.PolygonN{RingArray: gisxml.ArrayOfRing{{Path: gisxml.Path{PointArray: pts}}}},
 	}
-	svc, _ := f.cat.Service("world")
+	svc, _ := f.Cat.Service("world")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := f.srv.Do(ctx, &mapserver.Call{Service: svc}, "QueryFeatureCount", &gisxml.QueryFeatureCount{LayerID: 1, QueryFilter: filter})
+	_, err := f.Srv.Do(ctx, &mapserver.Call{Service: svc}, "QueryFeatureCount", &gisxml.QueryFeatureCount{LayerID: 1, QueryFilter: filter})
 	took := time.Since(start)
 	t.Logf("%d vertices: answered after %v", n, took)
 	if took > bound {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 // mercator returns the Web Mercator coordinates of lon/lat degrees.
@@ -25,11 +26,11 @@ func worldPx(lon, lat float64) (int, int) {
 	return int((x + 2e7) / 4e7 * 400), int((1e7 - y) / 2e7 * 200)
 }
 
-func exportWorld(t *testing.T, f *fixture, lds gisxml.ArrayOfLayerDescription, graphics gisxml.ArrayOfGraphicElement, format gisxml.ImageFormat) []byte {
+func exportWorld(t *testing.T, f *mapservertest.Fixture, lds gisxml.ArrayOfLayerDescription, graphics gisxml.ArrayOfGraphicElement, format gisxml.ImageFormat) []byte {
 	t.Helper()
 	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 	md.LayerDescriptions, md.CustomGraphics = lds, graphics
-	r := must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: format, ImageReturnType: gisxml.ImageReturnMimeData},
 			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 200, ImageDPI: 96}}})
 	return r.Result.ImageData
@@ -63,7 +64,7 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 
 	// Transparency 50: half the fill over the background.
 	simple := &gisxml.SimpleRenderer{Symbol: fill(0, 0, 0)}
-	img = decodePNG(t, exportWorld(t, f, gisxml.ArrayOfLayerDescription{countries(&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: simple, Transparency: ptr(int16(50))})}, nil, gisxml.ImagePNG32))
+	img = decodePNG(t, exportWorld(t, f, gisxml.ArrayOfLayerDescription{countries(&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: simple, Transparency: mapservertest.Ptr(int16(50))})}, nil, gisxml.ImagePNG32))
 	if got := pixel(img, bx, by); !close3(got, color.NRGBA{99, 110, 120, 255}, 3) {
 		t.Errorf("50%% transparent black over the background: %v", got)
 	}
@@ -107,7 +108,7 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		&gisxml.MarkerElement{Point: &gisxml.PointN{X: mx, Y: my}, Symbol: &gisxml.SimpleMarkerSymbol{Style: gisxml.SMSSquare,
 			MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: &gisxml.RgbColor{Green: 200}, Size: 12}}},
 		&gisxml.RectangleElement{Rectangle: &gisxml.EnvelopeN{XMin: r0x, YMin: r0y, XMax: r1x, YMax: r1y}, Symbol: fill(0, 0, 255)},
-		&gisxml.TextElement{Text: ptr("Pacific"), TextGeometry: &gisxml.PointN{X: 0, Y: -8e6},
+		&gisxml.TextElement{Text: mapservertest.Ptr("Pacific"), TextGeometry: &gisxml.PointN{X: 0, Y: -8e6},
 			Symbol: &gisxml.TextSymbol{Size: 14, Color: &gisxml.RgbColor{}, HorizontalAlignment: gisxml.THACenter, VerticalAlignment: gisxml.TVACenter}},
 	}
 	img = decodePNG(t, exportWorld(t, f, nil, graphics, gisxml.ImagePNG32))
@@ -132,8 +133,8 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 	// Two label classes with where clauses: Brazil in blue, Australia in red, nothing else.
 	lds := gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true, ShowLabels: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{
 		LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
-			{LabelExpression: ptr("[NAME]"), WhereClause: ptr("NAME = 'Brazil'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Blue: 255}, Size: ptr(12.0)}},
-			{LabelExpression: ptr("[NAME]"), WhereClause: ptr("NAME = 'Australia'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Red: 255}, Size: ptr(12.0)}},
+			{LabelExpression: mapservertest.Ptr("[NAME]"), WhereClause: mapservertest.Ptr("NAME = 'Brazil'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Blue: 255}, Size: mapservertest.Ptr(12.0)}},
+			{LabelExpression: mapservertest.Ptr("[NAME]"), WhereClause: mapservertest.Ptr("NAME = 'Australia'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Red: 255}, Size: mapservertest.Ptr(12.0)}},
 		}}}}}
 	img = decodePNG(t, exportWorld(t, f, lds, nil, gisxml.ImagePNG32))
 	count := func(r image.Rectangle, c color.NRGBA) int { return countNear(img, r, c, 60) }
@@ -156,13 +157,13 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.ClassBreaksRenderer{Field: "NOPE"}}, `"NOPE" is not a field`},
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.ClassBreaksRenderer{Field: "ISO_N3"}}, "not numeric"},
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: &gisxml.SimpleLineSymbol{}}}, "cannot draw"},
-		{&gisxml.FeatureLayerDrawingDescription{Transparency: ptr(int16(120))}, "Transparency 120"},
+		{&gisxml.FeatureLayerDrawingDescription{Transparency: mapservertest.Ptr(int16(120))}, "Transparency 120"},
 		{&gisxml.FeatureLayerDrawingDescription{LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
-			{WhereClause: ptr("NOPE = 1")}}}}, "WhereClause"},
+			{WhereClause: mapservertest.Ptr("NOPE = 1")}}}}, "WhereClause"},
 	} {
 		md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 		md.LayerDescriptions = gisxml.ArrayOfLayerDescription{countries(tc.dd)}
-		msg := f.clientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 			ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 40, ImageHeight: 20, ImageDPI: 96}}})
 		if !strings.Contains(msg, tc.want) {
 			t.Errorf("fault %q does not say %q", msg, tc.want)
@@ -170,9 +171,9 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 	}
 }
 
-func featureID(t *testing.T, f *fixture, name string) int {
+func featureID(t *testing.T, f *mapservertest.Fixture, name string) int {
 	t.Helper()
-	svc, _ := f.cat.Service("world")
+	svc, _ := f.Cat.Service("world")
 	m, _ := svc.Map("Layers")
 	l, _ := m.Layer(1)
 	idx := l.Data.Info().FieldIndex("NAME")
@@ -209,7 +210,7 @@ func TestExportMapImageFormats(t *testing.T) {
 	}
 	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 	md.BackgroundSymbol = &gisxml.SimpleFillSymbol{Style: gisxml.SFSNull, FillSymbolFields: gisxml.FillSymbolFields{Color: &gisxml.RgbColor{}}}
-	r := must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPGPNG, ImageReturnType: gisxml.ImageReturnMimeData},
 			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 200, ImageDPI: 96}}})
 	px, py := worldPx(-140, 0)
@@ -218,7 +219,7 @@ func TestExportMapImageFormats(t *testing.T) {
 	}
 	for _, ff := range []gisxml.ImageFormat{gisxml.ImageEMF, gisxml.ImagePS, gisxml.ImageAI} {
 		md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
-		msg := f.clientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 			ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: ff}, ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 40, ImageHeight: 20, ImageDPI: 96}}})
 		if !strings.Contains(msg, "not supported") {
 			t.Errorf("%s: %q", ff, msg)

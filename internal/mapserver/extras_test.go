@@ -10,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 const stateFacts = 3 // the usa map's State facts layer
 
 // idOf finds the one feature of a layer matching a where clause.
-func idOf(t *testing.T, f *fixture, layer int, clause string) int {
+func idOf(t *testing.T, f *mapservertest.Fixture, layer int, clause string) int {
 	t.Helper()
-	ids := f.ids("usa", layer, where(clause))
+	ids := f.IDs("usa", layer, mapservertest.Where(clause))
 	if len(ids) != 1 {
 		t.Fatalf("layer %d %s: %d features", layer, clause, len(ids))
 	}
@@ -25,11 +26,11 @@ func idOf(t *testing.T, f *fixture, layer int, clause string) int {
 }
 
 func TestQueryRelatedRecords(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	ca, tx := idOf(t, f, 0, "NAME = 'California'"), idOf(t, f, 0, "NAME = 'Texas'")
-	res := must[gisxml.QueryRelatedRecordsResponse](f, "usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{
+	res := mapservertest.Must[gisxml.QueryRelatedRecordsResponse](f, "usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{
 		SourceTableID: 0, SourceFIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{tx, ca}},
-		RelateDescription: &gisxml.RelateDescription{RelationshipID: 0, RelatedTableFields: ptr("NAME,STATEFP"), ResultFormat: gisxml.RelateResultRelatedRecordSetAsObject},
+		RelateDescription: &gisxml.RelateDescription{RelationshipID: 0, RelatedTableFields: mapservertest.Ptr("NAME,STATEFP"), ResultFormat: gisxml.RelateResultRelatedRecordSetAsObject},
 	}).Result
 	set, ok := res.Object.(*gisxml.RelatedRecordSet)
 	if !ok {
@@ -53,9 +54,9 @@ func TestQueryRelatedRecords(t *testing.T) {
 	// The other way round, one-to-one, from the Counties layer to States, as JSON, with geometry
 	// dropped and a definition expression on the related side.
 	la := idOf(t, f, 1, "GEOID = '06037'")
-	res = must[gisxml.QueryRelatedRecords2Response](f, "usa", "QueryRelatedRecords2", &gisxml.QueryRelatedRecords2{
+	res = mapservertest.Must[gisxml.QueryRelatedRecords2Response](f, "usa", "QueryRelatedRecords2", &gisxml.QueryRelatedRecords2{
 		MapTableDescription: &gisxml.LayerDescription{LayerID: 1}, SourceFIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{la}},
-		RelateDescription: &gisxml.RelateDescription{RelationshipID: 2, IncludeGeometry: ptr(false), ResultFormat: gisxml.RelateResultJsonAsMime},
+		RelateDescription: &gisxml.RelateDescription{RelationshipID: 2, IncludeGeometry: mapservertest.Ptr(false), ResultFormat: gisxml.RelateResultJsonAsMime},
 	}).Result
 	var doc struct {
 		Groups []struct {
@@ -72,22 +73,22 @@ func TestQueryRelatedRecords(t *testing.T) {
 	if len(doc.Groups) != 1 || len(doc.Groups[0].RelatedRecords) != 1 || doc.Groups[0].RelatedRecords[0].Attributes["NAME"] != "California" || doc.Groups[0].RelatedRecords[0].Geometry != nil {
 		t.Errorf("LA county's state: %s", res.MimeData)
 	}
-	f.clientFault("usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{SourceTableID: 1, SourceFIDSet: &gisxml.FIDSet{},
+	f.ClientFault("usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{SourceTableID: 1, SourceFIDSet: &gisxml.FIDSet{},
 		RelateDescription: &gisxml.RelateDescription{RelationshipID: 0}})
-	if _, err := f.do("usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{SourceTableID: 0, SourceFIDSet: &gisxml.FIDSet{},
+	if _, err := f.Do("usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{SourceTableID: 0, SourceFIDSet: &gisxml.FIDSet{},
 		RelateDescription: &gisxml.RelateDescription{RelationshipID: 9}}); err == nil {
 		t.Error("relationship 9 accepted")
 	}
-	info := must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}).Result
+	info := mapservertest.Must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}).Result
 	if ri := info.MapLayerInfos[0].RelateInfos; len(ri) != 2 || ri[0].RelatedTableID != 2 {
 		t.Errorf("States RelateInfos %+v", ri)
 	}
 }
 
 func TestHyperlinksAndPopups(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	md, disp := usaView(t, f)
-	res := must[gisxml.QueryHyperlinksResponse](f, "usa", "QueryHyperlinks", &gisxml.QueryHyperlinks{MapDescription: md, MapImageDisplay: disp}).Result
+	res := mapservertest.Must[gisxml.QueryHyperlinksResponse](f, "usa", "QueryHyperlinks", &gisxml.QueryHyperlinks{MapDescription: md, MapImageDisplay: disp}).Result
 	if len(res) != 0 {
 		t.Errorf("%d hyperlinks with the state facts layer hidden, want 0", len(res))
 	}
@@ -100,7 +101,7 @@ func TestHyperlinksAndPopups(t *testing.T) {
 			shown.LayerDescriptions[i] = &c
 		}
 	}
-	res = must[gisxml.QueryHyperlinksResponse](f, "usa", "QueryHyperlinks", &gisxml.QueryHyperlinks{MapDescription: &shown, MapImageDisplay: disp}).Result
+	res = mapservertest.Must[gisxml.QueryHyperlinksResponse](f, "usa", "QueryHyperlinks", &gisxml.QueryHyperlinks{MapDescription: &shown, MapImageDisplay: disp}).Result
 	// The default extent shows the contiguous states only: not Alaska, Hawaii or the territories.
 	var urls []string
 	for _, h := range res {
@@ -114,19 +115,19 @@ func TestHyperlinksAndPopups(t *testing.T) {
 	}
 
 	tx := idOf(t, f, stateFacts, "NAME = 'Texas'")
-	pops := must[gisxml.QueryHTMLPopupsResponse](f, "usa", "QueryHTMLPopups", &gisxml.QueryHTMLPopups{TableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx, 999999}}).Result
+	pops := mapservertest.Must[gisxml.QueryHTMLPopupsResponse](f, "usa", "QueryHTMLPopups", &gisxml.QueryHTMLPopups{TableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx, 999999}}).Result
 	if len(pops) != 1 || !strings.Contains(pops[0], "<h3>Texas</h3>") || !strings.Contains(pops[0], "254 counties") {
 		t.Errorf("Texas popup %q", pops)
 	}
-	pops = must[gisxml.QueryHTMLPopups2Response](f, "usa", "QueryHTMLPopups2", &gisxml.QueryHTMLPopups2{
+	pops = mapservertest.Must[gisxml.QueryHTMLPopups2Response](f, "usa", "QueryHTMLPopups2", &gisxml.QueryHTMLPopups2{
 		MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts, DefinitionExpression: "REGION = 4"}, RowIDs: gisxml.ArrayOfInt{tx}}).Result
 	if len(pops) != 0 {
 		t.Errorf("Texas is not in the West, yet popups %q", pops)
 	}
-	f.clientFault("usa", "QueryHTMLPopups", &gisxml.QueryHTMLPopups{TableID: 1, RowIDs: gisxml.ArrayOfInt{1}})
+	f.ClientFault("usa", "QueryHTMLPopups", &gisxml.QueryHTMLPopups{TableID: 1, RowIDs: gisxml.ArrayOfInt{1}})
 
 	// Identify with popups fills the layer's template.
-	id := must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &shown, MapImageDisplay: disp,
+	id := mapservertest.Must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &shown, MapImageDisplay: disp,
 		SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: gisxml.IdentifyVisibleWithHTMLPopup, LayerIDs: gisxml.ArrayOfInt{stateFacts}}).Result
 	if len(id) != 1 || id[0].HTMLPopup == nil || !strings.Contains(*id[0].HTMLPopup, "<h3>California</h3>") {
 		t.Errorf("identify popup %+v", id)
@@ -134,9 +135,9 @@ func TestHyperlinksAndPopups(t *testing.T) {
 }
 
 func TestAttachments(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	tx, utah := idOf(t, f, stateFacts, "NAME = 'Texas'"), idOf(t, f, stateFacts, "NAME = 'Utah'")
-	infos := must[gisxml.QueryAttachmentInfosResponse](f, "usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx, utah}}).Result
+	infos := mapservertest.Must[gisxml.QueryAttachmentInfosResponse](f, "usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx, utah}}).Result
 	var names []string
 	for _, a := range infos {
 		names = append(names, a.Name)
@@ -145,7 +146,7 @@ func TestAttachments(t *testing.T) {
 	if !slices.Equal(names, []string{"Texas.txt", "Utah.txt", "swatch.png"}) {
 		t.Fatalf("attachments %v", names)
 	}
-	all := must[gisxml.QueryAttachmentInfosResponse](f, "usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: stateFacts}).Result
+	all := mapservertest.Must[gisxml.QueryAttachmentInfosResponse](f, "usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: stateFacts}).Result
 	if len(all) != 15 {
 		t.Errorf("%d attachments in all, want 15 (13 western states, 2 for Texas)", len(all))
 	}
@@ -158,33 +159,33 @@ func TestAttachments(t *testing.T) {
 			swatch = a
 		}
 	}
-	data := must[gisxml.QueryAttachmentDataResponse](f, "usa", "QueryAttachmentData", &gisxml.QueryAttachmentData{TableID: stateFacts,
+	data := mapservertest.Must[gisxml.QueryAttachmentDataResponse](f, "usa", "QueryAttachmentData", &gisxml.QueryAttachmentData{TableID: stateFacts,
 		AttachmentIDs: gisxml.ArrayOfInt{note.AttachmentID}, TransportType: gisxml.TransportTypeEmbedded}).Result
 	if len(data) != 1 || !strings.HasPrefix(string(data[0].Data), "Texas: 254 county records") || data[0].AttachmentInfo.Size != len(data[0].Data) {
 		t.Errorf("Texas note %+v %q", data[0].AttachmentInfo, data[0].Data)
 	}
-	data = must[gisxml.QueryAttachmentDataResponse](f, "usa", "QueryAttachmentData", &gisxml.QueryAttachmentData{TableID: stateFacts,
+	data = mapservertest.Must[gisxml.QueryAttachmentDataResponse](f, "usa", "QueryAttachmentData", &gisxml.QueryAttachmentData{TableID: stateFacts,
 		AttachmentIDs: gisxml.ArrayOfInt{swatch.AttachmentID}, TransportType: gisxml.TransportTypeUrl}).Result
 	png, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(data[0].URL, "data:image/png;base64,"))
 	if err != nil || !strings.HasPrefix(string(png), "\x89PNG") || data[0].Data != nil {
 		t.Errorf("swatch URL %.60q: %v", data[0].URL, err)
 	}
 	// The 2 variants apply the definition expression: Texas is not western.
-	infos = must[gisxml.QueryAttachmentInfos2Response](f, "usa", "QueryAttachmentInfos2", &gisxml.QueryAttachmentInfos2{
+	infos = mapservertest.Must[gisxml.QueryAttachmentInfos2Response](f, "usa", "QueryAttachmentInfos2", &gisxml.QueryAttachmentInfos2{
 		MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts, DefinitionExpression: "REGION = 4"}, RowIDs: gisxml.ArrayOfInt{tx, utah}}).Result
 	if len(infos) != 1 || infos[0].Name != "Utah.txt" {
 		t.Errorf("western attachments %+v", infos)
 	}
-	if _, err := f.do("usa", "QueryAttachmentData2", &gisxml.QueryAttachmentData2{MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts, DefinitionExpression: "REGION = 4"},
+	if _, err := f.Do("usa", "QueryAttachmentData2", &gisxml.QueryAttachmentData2{MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts, DefinitionExpression: "REGION = 4"},
 		AttachmentIDs: gisxml.ArrayOfInt{note.AttachmentID}}); err == nil {
 		t.Error("Texas's note served through a western-only description")
 	}
-	f.clientFault("usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: 1})
+	f.ClientFault("usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: 1})
 }
 
 func TestSubtypeInfos(t *testing.T) {
-	f := newFixture(t)
-	res := must[gisxml.GetMapTableSubtypeInfosResponse](f, "usa", "GetMapTableSubtypeInfos", &gisxml.GetMapTableSubtypeInfos{}).Result
+	f := mapservertest.New(t)
+	res := mapservertest.Must[gisxml.GetMapTableSubtypeInfosResponse](f, "usa", "GetMapTableSubtypeInfos", &gisxml.GetMapTableSubtypeInfos{}).Result
 	if len(res) != 1 || res[0].TableID != stateFacts || res[0].SubtypeFieldName != "REGION" || len(res[0].SubtypeInfos) != 5 {
 		t.Fatalf("subtype infos %+v", res)
 	}
@@ -200,7 +201,7 @@ func TestSubtypeInfos(t *testing.T) {
 	if !ok || rng.MinValue != 1 || rng.MaxValue != 300 {
 		t.Errorf("COUNTIES domain %+v", west.FieldDomainInfos[1].Domain)
 	}
-	res2 := must[gisxml.GetMapTableSubtypeInfos2Response](f, "usa", "GetMapTableSubtypeInfos2", &gisxml.GetMapTableSubtypeInfos2{
+	res2 := mapservertest.Must[gisxml.GetMapTableSubtypeInfos2Response](f, "usa", "GetMapTableSubtypeInfos2", &gisxml.GetMapTableSubtypeInfos2{
 		LayerDescriptions: gisxml.ArrayOfLayerDescription{{LayerID: 0}, {LayerID: 1}}}).Result
 	if len(res2) != 0 {
 		t.Errorf("States and Counties have no subtypes, yet %+v", res2)
@@ -208,12 +209,12 @@ func TestSubtypeInfos(t *testing.T) {
 }
 
 func TestGenerateDataClasses(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	classify := func(method gisxml.ClassifyMethod, k int64) *gisxml.ClassBreaksRenderer {
 		t.Helper()
-		r := must[gisxml.GenerateDataClassesResponse](f, "usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{
+		r := mapservertest.Must[gisxml.GenerateDataClassesResponse](f, "usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{
 			MapTableDescription:   &gisxml.LayerDescription{LayerID: stateFacts},
-			DataClassificationDef: &gisxml.ClassBreaksDef{ClassificationField: "COUNTIES", ClassificationMethod: method, BreakCount: ptr(k)},
+			DataClassificationDef: &gisxml.ClassBreaksDef{ClassificationField: "COUNTIES", ClassificationMethod: method, BreakCount: mapservertest.Ptr(k)},
 		}).Result
 		cb, ok := r.(*gisxml.ClassBreaksRenderer)
 		if !ok {
@@ -245,7 +246,7 @@ func TestGenerateDataClasses(t *testing.T) {
 		t.Errorf("natural breaks %v", nb.ClassBreakInfos)
 	}
 
-	r := must[gisxml.GenerateDataClassesResponse](f, "usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{
+	r := mapservertest.Must[gisxml.GenerateDataClassesResponse](f, "usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{
 		MapTableDescription:   &gisxml.LayerDescription{LayerID: stateFacts},
 		DataClassificationDef: &gisxml.UniqueValuesDef{Fields: gisxml.ArrayOfString{"REGION"}},
 	}).Result
@@ -257,14 +258,14 @@ func TestGenerateDataClasses(t *testing.T) {
 	if !slices.Equal(vals, []string{"1", "2", "3", "4", "9"}) {
 		t.Errorf("unique REGION values %v", vals)
 	}
-	f.clientFault("usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts},
+	f.ClientFault("usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts},
 		DataClassificationDef: &gisxml.ClassBreaksDef{ClassificationField: "NAME"}})
 }
 
 func TestQueryRasterValue(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	tx, ny := idOf(t, f, stateFacts, "NAME = 'Texas'"), idOf(t, f, stateFacts, "NAME = 'New York'")
-	res := must[gisxml.QueryRasterValueResponse](f, "usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: stateFacts,
+	res := mapservertest.Must[gisxml.QueryRasterValueResponse](f, "usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: stateFacts,
 		RowIDs: gisxml.ArrayOfInt{tx, ny}}).Result
 	if len(res) != 2 {
 		t.Fatalf("%d images, want 2", len(res))
@@ -283,13 +284,13 @@ func TestQueryRasterValue(t *testing.T) {
 	if r, g, b, _ := northeast.At(4, 4).RGBA(); r>>8 != 31 || g>>8 != 119 || b>>8 != 180 {
 		t.Errorf("New York swatch %d %d %d, want the Northeast's blue", r>>8, g>>8, b>>8)
 	}
-	res = must[gisxml.QueryRasterValue2Response](f, "usa", "QueryRasterValue2", &gisxml.QueryRasterValue2{
+	res = mapservertest.Must[gisxml.QueryRasterValue2Response](f, "usa", "QueryRasterValue2", &gisxml.QueryRasterValue2{
 		MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts, DefinitionExpression: "REGION = 3"}, RowIDs: gisxml.ArrayOfInt{tx, ny},
-		FieldName: ptr("swatch"), ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPG, ImageReturnType: gisxml.ImageReturnURL}}).Result
+		FieldName: mapservertest.Ptr("swatch"), ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPG, ImageReturnType: gisxml.ImageReturnURL}}).Result
 	if len(res) != 1 || !strings.HasPrefix(res[0].ImageURL, "data:image/jpeg;base64,") || res[0].ImageData != nil {
 		t.Errorf("southern JPEG by URL: %d results %.40q", len(res), res[0].ImageURL)
 	}
-	info := must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}).Result
+	info := mapservertest.Must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}).Result
 	for _, l := range info.MapLayerInfos {
 		if l.LayerID != stateFacts {
 			continue
@@ -303,6 +304,6 @@ func TestQueryRasterValue(t *testing.T) {
 			t.Errorf("State facts info: attachments %v subtype %v hyperlinks %v popup %v", *l.HasAttachments, *l.HasSubtype, l.HasHyperlinks, *l.HTMLPopupType)
 		}
 	}
-	f.clientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: 1, RowIDs: gisxml.ArrayOfInt{1}})
-	f.clientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx}, FieldName: ptr("NAME")})
+	f.ClientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: 1, RowIDs: gisxml.ArrayOfInt{1}})
+	f.ClientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx}, FieldName: mapservertest.Ptr("NAME")})
 }

@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 // usaView is the usa map's default description drawn at 800×600.
-func usaView(t *testing.T, f *fixture) (*gisxml.MapDescription, *gisxml.ImageDisplay) {
+func usaView(t *testing.T, f *mapservertest.Fixture) (*gisxml.MapDescription, *gisxml.ImageDisplay) {
 	t.Helper()
-	info := must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}).Result
+	info := mapservertest.Must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}).Result
 	return info.DefaultMapDescription, &gisxml.ImageDisplay{ImageWidth: 800, ImageHeight: 600, ImageDPI: 96}
 }
 
 func TestFind(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	md, disp := usaView(t, f)
 	tests := []struct {
 		name     string
@@ -37,7 +38,7 @@ func TestFind(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.MapDescription, req.MapImageDisplay = md, disp
-			res := must[gisxml.FindResponse](f, "usa", "Find", &req).Result
+			res := mapservertest.Must[gisxml.FindResponse](f, "usa", "Find", &req).Result
 			if len(res) != tc.want {
 				t.Fatalf("%d results, want %d", len(res), tc.want)
 			}
@@ -52,11 +53,11 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	f.clientFault("usa", "Find", &gisxml.Find{MapDescription: md, MapImageDisplay: disp, SearchString: ""})
+	f.ClientFault("usa", "Find", &gisxml.Find{MapDescription: md, MapImageDisplay: disp, SearchString: ""})
 }
 
 func TestIdentify(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	md, disp := usaView(t, f)
 	tests := []struct {
 		name   string
@@ -80,7 +81,7 @@ func TestIdentify(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp,
+			res := mapservertest.Must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp,
 				SearchShape: tc.shape, Tolerance: tc.tol, IdentifyOption: tc.opt, LayerIDs: tc.layers}).Result
 			var got []string
 			for _, r := range res {
@@ -109,17 +110,17 @@ func TestIdentify(t *testing.T) {
 	ld := *hidden.LayerDescriptions[0]
 	ld.Visible = false
 	hidden.LayerDescriptions[0] = &ld
-	res := must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &hidden, MapImageDisplay: disp,
+	res := mapservertest.Must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &hidden, MapImageDisplay: disp,
 		SearchShape: &gisxml.PointN{X: laX, Y: laY}, Tolerance: 1, IdentifyOption: gisxml.IdentifyTopmost}).Result
 	if len(res) != 1 || res[0].LayerID != 1 {
 		t.Errorf("with states hidden, topmost gave %d results (first layer %v), want the county", len(res), res)
 	}
-	f.clientFault("usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp, SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: "gisIdentifyEverything"})
+	f.ClientFault("usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp, SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: "gisIdentifyEverything"})
 }
 
 func TestGetSQLSyntaxInfo(t *testing.T) {
-	f := newFixture(t)
-	info := must[gisxml.GetSQLSyntaxInfoResponse](f, "usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 1}).Result
+	f := mapservertest.New(t)
+	info := mapservertest.Must[gisxml.GetSQLSyntaxInfoResponse](f, "usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 1}).Result
 	if !slices.Contains(info.SupportedPredicates, "esriSQL_LIKE") || !slices.Contains(info.Keywords, "UPPER") || !info.StringComparisonCase {
 		t.Errorf("syntax info: predicates %v, keywords %d, case %v", info.SupportedPredicates, len(info.Keywords), info.StringComparisonCase)
 	}
@@ -133,24 +134,24 @@ func TestGetSQLSyntaxInfo(t *testing.T) {
 		t.Error("FunctionNames lacks UPPER")
 	}
 	// Advertised functions work in a where clause.
-	n := f.count("usa", 1, where("UPPER(NAME) = 'ORANGE' AND CHAR_LENGTH(NAME) = 6"))
+	n := f.Count("usa", 1, mapservertest.Where("UPPER(NAME) = 'ORANGE' AND CHAR_LENGTH(NAME) = 6"))
 	if n == 0 {
 		t.Error("no county named Orange")
 	}
-	if _, err := f.do("usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 42}); err == nil {
+	if _, err := f.Do("usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 42}); err == nil {
 		t.Error("layer 42 accepted")
 	}
 }
 
 func TestLayerResultOptions(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	md, disp := usaView(t, f)
 	opts := *md
 	opts.LayerDescriptions = slices.Clone(md.LayerDescriptions)
 	ld := *opts.LayerDescriptions[1]
-	ld.LayerResultOptions = &gisxml.LayerResultOptions{IncludeGeometry: ptr(false), ReturnFieldNamesInResults: ptr(true)}
+	ld.LayerResultOptions = &gisxml.LayerResultOptions{IncludeGeometry: mapservertest.Ptr(false), ReturnFieldNamesInResults: mapservertest.Ptr(true)}
 	opts.LayerDescriptions[1] = &ld
-	res := must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &opts, MapImageDisplay: disp,
+	res := mapservertest.Must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &opts, MapImageDisplay: disp,
 		SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: gisxml.IdentifyVisibleLayers}).Result
 	if len(res) != 2 || res[0].Shape == nil || res[1].Shape != nil {
 		t.Fatalf("identify: %d results; the state should keep its shape, the county lose it", len(res))
@@ -162,7 +163,7 @@ func TestLayerResultOptions(t *testing.T) {
 	if !slices.Equal(keys, []string{"fid", "GEOID", "NAME", "STATE", "STATEFP", "Shape"}) {
 		t.Errorf("county property keys %v, want field names", keys)
 	}
-	found := must[gisxml.FindResponse](f, "usa", "Find", &gisxml.Find{MapDescription: &opts, MapImageDisplay: disp, SearchString: "06037",
+	found := mapservertest.Must[gisxml.FindResponse](f, "usa", "Find", &gisxml.Find{MapDescription: &opts, MapImageDisplay: disp, SearchString: "06037",
 		SearchFields: "GEOID", FindOption: gisxml.FindVisibleLayers}).Result
 	if len(found) != 1 || found[0].Shape != nil || found[0].Properties.PropertyArray[2].Key != "NAME" {
 		t.Errorf("find with options: %+v", found)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -77,7 +78,7 @@ func TestDifferentialGDAL(t *testing.T) {
 	if _, err := exec.LookPath("ogrinfo"); err != nil {
 		t.Skip("ogrinfo (gdal-bin) is not installed")
 	}
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	const counties = "../../data/sample/us_counties_10m_3857.gpkg"
 	const countries = "../../data/sample/world_countries_50m_4326.gpkg"
 	const points = "../../data/sample/world_country_points_50m_4326.gpkg"
@@ -115,38 +116,38 @@ func TestDifferentialGDAL(t *testing.T) {
 		return fmt.Sprintf("ST_MaxX(geom) >= %g AND ST_MinX(geom) <= %g AND ST_MaxY(geom) >= %g AND ST_MinY(geom) <= %g", xmin, xmax, ymin, ymax)
 	}
 	cases := []tc{
-		{"all", "usa", 1, counties, "counties", where(""), "1=1"},
-		{"eq", "usa", 1, counties, "counties", where("STATEFP = '06'"), "STATEFP = '06'"},
-		{"neq", "usa", 1, counties, "counties", where("STATEFP <> '48'"), "STATEFP <> '48'"},
-		{"in", "usa", 1, counties, "counties", where("STATEFP IN ('06', '41', '53')"), "STATEFP IN ('06','41','53')"},
-		{"not in", "usa", 1, counties, "counties", where("STATEFP NOT IN ('06', '41', '53')"), "STATEFP NOT IN ('06','41','53')"},
-		{"like prefix", "usa", 1, counties, "counties", where("NAME LIKE 'San %'"), "NAME GLOB 'San *'"},
-		{"like inner", "usa", 1, counties, "counties", where("NAME LIKE '%ville%'"), "NAME GLOB '*ville*'"},
-		{"like single", "usa", 1, counties, "counties", where("NAME LIKE 'L_ke'"), "NAME GLOB 'L?ke'"},
-		{"not like", "usa", 1, counties, "counties", where("NAME NOT LIKE '%a%' AND STATEFP = '13'"), "NAME NOT GLOB '*a*' AND STATEFP = '13'"},
-		{"between", "usa", 1, counties, "counties", where("fid BETWEEN 100 AND 250"), "fid BETWEEN 100 AND 250"},
-		{"not between", "usa", 1, counties, "counties", where("fid NOT BETWEEN 10 AND 3000"), "fid NOT BETWEEN 10 AND 3000"},
-		{"or and", "usa", 1, counties, "counties", where("(STATEFP = '06' OR STATEFP = '32') AND NAME < 'M'"), "(STATEFP = '06' OR STATEFP = '32') AND NAME < 'M'"},
-		{"not", "usa", 1, counties, "counties", where("NOT (STATE = 'Texas')"), "NOT (STATE = 'Texas')"},
-		{"upper", "usa", 1, counties, "counties", where("UPPER(NAME) = 'ORANGE'"), "UPPER(NAME) = 'ORANGE'"},
-		{"lower like", "usa", 1, counties, "counties", where("LOWER(NAME) LIKE 'mc%'"), "LOWER(NAME) LIKE 'mc%'"},
-		{"arith", "usa", 1, counties, "counties", where("fid * 2 + 1 < 41"), "fid * 2 + 1 < 41"},
-		{"mod", "usa", 1, counties, "counties", where("MOD(fid, 7) = 3"), "fid % 7 = 3"},
-		{"gte string", "usa", 1, counties, "counties", where("GEOID >= '55000'"), "GEOID >= '55000'"},
-		{"is null", "usa", 1, counties, "counties", where("NAME IS NULL"), "NAME IS NULL"},
-		{"is not null", "usa", 1, counties, "counties", where("NAME IS NOT NULL AND STATEFP = '02'"), "NAME IS NOT NULL AND STATEFP = '02'"},
-		{"char length", "usa", 1, counties, "counties", where("CHAR_LENGTH(NAME) > 12"), "LENGTH(NAME) > 12"},
-		{"substring", "usa", 1, counties, "counties", where("SUBSTRING(GEOID FROM 3 FOR 3) = '001'"), "SUBSTR(GEOID, 3, 3) = '001'"},
-		{"countries like", "world_geographic", 1, countries, "countries", where("NAME LIKE 'B%'"), "NAME GLOB 'B*'"},
-		{"countries iso", "world_geographic", 1, countries, "countries", where("ISO_N3 > '500'"), "ISO_N3 > '500'"},
+		{"all", "usa", 1, counties, "counties", mapservertest.Where(""), "1=1"},
+		{"eq", "usa", 1, counties, "counties", mapservertest.Where("STATEFP = '06'"), "STATEFP = '06'"},
+		{"neq", "usa", 1, counties, "counties", mapservertest.Where("STATEFP <> '48'"), "STATEFP <> '48'"},
+		{"in", "usa", 1, counties, "counties", mapservertest.Where("STATEFP IN ('06', '41', '53')"), "STATEFP IN ('06','41','53')"},
+		{"not in", "usa", 1, counties, "counties", mapservertest.Where("STATEFP NOT IN ('06', '41', '53')"), "STATEFP NOT IN ('06','41','53')"},
+		{"like prefix", "usa", 1, counties, "counties", mapservertest.Where("NAME LIKE 'San %'"), "NAME GLOB 'San *'"},
+		{"like inner", "usa", 1, counties, "counties", mapservertest.Where("NAME LIKE '%ville%'"), "NAME GLOB '*ville*'"},
+		{"like single", "usa", 1, counties, "counties", mapservertest.Where("NAME LIKE 'L_ke'"), "NAME GLOB 'L?ke'"},
+		{"not like", "usa", 1, counties, "counties", mapservertest.Where("NAME NOT LIKE '%a%' AND STATEFP = '13'"), "NAME NOT GLOB '*a*' AND STATEFP = '13'"},
+		{"between", "usa", 1, counties, "counties", mapservertest.Where("fid BETWEEN 100 AND 250"), "fid BETWEEN 100 AND 250"},
+		{"not between", "usa", 1, counties, "counties", mapservertest.Where("fid NOT BETWEEN 10 AND 3000"), "fid NOT BETWEEN 10 AND 3000"},
+		{"or and", "usa", 1, counties, "counties", mapservertest.Where("(STATEFP = '06' OR STATEFP = '32') AND NAME < 'M'"), "(STATEFP = '06' OR STATEFP = '32') AND NAME < 'M'"},
+		{"not", "usa", 1, counties, "counties", mapservertest.Where("NOT (STATE = 'Texas')"), "NOT (STATE = 'Texas')"},
+		{"upper", "usa", 1, counties, "counties", mapservertest.Where("UPPER(NAME) = 'ORANGE'"), "UPPER(NAME) = 'ORANGE'"},
+		{"lower like", "usa", 1, counties, "counties", mapservertest.Where("LOWER(NAME) LIKE 'mc%'"), "LOWER(NAME) LIKE 'mc%'"},
+		{"arith", "usa", 1, counties, "counties", mapservertest.Where("fid * 2 + 1 < 41"), "fid * 2 + 1 < 41"},
+		{"mod", "usa", 1, counties, "counties", mapservertest.Where("MOD(fid, 7) = 3"), "fid % 7 = 3"},
+		{"gte string", "usa", 1, counties, "counties", mapservertest.Where("GEOID >= '55000'"), "GEOID >= '55000'"},
+		{"is null", "usa", 1, counties, "counties", mapservertest.Where("NAME IS NULL"), "NAME IS NULL"},
+		{"is not null", "usa", 1, counties, "counties", mapservertest.Where("NAME IS NOT NULL AND STATEFP = '02'"), "NAME IS NOT NULL AND STATEFP = '02'"},
+		{"char length", "usa", 1, counties, "counties", mapservertest.Where("CHAR_LENGTH(NAME) > 12"), "LENGTH(NAME) > 12"},
+		{"substring", "usa", 1, counties, "counties", mapservertest.Where("SUBSTRING(GEOID FROM 3 FOR 3) = '001'"), "SUBSTR(GEOID, 3, 3) = '001'"},
+		{"countries like", "world_geographic", 1, countries, "countries", mapservertest.Where("NAME LIKE 'B%'"), "NAME GLOB 'B*'"},
+		{"countries iso", "world_geographic", 1, countries, "countries", mapservertest.Where("ISO_N3 > '500'"), "ISO_N3 > '500'"},
 
-		{"index intersects", "usa", 1, counties, "counties", envelopeFilter("", gisxml.SpatialRelIndexIntersects, -13000000, 4000000, -12000000, 5000000), bbox(-13000000, 4000000, -12000000, 5000000)},
-		{"envelope intersects + where", "usa", 1, counties, "counties", envelopeFilter("STATEFP = '06'", gisxml.SpatialRelEnvelopeIntersects, -13500000, 3800000, -12500000, 4500000), "STATEFP = '06' AND " + bbox(-13500000, 3800000, -12500000, 4500000)},
-		{"envelope intersects world", "world_geographic", 1, countries, "countries", envelopeFilter("", gisxml.SpatialRelEnvelopeIntersects, -10, 35, 30, 60), bbox(-10, 35, 30, 60)},
-		{"points envelope", "world_geographic", 0, points, "country_points", envelopeFilter("", gisxml.SpatialRelEnvelopeIntersects, -10, 35, 30, 60), bbox(-10, 35, 30, 60)},
+		{"index intersects", "usa", 1, counties, "counties", mapservertest.EnvelopeFilter("", gisxml.SpatialRelIndexIntersects, -13000000, 4000000, -12000000, 5000000), bbox(-13000000, 4000000, -12000000, 5000000)},
+		{"envelope intersects + where", "usa", 1, counties, "counties", mapservertest.EnvelopeFilter("STATEFP = '06'", gisxml.SpatialRelEnvelopeIntersects, -13500000, 3800000, -12500000, 4500000), "STATEFP = '06' AND " + bbox(-13500000, 3800000, -12500000, 4500000)},
+		{"envelope intersects world", "world_geographic", 1, countries, "countries", mapservertest.EnvelopeFilter("", gisxml.SpatialRelEnvelopeIntersects, -10, 35, 30, 60), bbox(-10, 35, 30, 60)},
+		{"points envelope", "world_geographic", 0, points, "country_points", mapservertest.EnvelopeFilter("", gisxml.SpatialRelEnvelopeIntersects, -10, 35, 30, 60), bbox(-10, 35, 30, 60)},
 
-		{"intersects envelope", "usa", 1, counties, "counties", envelopeFilter("", gisxml.SpatialRelIntersects, -13000000, 4000000, -12000000, 5000000), "ST_Intersects(geom, " + gf(&gisxml.EnvelopeN{XMin: -13000000, YMin: 4000000, XMax: -12000000, YMax: 5000000}, 3857) + ") = 1"},
-		{"intersects envelope + where", "usa", 1, counties, "counties", envelopeFilter("NAME LIKE '%o%'", gisxml.SpatialRelIntersects, -10000000, 3500000, -9000000, 4500000), "NAME GLOB '*o*' AND ST_Intersects(geom, " + gf(&gisxml.EnvelopeN{XMin: -10000000, YMin: 3500000, XMax: -9000000, YMax: 4500000}, 3857) + ") = 1"},
+		{"intersects envelope", "usa", 1, counties, "counties", mapservertest.EnvelopeFilter("", gisxml.SpatialRelIntersects, -13000000, 4000000, -12000000, 5000000), "ST_Intersects(geom, " + gf(&gisxml.EnvelopeN{XMin: -13000000, YMin: 4000000, XMax: -12000000, YMax: 5000000}, 3857) + ") = 1"},
+		{"intersects envelope + where", "usa", 1, counties, "counties", mapservertest.EnvelopeFilter("NAME LIKE '%o%'", gisxml.SpatialRelIntersects, -10000000, 3500000, -9000000, 4500000), "NAME GLOB '*o*' AND ST_Intersects(geom, " + gf(&gisxml.EnvelopeN{XMin: -10000000, YMin: 3500000, XMax: -9000000, YMax: 4500000}, 3857) + ") = 1"},
 		{"intersects polygon", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelIntersects, triangle, ""), "ST_Intersects(geom, " + gf(triangle, 3857) + ") = 1"},
 		{"intersects line", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelIntersects, line, ""), "ST_Intersects(geom, " + gf(line, 3857) + ") = 1"},
 		{"intersects multipoint", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelIntersects, multi, ""), "ST_Intersects(geom, " + gf(multi, 3857) + ") = 1"},
@@ -169,11 +170,11 @@ func TestDifferentialGDAL(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			want := gdalIDs(t, c.gpkg, c.table, c.gdal)
-			got := f.ids(c.service, c.layer, c.filter)
+			got := f.IDs(c.service, c.layer, c.filter)
 			if !slices.Equal(got, want) {
 				t.Errorf("ids differ from GDAL: %d ids, GDAL %d\nonly ours: %v\nonly GDAL: %v", len(got), len(want), minus(got, want), minus(want, got))
 			}
-			if n := f.count(c.service, c.layer, c.filter); n != len(want) {
+			if n := f.Count(c.service, c.layer, c.filter); n != len(want) {
 				t.Errorf("count %d, GDAL %d", n, len(want))
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 func decodePNG(t *testing.T, b []byte) image.Image {
@@ -51,7 +52,7 @@ var mimePNG32 = &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnTyp
 
 func TestGetLegendInfo(t *testing.T) {
 	f, _ := newCartoFixture(t)
-	r := must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", ImageType: mimePNG32,
+	r := mapservertest.Must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", ImageType: mimePNG32,
 		LegendPatch: &gisxml.MapServerLegendPatch{Width: 24, Height: 16, ImageDPI: 96}})
 	if len(r.Result) != 2 {
 		t.Fatalf("%d legend infos for 2 layers", len(r.Result))
@@ -83,14 +84,14 @@ func TestGetLegendInfo(t *testing.T) {
 
 	// GetLegendInfo2: the request's unique value renderer gives the classes, in order, drawn in
 	// the request's colours; URL answers.
-	uv := &gisxml.UniqueValueRenderer{Field1: "NAME", DefaultSymbol: fill(0, 0, 255), DefaultLabel: ptr("Others"),
+	uv := &gisxml.UniqueValueRenderer{Field1: "NAME", DefaultSymbol: fill(0, 0, 255), DefaultLabel: mapservertest.Ptr("Others"),
 		UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{
-			{Value: "France", Label: ptr("France"), Symbol: fill(0, 0, 200)},
+			{Value: "France", Label: mapservertest.Ptr("France"), Symbol: fill(0, 0, 200)},
 			{Value: "Spain", Symbol: fill(200, 0, 0)},
 		}}
 	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: uv}}}
-	r2 := must[gisxml.GetLegendInfo2Response](f, "world", "GetLegendInfo2", &gisxml.GetLegendInfo2{MapDescription: md, LayerIDs: gisxml.ArrayOfInt{1}, ImageType: mimePNG32})
+	r2 := mapservertest.Must[gisxml.GetLegendInfo2Response](f, "world", "GetLegendInfo2", &gisxml.GetLegendInfo2{MapDescription: md, LayerIDs: gisxml.ArrayOfInt{1}, ImageType: mimePNG32})
 	if len(r2.Result) != 1 {
 		t.Fatalf("%d infos", len(r2.Result))
 	}
@@ -108,17 +109,17 @@ func TestGetLegendInfo(t *testing.T) {
 	// An area patch shape: a triangle, fitted into the swatch; the top corners stay empty.
 	tri := &gisxml.PolygonN{RingArray: gisxml.ArrayOfRing{&gisxml.Ring{Path: gisxml.Path{PointArray: gisxml.ArrayOfPoint{
 		&gisxml.PointN{X: 0, Y: 0}, &gisxml.PointN{X: 10, Y: 0}, &gisxml.PointN{X: 5, Y: 10}, &gisxml.PointN{X: 0, Y: 0}}}}}}
-	shaped := must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, ImageType: mimePNG32,
+	shaped := mapservertest.Must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, ImageType: mimePNG32,
 		LegendPatch: &gisxml.MapServerLegendPatch{Width: 30, Height: 30, ImageDPI: 96, AreaPatch: &gisxml.AreaPatch{Patch: gisxml.Patch{Geometry: tri}}}})
 	timg := decodePNG(t, shaped.Result[0].LegendGroups[0].LegendClasses[0].SymbolImage.ImageData)
 	if top, bottom := pixel(timg, 4, 4), pixel(timg, 15, 24); top.A != 0 || !close3(bottom, color.NRGBA{232, 228, 216, 255}, 2) {
 		t.Errorf("triangle patch: top left %v, bottom middle %v", top, bottom)
 	}
-	url := must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{0}})
+	url := mapservertest.Must[gisxml.GetLegendInfoResponse](f, "world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{0}})
 	if img := url.Result[0].LegendGroups[0].LegendClasses[0].SymbolImage; !strings.HasPrefix(img.ImageURL, "http://127.0.0.1/outputs/") || img.ImageWidth != 20 {
 		t.Errorf("URL swatch %+v", img)
 	}
-	if msg := f.clientFault("world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{7}}); !strings.Contains(msg, "no layer 7") {
+	if msg := f.ClientFault("world", "GetLegendInfo", &gisxml.GetLegendInfo{MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{7}}); !strings.Contains(msg, "no layer 7") {
 		t.Errorf("fault %q", msg)
 	}
 }
@@ -129,7 +130,7 @@ func fill(r, g, b uint8) *gisxml.SimpleFillSymbol {
 
 func TestGetDefaultLayerDrawingDescriptions(t *testing.T) {
 	f, _ := newCartoFixture(t)
-	r := must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{MapName: "Layers"})
+	r := mapservertest.Must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{MapName: "Layers"})
 	if len(r.Result) != 2 {
 		t.Fatalf("%d descriptions", len(r.Result))
 	}
@@ -158,8 +159,8 @@ func TestGetDefaultLayerDrawingDescriptions(t *testing.T) {
 	if _, ok := r.Result[0].(*gisxml.FeatureLayerDrawingDescription).FeatureRenderer.(*gisxml.SimpleRenderer).Symbol.(*gisxml.SimpleMarkerSymbol); !ok {
 		t.Error("points are not drawn with a SimpleMarkerSymbol")
 	}
-	vb := must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{
-		MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, SymbolOutputOptions: &gisxml.ServerSymbolOutputOptions{ConvertLabelExpressions: ptr(false)}})
+	vb := mapservertest.Must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{
+		MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, SymbolOutputOptions: &gisxml.ServerSymbolOutputOptions{ConvertLabelExpressions: mapservertest.Ptr(false)}})
 	if lc := vb.Result[0].(*gisxml.FeatureLayerDrawingDescription).LabelingDescription.LabelClassDescriptions[0]; *lc.LabelExpressionType != gisxml.LabelExpressionVBScript {
 		t.Errorf("ConvertLabelExpressions false: %v", *lc.LabelExpressionType)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 // memOutputs is an output store in memory: Put, and the ranged reads pictures use.
@@ -44,25 +45,25 @@ func (m *memOutputs) GetRange(_ context.Context, key string, off, n int64) ([]by
 
 // pictureMap exports the countries around Spain filled with a picture fill named by uri, and
 // returns the image (or the client fault).
-func pictureMap(f *fixture, uri string) (image.Image, string) {
-	f.t.Helper()
+func pictureMap(f *mapservertest.Fixture, uri string) (image.Image, string) {
+	f.T.Helper()
 	x0, y0 := mercator(-10, 35)
 	x1, y1 := mercator(5, 45)
 	md := mapDesc(x0, y0, x1, y1, 0)
-	pf := &gisxml.PictureFillSymbol{PictureUri: &uri, Width: ptr(6.0)}
+	pf := &gisxml.PictureFillSymbol{PictureUri: &uri, Width: mapservertest.Ptr(6.0)}
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true,
 		DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: pf}}}}
 	req := &gisxml.ExportMapImage{MapDescription: md, ImageDescription: &gisxml.ImageDescription{
 		ImageType:    &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData},
 		ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 100, ImageHeight: 80, ImageDPI: 96}}}
-	resp, err := f.do("world", "ExportMapImage", req)
+	resp, err := f.Do("world", "ExportMapImage", req)
 	if err != nil {
 		if !errors.Is(err, mapserver.ErrInvalidArgument) {
-			f.t.Fatalf("%s: %v is not a client fault", uri, err)
+			f.T.Fatalf("%s: %v is not a client fault", uri, err)
 		}
 		return nil, err.Error()
 	}
-	return decodePNG(f.t.(*testing.T), resp.(*gisxml.ExportMapImageResponse).Result.ImageData), ""
+	return decodePNG(f.T.(*testing.T), resp.(*gisxml.ExportMapImageResponse).Result.ImageData), ""
 }
 
 // redShare is the share of an image's pixels that are the picture's red.
@@ -189,16 +190,16 @@ func TestPictureSymbolsGolden(t *testing.T) {
 	fg, bg := rgb(150, 0, 40), rgb(255, 240, 180)
 	italyURI := "data:image/png;base64," + base64.StdEncoding.EncodeToString(onebit)
 	styled := &gisxml.UniqueValueRenderer{Field1: "NAME", DefaultSymbol: fill(240, 240, 232), UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{
-		{Value: "Spain", Symbol: &gisxml.PictureFillSymbol{Picture: onebit, Width: ptr(6.0), FgColor: fg, BgColor: bg,
-			XSeparation: ptr(2.0), YSeparation: ptr(2.0), Angle: ptr(30.0)}},
-		{Value: "France", Symbol: &gisxml.PictureFillSymbol{Picture: colour, Width: ptr(6.0), XScale: ptr(2.0), YScale: ptr(1.0),
-			XOffset: ptr(3.0), YOffset: ptr(3.0), BitmapTransColor: rgb(255, 0, 255),
+		{Value: "Spain", Symbol: &gisxml.PictureFillSymbol{Picture: onebit, Width: mapservertest.Ptr(6.0), FgColor: fg, BgColor: bg,
+			XSeparation: mapservertest.Ptr(2.0), YSeparation: mapservertest.Ptr(2.0), Angle: mapservertest.Ptr(30.0)}},
+		{Value: "France", Symbol: &gisxml.PictureFillSymbol{Picture: colour, Width: mapservertest.Ptr(6.0), XScale: mapservertest.Ptr(2.0), YScale: mapservertest.Ptr(1.0),
+			XOffset: mapservertest.Ptr(3.0), YOffset: mapservertest.Ptr(3.0), BitmapTransColor: rgb(255, 0, 255),
 			FillSymbolFields: gisxml.FillSymbolFields{Outline: &gisxml.SimpleLineSymbol{Style: gisxml.SLSDash,
 				LineSymbolFields: gisxml.LineSymbolFields{Color: rgb(0, 0, 120), Width: 1.5}}}}},
-		{Value: "Italy", Symbol: &gisxml.PictureFillSymbol{PictureUri: &italyURI, Width: ptr(6.0), Swap1BitColor: ptr(true),
+		{Value: "Italy", Symbol: &gisxml.PictureFillSymbol{PictureUri: &italyURI, Width: mapservertest.Ptr(6.0), Swap1BitColor: mapservertest.Ptr(true),
 			BgColor: rgb(0, 130, 60), FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(255, 255, 255)}}},
 	}}
-	marker := &gisxml.SimpleRenderer{Symbol: &gisxml.PictureMarkerSymbol{Picture: colour, Width: ptr(12.0), BitmapTransColor: rgb(255, 0, 255),
+	marker := &gisxml.SimpleRenderer{Symbol: &gisxml.PictureMarkerSymbol{Picture: colour, Width: mapservertest.Ptr(12.0), BitmapTransColor: rgb(255, 0, 255),
 		CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: 6}, XScale: 1, YScale: 1}}}
 	x0, y0 := mercator(-12, 34)
 	x1, y1 := mercator(32, 60)

@@ -9,16 +9,17 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
 // exportIn draws a service's default map in the system wkid over the extent given in it.
-func exportIn(t *testing.T, f *fixture, service string, wkid int, ext orb.Bound, w, h int) *gisxml.MapImage {
+func exportIn(t *testing.T, f *mapservertest.Fixture, service string, wkid int, ext orb.Bound, w, h int) *gisxml.MapImage {
 	t.Helper()
 	md := mapDesc(ext.Min[0], ext.Min[1], ext.Max[0], ext.Max[1], 0)
 	md.SpatialReference = srOf(wkid)
 	md.MapArea.(*gisxml.MapExtent).Extent.(*gisxml.EnvelopeN).SpatialReference = srOf(wkid)
-	return must[gisxml.ExportMapImageResponse](f, service, "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+	return mapservertest.Must[gisxml.ExportMapImageResponse](f, service, "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData},
 			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: w, ImageHeight: h, ImageDPI: 96}}}).Result
 }
@@ -66,8 +67,8 @@ func TestProjectedOperations(t *testing.T) {
 	paris, _ := to2154.Point(orb.Point{2.35, 48.85})
 
 	// Output in Lambert-93: France's polygon lies around Paris's Lambert-93 coordinates.
-	rs := must[gisxml.QueryFeatureDataResponse](f, "world", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
-		WhereClause: "NAME = 'France'", SubFields: ptr("NAME, Shape"), OutputSpatialReference: srOf(2154)}}).Result
+	rs := mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "world", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
+		WhereClause: "NAME = 'France'", SubFields: mapservertest.Ptr("NAME, Shape"), OutputSpatialReference: srOf(2154)}}).Result
 	if len(rs.Records) != 1 {
 		t.Fatalf("%d records for France", len(rs.Records))
 	}
@@ -82,8 +83,8 @@ func TestProjectedOperations(t *testing.T) {
 
 	// Input in Lambert-93: a 10 km box around Paris finds France.
 	box := &gisxml.EnvelopeN{XMin: paris[0] - 5000, YMin: paris[1] - 5000, XMax: paris[0] + 5000, YMax: paris[1] + 5000, SpatialReference: srOf(2154)}
-	rs = must[gisxml.QueryFeatureDataResponse](f, "world", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
-		QueryFilter: gisxml.QueryFilter{SubFields: ptr("NAME")}, SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: box}}).Result
+	rs = mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "world", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
+		QueryFilter: gisxml.QueryFilter{SubFields: mapservertest.Ptr("NAME")}, SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: box}}).Result
 	if len(rs.Records) != 1 || rs.Records[0].Values[0] != "France" {
 		t.Errorf("a box around Paris in 2154 found %v", rs.Records)
 	}
@@ -97,7 +98,7 @@ func TestProjectedOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	kansas, _ := to5070.Point(orb.Point{-98.5, 38.5})
-	ids := must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp,
+	ids := mapservertest.Must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp,
 		SearchShape: &gisxml.PointN{X: kansas[0], Y: kansas[1]}, Tolerance: 1, IdentifyOption: gisxml.IdentifyTopmost, LayerIDs: gisxml.ArrayOfInt{0}}).Result
 	if len(ids) != 1 || ids[0].Name != "States" {
 		t.Fatalf("Identify in 5070: %+v", ids)
@@ -106,7 +107,7 @@ func TestProjectedOperations(t *testing.T) {
 	if e := shape.Extent.(*gisxml.EnvelopeN); !(e.XMin < kansas[0] && kansas[0] < e.XMax) || *shape.SpatialReference.SpatialReferencePart().WKID != 5070 {
 		t.Errorf("Identify shape extent %v…%v (WKID %d) does not hold Kansas %v", e.XMin, e.XMax, *shape.SpatialReference.SpatialReferencePart().WKID, kansas)
 	}
-	found := must[gisxml.FindResponse](f, "usa", "Find", &gisxml.Find{MapDescription: md, MapImageDisplay: disp, SearchString: "Utah", SearchFields: "NAME",
+	found := mapservertest.Must[gisxml.FindResponse](f, "usa", "Find", &gisxml.Find{MapDescription: md, MapImageDisplay: disp, SearchString: "Utah", SearchFields: "NAME",
 		FindOption: gisxml.FindAllLayers, LayerIDs: gisxml.ArrayOfInt{0}}).Result
 	if len(found) != 1 || *found[0].Shape.(*gisxml.PolygonN).SpatialReference.SpatialReferencePart().WKID != 5070 {
 		t.Errorf("Find in 5070: %+v", found)
@@ -114,13 +115,13 @@ func TestProjectedOperations(t *testing.T) {
 
 	// ToMapPoints: the image centre is the extent's centre in 5070; FromMapPoints takes a point
 	// in 4326 (its own system) and gives the pixel it is drawn at in 5070.
-	mp := must[gisxml.ToMapPointsResponse](f, "usa", "ToMapPoints", &gisxml.ToMapPoints{MapDescription: md, MapImageDisplay: disp,
+	mp := mapservertest.Must[gisxml.ToMapPointsResponse](f, "usa", "ToMapPoints", &gisxml.ToMapPoints{MapDescription: md, MapImageDisplay: disp,
 		ScreenXValues: gisxml.ArrayOfInt{240}, ScreenYValues: gisxml.ArrayOfInt{160}}).Result.(*gisxml.MultipointN)
 	c := mp.PointArray[0].(*gisxml.PointN)
 	if math.Abs(c.X+50000) > 1e-6 || math.Abs(c.Y-1725000) > 1e-6 || *mp.SpatialReference.SpatialReferencePart().WKID != 5070 {
 		t.Errorf("ToMapPoints centre = %v, %v", c.X, c.Y)
 	}
-	px := must[gisxml.FromMapPointsResponse](f, "usa", "FromMapPoints", &gisxml.FromMapPoints{MapDescription: md, MapImageDisplay: disp,
+	px := mapservertest.Must[gisxml.FromMapPointsResponse](f, "usa", "FromMapPoints", &gisxml.FromMapPoints{MapDescription: md, MapImageDisplay: disp,
 		MapPoints: &gisxml.MultipointN{PointArray: gisxml.ArrayOfPoint{&gisxml.PointN{X: -98.5, Y: 38.5}}, SpatialReference: srOf(4326)}})
 	res := 4800000.0 / 480 // the extent is 4.8e6 m wide, taller than 3:2 so it keeps its width
 	wantX, wantY := 240+(kansas[0]+50000)/res, 160-(kansas[1]-1725000)/res
@@ -131,14 +132,14 @@ func TestProjectedOperations(t *testing.T) {
 	// ComputeScale in NY Long Island (US survey feet): 96,000 ft across 1000 px at 96 DPI.
 	ny := mapDesc(900000, 150000, 996000, 198000, 0)
 	ny.SpatialReference = srOf(2263)
-	scale := must[gisxml.ComputeScaleResponse](f, "usa", "ComputeScale", &gisxml.ComputeScale{MapDescription: ny,
+	scale := mapservertest.Must[gisxml.ComputeScaleResponse](f, "usa", "ComputeScale", &gisxml.ComputeScale{MapDescription: ny,
 		MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}}).Result
 	if want := 96000 * 1200.0 / 3937 / (1000.0 / 96 * 0.0254); math.Abs(scale-want) > 1e-6*want {
 		t.Errorf("ComputeScale in 2263 = %.3f, want %.3f", scale, want)
 	}
 	// ExportScaleBar of the 5070 view.
 	km := gisxml.Kilometers
-	must[gisxml.ExportScaleBarResponse](f, "usa", "ExportScaleBar", &gisxml.ExportScaleBar{
+	mapservertest.Must[gisxml.ExportScaleBarResponse](f, "usa", "ExportScaleBar", &gisxml.ExportScaleBar{
 		ScaleBar:       &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &km}},
 		MapDescription: md, MapDisplay: disp,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData},

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 // srOf is a request's spatial reference by WKID.
 func srOf(wkid int) gisxml.SpatialReference {
-	return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: ptr(wkid)}}
+	return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: mapservertest.Ptr(wkid)}}
 }
 
 // TestOtherSystemBuiltin: what every build answers about systems other than a map's — a Web
@@ -20,7 +21,7 @@ func TestOtherSystemBuiltin(t *testing.T) {
 	disp := &gisxml.ImageDisplay{ImageWidth: 360, ImageHeight: 180, ImageDPI: 96}
 	md := mapDesc(-180, -90, 180, 90, 0)
 	md.SpatialReference = srOf(4326)
-	r := must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}, ImageDisplay: disp}})
 	ext := r.Result.Extent.(*gisxml.EnvelopeN)
 	if wkid := *ext.SpatialReference.SpatialReferencePart().WKID; wkid != 4326 || ext.XMin != -180 || ext.XMax != 180 {
@@ -35,11 +36,11 @@ func TestOtherSystemBuiltin(t *testing.T) {
 	for _, wkid := range []int{99999} {
 		md := mapDesc(0, 0, 1, 1, 0)
 		md.SpatialReference = srOf(wkid)
-		msg := f.clientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md, ImageDescription: &gisxml.ImageDescription{ImageDisplay: disp}})
+		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md, ImageDescription: &gisxml.ImageDescription{ImageDisplay: disp}})
 		if !strings.Contains(msg, "WKID 99999") {
 			t.Errorf("fault %q does not name WKID 99999", msg)
 		}
-		msg = f.clientFault("usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 0, QueryFilter: &gisxml.QueryFilter{WhereClause: "1=1", OutputSpatialReference: srOf(wkid)}})
+		msg = f.ClientFault("usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 0, QueryFilter: &gisxml.QueryFilter{WhereClause: "1=1", OutputSpatialReference: srOf(wkid)}})
 		if !strings.Contains(msg, "OutputSpatialReference") || !strings.Contains(msg, "WKID 99999") {
 			t.Errorf("fault %q does not name OutputSpatialReference and WKID 99999", msg)
 		}

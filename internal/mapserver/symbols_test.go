@@ -19,13 +19,14 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // newSymbolFixture is newCartoFixture on the sample services changed by edit (nil: as they are),
 // with the server's parameters changed by params (nil: none).
-func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*mapserver.Params)) (*fixture, *localFarm) {
+func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*mapserver.Params)) (*mapservertest.Fixture, *localFarm) {
 	t.Helper()
 	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
 	if err != nil {
@@ -53,7 +54,7 @@ func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*
 	if params != nil {
 		params(&p)
 	}
-	return &fixture{t: t, cat: c, srv: mapserver.New(p)}, lf
+	return &mapservertest.Fixture{T: t, Cat: c, Srv: mapserver.New(p)}, lf
 }
 
 // withReferenceScale sets the reference scale of the first map of the world and world_geographic
@@ -69,9 +70,9 @@ func withReferenceScale(ref float64) func(*servicedef.Config) {
 }
 
 // exportImage runs ExportMapImage of md at w×h pixels and dpi in format, and returns the bytes.
-func exportImage(f *fixture, service string, md *gisxml.MapDescription, w, h int, dpi float64, format gisxml.ImageFormat) *gisxml.MapImage {
-	f.t.Helper()
-	r := must[gisxml.ExportMapImageResponse](f, service, "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
+func exportImage(f *mapservertest.Fixture, service string, md *gisxml.MapDescription, w, h int, dpi float64, format gisxml.ImageFormat) *gisxml.MapImage {
+	f.T.Helper()
+	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, service, "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: format, ImageReturnType: gisxml.ImageReturnMimeData},
 			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: w, ImageHeight: h, ImageDPI: dpi}}})
 	return r.Result
@@ -122,9 +123,9 @@ func rasterizeDoc(t *testing.T, ext string, doc []byte, dpi float64) image.Image
 }
 
 // countryPoint returns the point of a country in the points layer (layer 0) of a service.
-func countryPoint(t *testing.T, f *fixture, service, name string) orb.Point {
+func countryPoint(t *testing.T, f *mapservertest.Fixture, service, name string) orb.Point {
 	t.Helper()
-	svc, _ := f.cat.Service(service)
+	svc, _ := f.Cat.Service(service)
 	m, _ := svc.Map("Layers")
 	l, _ := m.Layer(0)
 	idx := l.Data.Info().FieldIndex("NAME")
@@ -192,7 +193,7 @@ func TestReferenceScale(t *testing.T) {
 		}
 	}
 
-	info := must[gisxml.GetServerInfoResponse](f, "world", "GetServerInfo", &gisxml.GetServerInfo{MapName: "Layers"}).Result
+	info := mapservertest.Must[gisxml.GetServerInfoResponse](f, "world", "GetServerInfo", &gisxml.GetServerInfo{MapName: "Layers"}).Result
 	for _, li := range info.MapLayerInfos {
 		if !li.CanScaleSymbols {
 			t.Errorf("layer %d: CanScaleSymbols false with a reference scale", li.LayerID)
@@ -203,14 +204,14 @@ func TestReferenceScale(t *testing.T) {
 			t.Errorf("default description of layer %d: ScaleSymbols false", ld.LayerID)
 		}
 	}
-	dds := must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{MapName: "Layers"})
+	dds := mapservertest.Must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{MapName: "Layers"})
 	if d := dds.Result[0].(*gisxml.FeatureLayerDrawingDescription); d.ScaleSymbols == nil || !*d.ScaleSymbols {
 		t.Errorf("default drawing description ScaleSymbols %v", d.ScaleSymbols)
 	}
 
 	// Without a reference scale nothing scales and the descriptions say so.
 	plain, _ := newSymbolFixture(t, nil, nil)
-	info = must[gisxml.GetServerInfoResponse](plain, "world", "GetServerInfo", &gisxml.GetServerInfo{MapName: "Layers"}).Result
+	info = mapservertest.Must[gisxml.GetServerInfoResponse](plain, "world", "GetServerInfo", &gisxml.GetServerInfo{MapName: "Layers"}).Result
 	if info.MapLayerInfos[0].CanScaleSymbols || info.DefaultMapDescription.LayerDescriptions[0].ScaleSymbols {
 		t.Errorf("no reference scale: CanScaleSymbols %v, ScaleSymbols %v", info.MapLayerInfos[0].CanScaleSymbols, info.DefaultMapDescription.LayerDescriptions[0].ScaleSymbols)
 	}

@@ -1,4 +1,4 @@
-package mapserver_test
+package mapservertest
 
 import (
 	"context"
@@ -14,30 +14,33 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // Provider parity: when a test PostgreSQL is available (scripts/test.sh provides one), every
-// fixture of this package also opens the sample services with each GeoPackage table copied into
-// PostGIS, and every data operation a test runs (queries, identify, find, statistics, related
-// records, attachments, popups, raster values, hyperlinks, exports and their images) runs on both
-// catalogs and must give the same answer. So each query case and golden image of the package is
-// a parity case too.
+// fixture also opens the sample services with each GeoPackage table copied into PostGIS, and
+// every data operation a test runs (queries, identify, find, statistics, related records,
+// attachments, popups, raster values, hyperlinks, exports and their images) runs on both
+// catalogs and must give the same answer. So each query case and golden image of the packages
+// that use the fixture is a parity case too.
 
-// TestMain drops the PostGIS copy of the samples after the package's tests.
-func TestMain(m *testing.M) {
+// Main runs the tests of m, then drops the PostGIS copy of the samples if one was made: call it
+// from the TestMain of a package that uses the fixture.
+func Main(m *testing.M) int {
 	code := m.Run()
 	if pgSamples.drop != nil {
 		if err := pgSamples.drop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}
-	os.Exit(code)
+	return code
 }
 
-// pgSamples is the PostGIS copy of the sample GeoPackages, made once per package run.
+// pgSamples is the PostGIS copy of the sample GeoPackages, made once per test binary (the one
+// state of the package: the copy costs seconds, and Main drops it).
 var pgSamples struct {
 	once sync.Once
 	dsn  string
@@ -70,7 +73,7 @@ func postgisCatalog(t testing.TB) *catalog.Catalog {
 	if admin == "" {
 		return nil
 	}
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(catalogtest.SamplesPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,29 +126,29 @@ func postgisCatalog(t testing.TB) *catalog.Catalog {
 
 // checkParity runs an operation that ran on the GeoPackage catalog again on the PostGIS one and
 // fails the test when the answers differ.
-func (f *fixture) checkParity(service, op string, req any, resp any, err error) {
-	f.t.Helper()
-	if f.pg == nil || !parityOps[op] {
+func (f *Fixture) checkParity(service, op string, req any, resp any, err error) {
+	f.T.Helper()
+	if f.PG == nil || !parityOps[op] {
 		return
 	}
-	svc, ok := f.pg.cat.Service(service)
+	svc, ok := f.PG.Cat.Service(service)
 	if !ok {
 		return
 	}
-	pgResp, pgErr := f.pg.srv.Do(context.Background(), &mapserver.Call{Service: svc}, op, req)
+	pgResp, pgErr := f.PG.Srv.Do(context.Background(), &mapserver.Call{Service: svc}, op, req)
 	switch {
 	case (err == nil) != (pgErr == nil):
-		f.t.Errorf("provider parity: %s on %s: GeoPackage error %v, PostGIS error %v", op, service, err, pgErr)
+		f.T.Errorf("provider parity: %s on %s: GeoPackage error %v, PostGIS error %v", op, service, err, pgErr)
 	case err != nil:
 		for _, kind := range []error{mapserver.ErrInvalidArgument, mapserver.ErrNotFound} {
 			if errors.Is(err, kind) != errors.Is(pgErr, kind) {
-				f.t.Errorf("provider parity: %s on %s: GeoPackage error %v, PostGIS error %v", op, service, err, pgErr)
+				f.T.Errorf("provider parity: %s on %s: GeoPackage error %v, PostGIS error %v", op, service, err, pgErr)
 			}
 		}
 	default:
 		a, b := normalize(reflect.ValueOf(resp)), normalize(reflect.ValueOf(pgResp))
 		if !reflect.DeepEqual(a, b) {
-			f.t.Errorf("provider parity: %s on %s: the PostGIS answer differs from the GeoPackage one\nGeoPackage: %s\nPostGIS:    %s",
+			f.T.Errorf("provider parity: %s on %s: the PostGIS answer differs from the GeoPackage one\nGeoPackage: %s\nPostGIS:    %s",
 				op, service, clip(fmt.Sprintf("%+v", a)), clip(fmt.Sprintf("%+v", b)))
 		}
 	}
@@ -244,4 +247,16 @@ func clearVolatile(v reflect.Value) {
 			clearVolatile(v.Index(i))
 		}
 	}
+}
+
+// PostGISSamples opens the sample services on the PostGIS copy of their tables (made once per
+// test binary) and returns it with the copy's connection string, or nil and "" when there is no
+// test PostgreSQL.
+func PostGISSamples(t testing.TB) (*catalog.Catalog, string) {
+	t.Helper()
+	c := postgisCatalog(t)
+	if c == nil {
+		return nil, ""
+	}
+	return c, pgSamples.dsn
 }
