@@ -1,4 +1,4 @@
-package mapserver_test
+package queries_test
 
 import (
 	"bytes"
@@ -181,31 +181,6 @@ func TestAttachments(t *testing.T) {
 		t.Error("Texas's note served through a western-only description")
 	}
 	f.ClientFault("usa", "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{TableID: 1})
-}
-
-func TestSubtypeInfos(t *testing.T) {
-	f := mapservertest.New(t)
-	res := mapservertest.Must[gisxml.GetMapTableSubtypeInfosResponse](f, "usa", "GetMapTableSubtypeInfos", &gisxml.GetMapTableSubtypeInfos{}).Result
-	if len(res) != 1 || res[0].TableID != stateFacts || res[0].SubtypeFieldName != "REGION" || len(res[0].SubtypeInfos) != 5 {
-		t.Fatalf("subtype infos %+v", res)
-	}
-	west := res[0].SubtypeInfos[3]
-	if west.SubtypeCode != 4 || west.SubtypeName != "West" || len(west.FieldDomainInfos) != 2 {
-		t.Fatalf("West subtype %+v", west)
-	}
-	coded, ok := west.FieldDomainInfos[0].Domain.(*gisxml.CodedValueDomain)
-	if !ok || west.FieldDomainInfos[0].FieldName != "REGION" || len(coded.CodedValues) != 5 || coded.CodedValues[1].Code != 2 || coded.CodedValues[1].Name != "Midwest" {
-		t.Errorf("REGION domain %+v", west.FieldDomainInfos[0].Domain)
-	}
-	rng, ok := west.FieldDomainInfos[1].Domain.(*gisxml.RangeDomain)
-	if !ok || rng.MinValue != 1 || rng.MaxValue != 300 {
-		t.Errorf("COUNTIES domain %+v", west.FieldDomainInfos[1].Domain)
-	}
-	res2 := mapservertest.Must[gisxml.GetMapTableSubtypeInfos2Response](f, "usa", "GetMapTableSubtypeInfos2", &gisxml.GetMapTableSubtypeInfos2{
-		LayerDescriptions: gisxml.ArrayOfLayerDescription{{LayerID: 0}, {LayerID: 1}}}).Result
-	if len(res2) != 0 {
-		t.Errorf("States and Counties have no subtypes, yet %+v", res2)
-	}
 }
 
 func TestGenerateDataClasses(t *testing.T) {

@@ -1,4 +1,4 @@
-package mapserver_test
+package queries_test
 
 import (
 	"bytes"

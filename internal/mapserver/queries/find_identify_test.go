@@ -1,4 +1,4 @@
-package mapserver_test
+package queries_test
 
 import (
 	"slices"
@@ -116,31 +116,6 @@ func TestIdentify(t *testing.T) {
 		t.Errorf("with states hidden, topmost gave %d results (first layer %v), want the county", len(res), res)
 	}
 	f.ClientFault("usa", "Identify", &gisxml.Identify{MapDescription: md, MapImageDisplay: disp, SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: "gisIdentifyEverything"})
-}
-
-func TestGetSQLSyntaxInfo(t *testing.T) {
-	f := mapservertest.New(t)
-	info := mapservertest.Must[gisxml.GetSQLSyntaxInfoResponse](f, "usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 1}).Result
-	if !slices.Contains(info.SupportedPredicates, "esriSQL_LIKE") || !slices.Contains(info.Keywords, "UPPER") || !info.StringComparisonCase {
-		t.Errorf("syntax info: predicates %v, keywords %d, case %v", info.SupportedPredicates, len(info.Keywords), info.StringComparisonCase)
-	}
-	found := false
-	for _, p := range info.FunctionNames.PropertyArray {
-		if p.Value == "UPPER" {
-			found = true
-		}
-	}
-	if !found {
-		t.Error("FunctionNames lacks UPPER")
-	}
-	// Advertised functions work in a where clause.
-	n := f.Count("usa", 1, mapservertest.Where("UPPER(NAME) = 'ORANGE' AND CHAR_LENGTH(NAME) = 6"))
-	if n == 0 {
-		t.Error("no county named Orange")
-	}
-	if _, err := f.Do("usa", "GetSQLSyntaxInfo", &gisxml.GetSQLSyntaxInfo{LayerID: 42}); err == nil {
-		t.Error("layer 42 accepted")
-	}
 }
 
 func TestLayerResultOptions(t *testing.T) {

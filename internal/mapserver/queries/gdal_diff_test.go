@@ -1,4 +1,4 @@
-package mapserver_test
+package queries_test
 
 import (
 	"fmt"
@@ -79,9 +79,9 @@ func TestDifferentialGDAL(t *testing.T) {
 		t.Skip("ogrinfo (gdal-bin) is not installed")
 	}
 	f := mapservertest.New(t)
-	const counties = "../../data/sample/us_counties_10m_3857.gpkg"
-	const countries = "../../data/sample/world_countries_50m_4326.gpkg"
-	const points = "../../data/sample/world_country_points_50m_4326.gpkg"
+	const counties = "../../../data/sample/us_counties_10m_3857.gpkg"
+	const countries = "../../../data/sample/world_countries_50m_4326.gpkg"
+	const points = "../../../data/sample/world_country_points_50m_4326.gpkg"
 
 	// A triangle over the US south-west and a line across the Rockies, in Web Mercator.
 	triangle := &gisxml.PolygonN{RingArray: gisxml.ArrayOfRing{{Path: gisxml.Path{PointArray: pts(
@@ -156,7 +156,7 @@ func TestDifferentialGDAL(t *testing.T) {
 		{"within (point inside feature)", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelWithin, onePoint, ""), "ST_Contains(geom, " + gf(onePoint, 3857) + ") = 1"},
 		{"crosses line", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelCrosses, line, ""), "ST_Crosses(" + gf(line, 3857) + ", geom) = 1"},
 		{"overlaps polygon", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelOverlaps, triangle, ""), "ST_Overlaps(" + gf(triangle, 3857) + ", geom) = 1"},
-		{"touches polygon", "usa", 0, "../../data/sample/us_states_10m_3857.gpkg", "states", spatial("", gisxml.SpatialRelTouches, triangle, ""), "ST_Touches(" + gf(triangle, 3857) + ", geom) = 1"},
+		{"touches polygon", "usa", 0, "../../../data/sample/us_states_10m_3857.gpkg", "states", spatial("", gisxml.SpatialRelTouches, triangle, ""), "ST_Touches(" + gf(triangle, 3857) + ", geom) = 1"},
 		{"relation interior", "usa", 1, counties, "counties", spatial("", gisxml.SpatialRelRelation, triangle, "T********"), "ST_Relate(" + gf(triangle, 3857) + ", geom, 'T********') = 1"},
 		{"relation boundary", "usa", 1, counties, "counties", spatial("STATEFP = '04'", gisxml.SpatialRelRelation, line, "*T*******"), "STATEFP = '04' AND ST_Relate(" + gf(line, 3857) + ", geom, '*T*******') = 1"},
 		{"donut intersects", "world_geographic", 1, countries, "countries", spatial("", gisxml.SpatialRelIntersects, donut, ""), "ST_Intersects(geom, " + gf(donut, 4326) + ") = 1"},
