@@ -47,7 +47,7 @@ func TestFamiliesAnswerAsDo(t *testing.T) {
 	// 1000 px at 96 DPI show 1000/96 inch; 254 km across them is 1:960,000 (as TestComputeScale).
 	world, _ := f.Cat.Service("world")
 	scale, err := fam.Cartography.ComputeScale(ctx, &mapserver.Call{Service: world}, &gisxml.ComputeScale{
-		MapDescription: mapDesc(0, 0, 254000, 127000, 0), MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}})
+		MapDescription: mapservertest.MapDesc(0, 0, 254000, 127000, 0), MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}})
 	if err != nil {
 		t.Fatal(err)
 	}

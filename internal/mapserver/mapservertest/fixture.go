@@ -103,3 +103,10 @@ func EnvelopeFilter(clause string, rel gisxml.SpatialRelEnum, xmin, ymin, xmax, 
 
 // Ptr returns a pointer to v, for the optional fields of requests.
 func Ptr[T any](v T) *T { return &v }
+
+// MapDesc is the description of a map named Layers showing the extent xmin, ymin, xmax, ymax
+// turned by rotation degrees.
+func MapDesc(xmin, ymin, xmax, ymax, rotation float64) *gisxml.MapDescription {
+	return &gisxml.MapDescription{Name: "Layers", Rotation: rotation,
+		MapArea: &gisxml.MapExtent{MapAreaFields: gisxml.MapAreaFields{Extent: &gisxml.EnvelopeN{XMin: xmin, YMin: ymin, XMax: xmax, YMax: ymax}}}}
+}

@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func worldPx(lon, lat float64) (int, int) {
 
 func exportWorld(t *testing.T, f *mapservertest.Fixture, lds gisxml.ArrayOfLayerDescription, graphics gisxml.ArrayOfGraphicElement, format gisxml.ImageFormat) []byte {
 	t.Helper()
-	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
+	md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 	md.LayerDescriptions, md.CustomGraphics = lds, graphics
 	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: format, ImageReturnType: gisxml.ImageReturnMimeData},
@@ -161,7 +161,7 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		{&gisxml.FeatureLayerDrawingDescription{LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
 			{WhereClause: mapservertest.Ptr("NOPE = 1")}}}}, "WhereClause"},
 	} {
-		md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
+		md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 		md.LayerDescriptions = gisxml.ArrayOfLayerDescription{countries(tc.dd)}
 		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 			ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 40, ImageHeight: 20, ImageDPI: 96}}})
@@ -208,7 +208,7 @@ func TestExportMapImageFormats(t *testing.T) {
 	if b := exportWorld(t, f, lds, nil, gisxml.ImageJPGPNG); !bytes.HasPrefix(b, []byte("\xff\xd8")) {
 		t.Errorf("opaque JPGPNG is not a JPEG: % x", b[:4])
 	}
-	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
+	md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 	md.BackgroundSymbol = &gisxml.SimpleFillSymbol{Style: gisxml.SFSNull, FillSymbolFields: gisxml.FillSymbolFields{Color: &gisxml.RgbColor{}}}
 	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPGPNG, ImageReturnType: gisxml.ImageReturnMimeData},
@@ -218,7 +218,7 @@ func TestExportMapImageFormats(t *testing.T) {
 		t.Errorf("transparent JPGPNG: %s, Pacific pixel %v", *r.Result.ImageType, pixel(img, px, py))
 	}
 	for _, ff := range []gisxml.ImageFormat{gisxml.ImageEMF, gisxml.ImagePS, gisxml.ImageAI} {
-		md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
+		md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 			ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: ff}, ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 40, ImageHeight: 20, ImageDPI: 96}}})
 		if !strings.Contains(msg, "not supported") {

@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ import (
 // with the server's parameters changed by params (nil: none).
 func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*mapserver.Params)) (*mapservertest.Fixture, *localFarm) {
 	t.Helper()
-	cfg, err := servicedef.Load(filepath.Join("..", "..", "services", "services.yaml"))
+	cfg, err := servicedef.Load(filepath.Join("..", "..", "..", "services", "services.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestReferenceScale(t *testing.T) {
 			{"zoomed in, drawing description ScaleSymbols false", 2, blueSquares(true, &off), 16},
 		} {
 			h := half / c.zoom
-			md := mapDesc(p[0]-h, p[1]-h, p[0]+h, p[1]+h, 0)
+			md := mapservertest.MapDesc(p[0]-h, p[1]-h, p[0]+h, p[1]+h, 0)
 			md.LayerDescriptions = c.lds
 			res := exportImage(f, service, md, 200, 200, 96, gisxml.ImagePNG32)
 			if c.zoom == 1 && math.Abs(res.MapScale-ref) > 1 {
@@ -217,7 +217,7 @@ func TestReferenceScale(t *testing.T) {
 	}
 	p := countryPoint(t, plain, "world", "Iceland")
 	h := ref * 200 / 96 * 0.0254 / 4
-	md := mapDesc(p[0]-h, p[1]-h, p[0]+h, p[1]+h, 0)
+	md := mapservertest.MapDesc(p[0]-h, p[1]-h, p[0]+h, p[1]+h, 0)
 	md.LayerDescriptions = blueSquares(true, nil)
 	if w := inkBox(decodePNG(t, exportImage(plain, "world", md, 200, 200, 96, gisxml.ImagePNG32).ImageData), blue, 30).Dx(); w < 15 || w > 17 {
 		t.Errorf("no reference scale, ScaleSymbols true: square %d px wide, want 16", w)
@@ -248,7 +248,7 @@ func TestReferenceScaleGolden(t *testing.T) {
 		zoom float64
 	}{{"carto_refscale_1x", 1}, {"carto_refscale_2x", 2}} {
 		hw, hh := (x1-x0)/2/c.zoom, (y1-y0)/2/c.zoom
-		md := mapDesc(cx-hw, cy-hh, cx+hw, cy+hh, 0)
+		md := mapservertest.MapDesc(cx-hw, cy-hh, cx+hw, cy+hh, 0)
 		md.LayerDescriptions = lds
 		res := exportImage(f, "world", md, 320, 240, 96, gisxml.ImagePNG32)
 		if want := ref / c.zoom; math.Abs(res.MapScale-want) > 1 {
@@ -273,7 +273,7 @@ func TestDPISymbolSizes(t *testing.T) {
 	}
 	for _, dpi := range []float64{96, 192} {
 		size := int(dpi / 96 * 200)
-		md := mapDesc(x-5e6, y-5e6, x+5e6, y+5e6, 0)
+		md := mapservertest.MapDesc(x-5e6, y-5e6, x+5e6, y+5e6, 0)
 		md.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 0, Visible: false}, {LayerID: 1, Visible: false}}
 		md.CustomGraphics = graphics
 		want := dpi * 15 / 72

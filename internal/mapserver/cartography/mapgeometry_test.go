@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"math"
@@ -9,20 +9,15 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
-func mapDesc(xmin, ymin, xmax, ymax, rotation float64) *gisxml.MapDescription {
-	return &gisxml.MapDescription{Name: "Layers", Rotation: rotation,
-		MapArea: &gisxml.MapExtent{MapAreaFields: gisxml.MapAreaFields{Extent: &gisxml.EnvelopeN{XMin: xmin, YMin: ymin, XMax: xmax, YMax: ymax}}}}
-}
-
 func TestComputeScale(t *testing.T) {
 	f := mapservertest.New(t)
 	// 1000 px at 96 DPI show 1000/96 inch; 254 km across them is 1:960,000.
 	r := mapservertest.Must[gisxml.ComputeScaleResponse](f, "world", "ComputeScale", &gisxml.ComputeScale{
-		MapDescription: mapDesc(0, 0, 254000, 127000, 0), MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}})
+		MapDescription: mapservertest.MapDesc(0, 0, 254000, 127000, 0), MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}})
 	if math.Abs(r.Result-960000) > 1e-6 {
 		t.Fatalf("scale %v, want 960000", r.Result)
 	}
-	msg := f.ClientFault("world", "ComputeScale", &gisxml.ComputeScale{MapDescription: mapDesc(0, 0, 1, 1, 0)})
+	msg := f.ClientFault("world", "ComputeScale", &gisxml.ComputeScale{MapDescription: mapservertest.MapDesc(0, 0, 1, 1, 0)})
 	if !strings.Contains(msg, "ImageDisplay is required") {
 		t.Fatalf("fault %q", msg)
 	}
@@ -35,7 +30,7 @@ func TestMapPointsRoundTrip(t *testing.T) {
 	xs := gisxml.ArrayOfInt{0, 799, 400, 13, 650}
 	ys := gisxml.ArrayOfInt{0, 599, 300, 577, 42}
 	for _, rot := range []float64{0, 33, 90, 180, -120} {
-		md := mapDesc(-2e6, -1.5e6, 2e6, 1.5e6, rot)
+		md := mapservertest.MapDesc(-2e6, -1.5e6, 2e6, 1.5e6, rot)
 		mp := mapservertest.Must[gisxml.ToMapPointsResponse](f, "world", "ToMapPoints", &gisxml.ToMapPoints{MapDescription: md, MapImageDisplay: disp, ScreenXValues: xs, ScreenYValues: ys}).Result.(*gisxml.MultipointN)
 		if len(mp.PointArray) != len(xs) {
 			t.Fatalf("%d points back", len(mp.PointArray))
@@ -54,7 +49,7 @@ func TestMapPointsRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	msg := f.ClientFault("world", "ToMapPoints", &gisxml.ToMapPoints{MapDescription: mapDesc(0, 0, 1, 1, 0), MapImageDisplay: disp, ScreenXValues: xs, ScreenYValues: ys[:2]})
+	msg := f.ClientFault("world", "ToMapPoints", &gisxml.ToMapPoints{MapDescription: mapservertest.MapDesc(0, 0, 1, 1, 0), MapImageDisplay: disp, ScreenXValues: xs, ScreenYValues: ys[:2]})
 	if !strings.Contains(msg, "must pair up") {
 		t.Fatalf("fault %q", msg)
 	}

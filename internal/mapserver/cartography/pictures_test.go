@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func pictureMap(f *mapservertest.Fixture, uri string) (image.Image, string) {
 	f.T.Helper()
 	x0, y0 := mercator(-10, 35)
 	x1, y1 := mercator(5, 45)
-	md := mapDesc(x0, y0, x1, y1, 0)
+	md := mapservertest.MapDesc(x0, y0, x1, y1, 0)
 	pf := &gisxml.PictureFillSymbol{PictureUri: &uri, Width: mapservertest.Ptr(6.0)}
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true,
 		DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: pf}}}}
@@ -203,7 +203,7 @@ func TestPictureSymbolsGolden(t *testing.T) {
 		CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: 6}, XScale: 1, YScale: 1}}}
 	x0, y0 := mercator(-12, 34)
 	x1, y1 := mercator(32, 60)
-	md := mapDesc(x0, y0, x1, y1, 0)
+	md := mapservertest.MapDesc(x0, y0, x1, y1, 0)
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{
 		{LayerID: 0, Visible: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: marker}},
 		{LayerID: 1, Visible: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: styled}},

@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 func TestHostileNumbers(t *testing.T) {
 	f, lf := newCartoFixture(t)
 	nan, inf := math.NaN(), math.Inf(1)
-	md := mapDesc(0, 0, 100000, 50000, 0)
+	md := mapservertest.MapDesc(0, 0, 100000, 50000, 0)
 	disp := &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}
 	scaleBar := func(dpi float64, sb gisxml.ScaleBar) *gisxml.ExportScaleBar {
 		return &gisxml.ExportScaleBar{ScaleBar: sb, MapDescription: md, MapDisplay: disp,
@@ -29,7 +29,7 @@ func TestHostileNumbers(t *testing.T) {
 	brazil := featureID(t, f, "Brazil")
 	bx, by := mercator(-50, -10)
 	exportMap := func(ext [4]float64, dpi, distance float64) *gisxml.ExportMapImage {
-		m := mapDesc(ext[0], ext[1], ext[2], ext[3], 0)
+		m := mapservertest.MapDesc(ext[0], ext[1], ext[2], ext[3], 0)
 		m.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true, SelectionFeatures: gisxml.ArrayOfInt{brazil},
 			ShowSelectionBuffer: true, SelectionBufferDistance: distance}}
 		return &gisxml.ExportMapImage{MapDescription: m, ImageDescription: &gisxml.ImageDescription{

@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"bytes"
@@ -89,7 +89,7 @@ func TestGetLegendInfo(t *testing.T) {
 			{Value: "France", Label: mapservertest.Ptr("France"), Symbol: fill(0, 0, 200)},
 			{Value: "Spain", Symbol: fill(200, 0, 0)},
 		}}
-	md := mapDesc(-2e7, -1e7, 2e7, 1e7, 0)
+	md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: uv}}}
 	r2 := mapservertest.Must[gisxml.GetLegendInfo2Response](f, "world", "GetLegendInfo2", &gisxml.GetLegendInfo2{MapDescription: md, LayerIDs: gisxml.ArrayOfInt{1}, ImageType: mimePNG32})
 	if len(r2.Result) != 1 {

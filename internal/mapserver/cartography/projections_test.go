@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func srOf(wkid int) gisxml.SpatialReference {
 func TestOtherSystemBuiltin(t *testing.T) {
 	f, _ := newCartoFixture(t)
 	disp := &gisxml.ImageDisplay{ImageWidth: 360, ImageHeight: 180, ImageDPI: 96}
-	md := mapDesc(-180, -90, 180, 90, 0)
+	md := mapservertest.MapDesc(-180, -90, 180, 90, 0)
 	md.SpatialReference = srOf(4326)
 	r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 		ImageDescription: &gisxml.ImageDescription{ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}, ImageDisplay: disp}})
@@ -34,7 +34,7 @@ func TestOtherSystemBuiltin(t *testing.T) {
 		t.Errorf("Brazil and the Atlantic have the same colour %v in the 4326 drawing", land)
 	}
 	for _, wkid := range []int{99999} {
-		md := mapDesc(0, 0, 1, 1, 0)
+		md := mapservertest.MapDesc(0, 0, 1, 1, 0)
 		md.SpatialReference = srOf(wkid)
 		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md, ImageDescription: &gisxml.ImageDescription{ImageDisplay: disp}})
 		if !strings.Contains(msg, "WKID 99999") {

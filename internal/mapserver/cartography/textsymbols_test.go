@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"image/color"
@@ -38,7 +38,7 @@ func TestCharacterMarkersAndFontStyles(t *testing.T) {
 	}
 	x0, y0 := mercator(-12, 34)
 	x1, y1 := mercator(32, 60)
-	md := mapDesc(x0, y0, x1, y1, 0)
+	md := mapservertest.MapDesc(x0, y0, x1, y1, 0)
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{
 		{LayerID: 0, Visible: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: star}}},
 		{LayerID: 1, Visible: true, ShowLabels: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{LabelingDescription: labels}},
@@ -75,7 +75,7 @@ func TestCharacterMarkersAndFontStyles(t *testing.T) {
 		{&gisxml.LayerDescription{LayerID: 1, Visible: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{
 			FeatureRenderer: &gisxml.SimpleRenderer{Symbol: star}}}, "a characterMarker symbol cannot draw"},
 	} {
-		md := mapDesc(x0, y0, x1, y1, 0)
+		md := mapservertest.MapDesc(x0, y0, x1, y1, 0)
 		md.LayerDescriptions = gisxml.ArrayOfLayerDescription{tc.ld}
 		msg := f.ClientFault("world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
 			ImageDescription: &gisxml.ImageDescription{ImageType: mimePNG32, ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 100, ImageHeight: 100, ImageDPI: 96}}})

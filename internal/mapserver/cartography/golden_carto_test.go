@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // checkGolden compares img with testdata/name.png (or rewrites it with MAPFARM_UPDATE_GOLDEN=1).
 func checkGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
-	rendertest.CheckGolden(t, "mapserver", name, img, golden.Update(), "MAPFARM_UPDATE_GOLDEN=1 go test ./internal/mapserver -run Golden")
+	rendertest.CheckGolden(t, "cartography", name, img, golden.Update(), "MAPFARM_UPDATE_GOLDEN=1 go test ./internal/mapserver/cartography -run Golden")
 }
 
 // TestCartographyGolden draws the world map through ExportMapImage with each request-side
@@ -27,7 +27,7 @@ func TestCartographyGolden(t *testing.T) {
 	europe := func(lds gisxml.ArrayOfLayerDescription, graphics gisxml.ArrayOfGraphicElement, rotation float64) image.Image {
 		x0, y0 := mercator(-12, 34)
 		x1, y1 := mercator(32, 60)
-		md := mapDesc(x0, y0, x1, y1, rotation)
+		md := mapservertest.MapDesc(x0, y0, x1, y1, rotation)
 		md.LayerDescriptions, md.CustomGraphics = lds, graphics
 		md.SelectionColor = &gisxml.RgbColor{Red: 255, Green: 0, Blue: 0}
 		r := mapservertest.Must[gisxml.ExportMapImageResponse](f, "world", "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,

@@ -1,4 +1,4 @@
-package mapserver_test
+package cartography_test
 
 import (
 	"bytes"
@@ -77,7 +77,7 @@ func newCartoFixture(t *testing.T) (*mapservertest.Fixture, *localFarm) {
 func TestExportScaleBar(t *testing.T) {
 	f, lf := newCartoFixture(t)
 	// 1000 px at 96 DPI across 100 km: 1:377,953, so one kilometre is 10 px at 96 DPI.
-	md := mapDesc(0, 0, 100000, 50000, 0)
+	md := mapservertest.MapDesc(0, 0, 100000, 50000, 0)
 	disp := &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}
 	km := gisxml.Kilometers
 	mime := &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}

@@ -1,6 +1,6 @@
 //go:build proj
 
-package mapserver_test
+package cartography_test
 
 import (
 	"math"
@@ -16,7 +16,7 @@ import (
 // exportIn draws a service's default map in the system wkid over the extent given in it.
 func exportIn(t *testing.T, f *mapservertest.Fixture, service string, wkid int, ext orb.Bound, w, h int) *gisxml.MapImage {
 	t.Helper()
-	md := mapDesc(ext.Min[0], ext.Min[1], ext.Max[0], ext.Max[1], 0)
+	md := mapservertest.MapDesc(ext.Min[0], ext.Min[1], ext.Max[0], ext.Max[1], 0)
 	md.SpatialReference = srOf(wkid)
 	md.MapArea.(*gisxml.MapExtent).Extent.(*gisxml.EnvelopeN).SpatialReference = srOf(wkid)
 	return mapservertest.Must[gisxml.ExportMapImageResponse](f, service, "ExportMapImage", &gisxml.ExportMapImage{MapDescription: md,
@@ -90,7 +90,7 @@ func TestProjectedOperations(t *testing.T) {
 	}
 
 	// A view of the USA in 5070: Identify a point in Kansas given in 5070, Find Utah.
-	md := mapDesc(-2450000, 200000, 2350000, 3250000, 0)
+	md := mapservertest.MapDesc(-2450000, 200000, 2350000, 3250000, 0)
 	md.SpatialReference = srOf(5070)
 	disp := &gisxml.ImageDisplay{ImageWidth: 480, ImageHeight: 320, ImageDPI: 96}
 	to5070, err := sys.Transformer(proj.SR{WKID: 4326}, proj.SR{WKID: 5070})
@@ -130,7 +130,7 @@ func TestProjectedOperations(t *testing.T) {
 	}
 
 	// ComputeScale in NY Long Island (US survey feet): 96,000 ft across 1000 px at 96 DPI.
-	ny := mapDesc(900000, 150000, 996000, 198000, 0)
+	ny := mapservertest.MapDesc(900000, 150000, 996000, 198000, 0)
 	ny.SpatialReference = srOf(2263)
 	scale := mapservertest.Must[gisxml.ComputeScaleResponse](f, "usa", "ComputeScale", &gisxml.ComputeScale{MapDescription: ny,
 		MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}}).Result
