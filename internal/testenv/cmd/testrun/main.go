@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -37,8 +38,18 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// A signal cancels the run: commands get SIGTERM, the steps left are skipped, the servers
+	// started are stopped, and the exit status is the shell's for that signal.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		s := <-sigs
+		got.Store(s)
+		cancel(fmt.Errorf("stopped by %v", s))
+	}()
 	r, err := newRunner(os.Stdout, flag.Args(), *dry)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testrun: %v\n", err)
@@ -46,8 +57,11 @@ func main() {
 	}
 	code := r.run(ctx)
 	r.cleanup()
-	if ctx.Err() != nil {
+	switch got.Load() {
+	case os.Interrupt:
 		code = 130
+	case syscall.SIGTERM:
+		code = 143
 	}
 	os.Exit(code)
 }

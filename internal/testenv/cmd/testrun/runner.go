@@ -120,10 +120,14 @@ func (r *runner) background(ctx context.Context, logPath, name string, args ...s
 }
 
 // step runs fn as the section name, noting its time and outcome; a failure is remembered for
-// the summary and the run goes on.
-func (r *runner) step(name string, fn func() error) {
+// the summary and the run goes on. Once ctx has ended (a signal), steps are skipped.
+func (r *runner) step(ctx context.Context, name string, fn func() error) {
 	t0 := time.Now()
 	r.section(name)
+	if ctx.Err() != nil {
+		r.note("skipped: %v", context.Cause(ctx))
+		return
+	}
 	if err := fn(); err != nil {
 		if !isExit(err) {
 			r.note("%v", err)

@@ -119,8 +119,8 @@ func (r *runner) run(ctx context.Context) int {
 	t0 = time.Now()
 	warm() // its failures show again, with context, in go vet and go test
 	r.note("warm-up build done (waited %ds)", int(time.Since(t0).Seconds()))
-	r.step("gofmt", func() error { return r.gofmt(ctx, tags) })
-	r.step("stale words", r.staleWords)
+	r.step(ctx, "gofmt", func() error { return r.gofmt(ctx, tags) })
+	r.step(ctx, "stale words", r.staleWords)
 
 	race, plain, err := r.split(ctx, tags)
 	if err != nil {
@@ -135,7 +135,7 @@ func (r *runner) run(ctx context.Context) int {
 	plainDone := func() error { return nil }
 	plainLog := filepath.Join(r.work, "go-test-plain.log")
 	var plainEnd time.Duration
-	r.step("go test (race set)", func() error {
+	r.step(ctx, "go test (race set)", func() error {
 		if fuzzing {
 			prebuild = r.fuzzPrebuild(ctx, targets)
 		}
@@ -158,15 +158,15 @@ func (r *runner) run(ctx context.Context) int {
 		}
 		return r.exec(ctx, r.out, "go", append(append(append([]string{}, goTest...), "-race"), race...)...)
 	})
-	r.step("go vet", func() error {
+	r.step(ctx, "go vet", func() error {
 		return r.exec(ctx, r.out, "go", append([]string{"vet", tags}, r.pkgs...)...)
 	})
 	if r.full {
-		r.step("deadcode", func() error { return r.deadcode(ctx) })
+		r.step(ctx, "deadcode", func() error { return r.deadcode(ctx) })
 	}
 	// The built-in engine (no tag): what go run . serve uses; e2e builds the binary without the
 	// tag too.
-	r.step("built-in projection engine", func() error {
+	r.step(ctx, "built-in projection engine", func() error {
 		if err := r.exec(ctx, r.out, "go", "vet", "./internal/proj"); err != nil {
 			return err
 		}
@@ -186,9 +186,9 @@ func (r *runner) run(ctx context.Context) int {
 		t0 := time.Now()
 		prebuild()
 		r.note("fuzz prebuild done (waited %ds)", int(time.Since(t0).Seconds()))
-		r.step("fuzz smoke", func() error { return r.fuzzSmoke(ctx, targets) })
+		r.step(ctx, "fuzz smoke", func() error { return r.fuzzSmoke(ctx, targets) })
 	}
-	r.step("go test (plain set)", func() error {
+	r.step(ctx, "go test (plain set)", func() error {
 		var err error
 		if len(plain) > 0 {
 			err = plainDone()
