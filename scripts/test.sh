@@ -28,6 +28,8 @@ if [[ ${1:-} != -n ]]; then
 	./scripts/install.sh packages
 fi
 # Built, not go run: go run would not pass a SIGTERM on to the runner, which stops the servers.
-runner=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}/bin/testrun
+# One binary per checkout, so that two checkouts' runs do not swap runners.
+runner=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}/bin/testrun-$(pwd | cksum | cut -d' ' -f1)
+mkdir -p "$(dirname "$runner")"
 go build -o "$runner" ./internal/testenv/cmd/testrun
 exec "$runner" "$@"
