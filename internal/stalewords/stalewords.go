@@ -6,6 +6,8 @@
 //
 // It reads comments only, with go/parser and no type checking, so a whole module takes about
 // a second; the test command runs it over the tree (step "stale words") and fails on a finding.
+// A package is known by its import name in the file, or by its name when no other package of
+// the module has it; the lines of a code block in a doc comment are examples and not read.
 // It is deliberately narrow: a word it cannot resolve with certainty (a method, a field, a
 // package of another module, a path outside the module) is left alone, so that every finding is
 // a comment to fix, not a rule to argue with.
@@ -214,6 +216,11 @@ func (t *tree) checkFile(pf parsedFile) []Finding {
 		out = append(out, Finding{Pos: p, Word: word, Why: why})
 	}
 	imports := map[string]string{} // name in this file → import path
+	// The module's packages by name, where the name is unique: a comment may name a package
+	// its file does not import.
+	for ip, name := range t.uniqueNames() {
+		imports[name] = ip
+	}
 	self := t.packages[pf.dir]
 	imports[self.name] = pf.dir
 	for _, im := range pf.file.Imports {
@@ -233,8 +240,9 @@ func (t *tree) checkFile(pf parsedFile) []Finding {
 	for _, cg := range pf.file.Comments {
 		for _, c := range cg.List {
 			text := c.Text
-			if strings.HasPrefix(text, "//go:") || strings.HasPrefix(text, "//line ") {
-				continue
+			if strings.HasPrefix(text, "//go:") || strings.HasPrefix(text, "//line ") ||
+				strings.HasPrefix(text, "//\t") {
+				continue // a directive, or a line of a code block (its names are the example's)
 			}
 			for _, m := range goFileRE.FindAllStringSubmatchIndex(text, -1) {
 				word := text[m[2]:m[3]]
@@ -344,4 +352,20 @@ func (t *tree) fileExists(rel, word string) bool {
 		}
 	}
 	return false
+}
+
+// uniqueNames returns the import paths of the module's packages whose name no other package
+// of the module has, with those names.
+func (t *tree) uniqueNames() map[string]string {
+	count := map[string]int{}
+	for _, p := range t.packages {
+		count[p.name]++
+	}
+	out := map[string]string{}
+	for ip, p := range t.packages {
+		if count[p.name] == 1 && p.name != "main" {
+			out[ip] = p.name
+		}
+	}
+	return out
 }

@@ -23,6 +23,7 @@ func TestCheck(t *testing.T) {
 		`a/a.go:11: "b.Gone" names a declaration that does not exist in example.com/tree/b`,
 		`a/a.go:12: "a.Missing" names a declaration that does not exist in example.com/tree/a`,
 		`a/a.go:15: "get" begins a comment that describes no declaration`,
+		`b/b.go:10: "a.Gone" names a declaration that does not exist in example.com/tree/a`,
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("findings:\n%q\nwant:\n%q", lines, want)
