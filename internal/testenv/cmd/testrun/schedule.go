@@ -454,24 +454,30 @@ func splitTarget(t string) (pkg, name, runs string) {
 // goes, rather than waiting as a stub. Whole-program, so only in full runs.
 func (r *runner) deadcode(ctx context.Context) error {
 	bin := filepath.Join(r.cache, "bin", "deadcode-"+deadcodeVersion)
+	if r.dry {
+		if !fileExists(bin) {
+			r.note("$ go install golang.org/x/tools/cmd/deadcode@%s   # into %s", deadcodeVersion, bin)
+		}
+		r.note("$ %s -test ./...", bin)
+		return nil
+	}
 	if !fileExists(bin) {
-		gobin := filepath.Join(r.work, "gobin")
+		// Installed beside its final place, then renamed: never a half-written binary there.
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			return err
+		}
+		gobin, err := os.MkdirTemp(filepath.Dir(bin), ".deadcode-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(gobin)
 		if err := r.exec(ctx, r.out, "env", "-u", "GOFLAGS", "GOBIN="+gobin, "go", "install",
 			"golang.org/x/tools/cmd/deadcode@"+deadcodeVersion); err != nil {
 			return err
 		}
-		if !r.dry {
-			if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-				return err
-			}
-			if err := os.Rename(filepath.Join(gobin, "deadcode"), bin); err != nil {
-				return err
-			}
+		if err := os.Rename(filepath.Join(gobin, "deadcode"), bin); err != nil {
+			return err
 		}
-	}
-	if r.dry {
-		r.note("$ %s -test ./...", bin)
-		return nil
 	}
 	out, err := r.output(ctx, bin, "-test", "./...")
 	if err != nil {
