@@ -5,7 +5,7 @@
 //	POST /arcgis/services, GET ?wsdl                  the SOAP Catalog of the services (soapcatalog.go)
 //	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
-//	GET  /healthz, /readyz                            liveness and readiness (health.go)
+//	GET  /healthz, /readyz                            liveness and readiness (output.go)
 //	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
 //	GET/HEAD/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
 //	GET  /arcgis/rest/services/<service>/MapServer/tile/…  REST tiles and WMTS (…/WMTS…): tiles.go, internal/wmts

@@ -133,9 +133,6 @@ func (s *seeder) withStableLabels(rm render.Map, m *catalog.Map, res float64) re
 	return out
 }
 
-// get returns the anchor of a polygon geometry, computed once per feature: the key is the
-// address of its first point, which the catalog's in-memory features keep for their lifetime.
-
 func layerByName(m *catalog.Map, name string) *catalog.Layer {
 	for _, l := range m.Layers {
 		if l.Name == name {

@@ -3,16 +3,15 @@ package legislative
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+	goldenfile "github.com/mapfarm/mapfarm/internal/golden"
+)
 
 // collectLinks returns every string in a JSON document that is an API path.
 func collectLinks(t *testing.T, body []byte) []string {
@@ -108,7 +107,7 @@ func TestEveryLinkAnswers(t *testing.T) {
 }
 
 // TestGoldenFullDataset pins the body of every path reachable in the full
-// test dataset. Run with -update after an intended change and review the diff.
+// test dataset. Run with MAPFARM_UPDATE_GOLDEN=1 after an intended change and review the diff.
 func TestGoldenFullDataset(t *testing.T) {
 	h := newTestHandler(t, "full_dataset.json", noon21Nov)
 	seen := crawl(t, h)
@@ -124,14 +123,14 @@ func TestGoldenFullDataset(t *testing.T) {
 		b.WriteString(p + "\n" + string(seen[p]) + "\n\n")
 	}
 	golden := filepath.Join("testdata", "golden_full_dataset.txt")
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
+		t.Fatalf("%v (run MAPFARM_UPDATE_GOLDEN=1 go test to create it)", err)
 	}
 	if !bytes.Equal(b.Bytes(), want) {
 		t.Errorf("responses differ from %s:\n%s", golden, firstDiff(b.String(), string(want)))

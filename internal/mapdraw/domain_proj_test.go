@@ -5,7 +5,6 @@ package mapdraw
 import (
 	"bytes"
 	"context"
-	"flag"
 	"image"
 	"image/color"
 	"image/png"
@@ -14,12 +13,11 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/golden"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
 
 // The world sample's colours: the map's background (sea) and the countries' fill.
 var (
@@ -38,7 +36,7 @@ var (
 // along either (the pixels along 135°E and 180° in Siberia, along 180° and at the pole in
 // Antarctica are the countries' fill, not the outline's grey), and no polygon may turn inside
 // out or wrap across the map (a ring of sea all round each pole is sea). Then the image is
-// compared with a golden one (-update rewrites it).
+// compared with a golden one (MAPFARM_UPDATE_GOLDEN=1 rewrites it).
 func TestPolarGolden(t *testing.T) {
 	c := catalogtest.Samples(t)
 	r, err := render.NewRenderer()
@@ -174,8 +172,8 @@ func near(a, b color.NRGBA, tol int) bool {
 	return d(a.R, b.R) && d(a.G, b.G) && d(a.B, b.B) && d(a.A, b.A)
 }
 
-// checkGolden compares img with testdata/name.png (or rewrites it with -update).
+// checkGolden compares img with testdata/name.png (or rewrites it with MAPFARM_UPDATE_GOLDEN=1).
 func checkGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
-	rendertest.CheckGolden(t, "mapdraw", name, img, *update, "go test -tags proj ./internal/mapdraw -run Golden -update")
+	rendertest.CheckGolden(t, "mapdraw", name, img, golden.Update(), "MAPFARM_UPDATE_GOLDEN=1 go test -tags proj ./internal/mapdraw -run Golden")
 }

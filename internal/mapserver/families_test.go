@@ -9,24 +9,25 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 )
 
 // A front end calling a family's typed operation directly gets what Do answers for the same
 // request, and the same request errors.
 func TestFamiliesAnswerAsDo(t *testing.T) {
-	f := newFixture(t)
+	f := mapservertest.New(t)
 	ctx := context.Background()
-	usa, _ := f.cat.Service("usa")
+	usa, _ := f.Cat.Service("usa")
 	c := &mapserver.Call{Service: usa}
-	fam := f.srv.Families()
+	fam := f.Srv.Families()
 
 	qreq := &gisxml.QueryFeatureData2{LayerDescription: &gisxml.LayerDescription{LayerID: 1, DefinitionExpression: "STATEFP = '06'"},
-		QueryFilter: where("NAME LIKE 'San %'"), QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}}
+		QueryFilter: mapservertest.Where("NAME LIKE 'San %'"), QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}}
 	direct, err := fam.Queries.QueryFeatureData2(ctx, c, qreq)
 	if err != nil {
 		t.Fatal(err)
 	}
-	viaDo := must[gisxml.QueryFeatureData2Response](f, "usa", "QueryFeatureData2", qreq)
+	viaDo := mapservertest.Must[gisxml.QueryFeatureData2Response](f, "usa", "QueryFeatureData2", qreq)
 	rs, ok := direct.Result.Object.(*gisxml.RecordSet)
 	if !ok || len(rs.Records) != 7 {
 		t.Fatalf("Queries.QueryFeatureData2: %T, want a RecordSet of the 7 'San' counties of California", direct.Result.Object)
@@ -39,14 +40,14 @@ func TestFamiliesAnswerAsDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}); !reflect.DeepEqual(info, want) {
+	if want := mapservertest.Must[gisxml.GetServerInfoResponse](f, "usa", "GetServerInfo", &gisxml.GetServerInfo{}); !reflect.DeepEqual(info, want) {
 		t.Errorf("Information.GetServerInfo and Do differ")
 	}
 
 	// 1000 px at 96 DPI show 1000/96 inch; 254 km across them is 1:960,000 (as TestComputeScale).
-	world, _ := f.cat.Service("world")
+	world, _ := f.Cat.Service("world")
 	scale, err := fam.Cartography.ComputeScale(ctx, &mapserver.Call{Service: world}, &gisxml.ComputeScale{
-		MapDescription: mapDesc(0, 0, 254000, 127000, 0), MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}})
+		MapDescription: mapservertest.MapDesc(0, 0, 254000, 127000, 0), MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 1000, ImageHeight: 500, ImageDPI: 96}})
 	if err != nil {
 		t.Fatal(err)
 	}

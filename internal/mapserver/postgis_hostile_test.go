@@ -8,6 +8,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -15,11 +16,11 @@ import (
 // operations to a PostGIS layer get a client fault, never a server error or a changed database;
 // a hostile search string is searched for as text.
 func TestPostGISHostileRequests(t *testing.T) {
-	cat := postgisCatalog(t)
+	cat, dsn := mapservertest.PostGISSamples(t)
 	if cat == nil {
 		t.Skip("no test PostgreSQL (MAPFARM_TEST_POSTGRES)")
 	}
-	before := testenv.PostgresTables(t, pgSamples.dsn)
+	before := testenv.PostgresTables(t, dsn)
 	srv := mapserver.New(mapserver.Params{Catalog: cat, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}})
 	svc, _ := cat.Service("world")
 	call := func(op string, req any) (any, error) {
@@ -95,5 +96,5 @@ func TestPostGISHostileRequests(t *testing.T) {
 			t.Errorf("Find %q in %q found %d features", c.search, c.fields, n)
 		}
 	}
-	testenv.CheckPostgresTablesUnchanged(t, pgSamples.dsn, before)
+	testenv.CheckPostgresTablesUnchanged(t, dsn, before)
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -15,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden images in testdata/")
+	"github.com/mapfarm/mapfarm/internal/golden"
+)
 
 // Golden comparison tolerance: anti-aliasing may change slightly between versions of the rasterizer,
 // so a pixel matches when every channel is within pixelTol, and an image matches when at most
@@ -27,11 +26,11 @@ const (
 	badFraction = 0.002
 )
 
-// checkGolden compares img with testdata/name.png, or rewrites it with -update.
+// checkGolden compares img with testdata/name.png, or rewrites it with MAPFARM_UPDATE_GOLDEN=1.
 func checkGolden(t *testing.T, name string, img image.Image) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".png")
-	if *update {
+	if golden.Update() {
 		var buf bytes.Buffer
 		if err := Encode(&buf, img, PNG32, EncodeOptions{}); err != nil {
 			t.Fatal(err)
@@ -43,7 +42,7 @@ func checkGolden(t *testing.T, name string, img image.Image) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/render -update to create it)", err)
+		t.Fatalf("%v (run MAPFARM_UPDATE_GOLDEN=1 go test ./internal/render to create it)", err)
 	}
 	defer f.Close()
 	want, err := png.Decode(f)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/golden"
 )
 
 // The renderers and symbols the sample services do not use are written byte for byte as pinned
@@ -48,7 +49,7 @@ func TestGoldenRenderers(t *testing.T) {
 func CheckGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name+".json")
-	if os.Getenv("MAPFARM_UPDATE_GOLDEN") != "" {
+	if golden.Update() {
 		if err := os.WriteFile(path, body, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,9 @@
 //
 // When a variable is unset, the helper skips the test with a message that
 // names scripts/test.sh, so a plain `go test ./...` still runs every test that
-// needs nothing external. scripts/test.sh and CI set MAPFARM_REQUIRE_SERVICES=1,
+// needs nothing external; a package whose TestMain calls [Services] finds or
+// starts the servers itself instead (package servers does the starting, for
+// the test runner too). scripts/test.sh and CI set MAPFARM_REQUIRE_SERVICES=1,
 // and then a missing variable fails the test instead: CI cannot pass by
 // skipping.
 //

@@ -3,23 +3,21 @@ package tilecache_test
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	goldenfile "github.com/mapfarm/mapfarm/internal/golden"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/paulmach/orb"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with MAPFARM_UPDATE_GOLDEN=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -27,10 +25,10 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+		t.Fatalf("%v (run MAPFARM_UPDATE_GOLDEN=1 go test -run %s to create it)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run with -update if the change is intended\n got:\n%s", name, got)
+		t.Errorf("%s differs from the golden file; run with MAPFARM_UPDATE_GOLDEN=1 if the change is intended\n got:\n%s", name, got)
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 )
 
-// CheckGolden compares img with testdata/name.png, or writes img there when update is set (the
-// test package's -update flag). A pixel matches when every channel is within 24, the image when
+// CheckGolden compares img with testdata/name.png, or writes img there when update is set
+// (golden.Update: MAPFARM_UPDATE_GOLDEN=1). A pixel matches when every channel is within 24, the image when
 // at most 0.2% of its pixels do not; an image that does not is saved in the temporary folder as
 // <pkg>-golden-<name>.png. regen is the command that rewrites the golden images.
 func CheckGolden(t testing.TB, pkg, name string, img image.Image, update bool, regen string) {

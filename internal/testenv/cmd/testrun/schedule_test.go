@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dryRun runs the runner with -n from the module root and returns what it printed.
+func dryRun(t *testing.T, pkgs ...string) string {
+	t.Chdir("../../../..")
+	t.Setenv("MAPFARM_TEST_START", "")
+	t.Setenv("MAPFARM_FUZZ_TIME", "")
+	t.Setenv("MAPFARM_GO_TEST_FLAGS", "")
+	var out bytes.Buffer
+	r, err := newRunner(&out, pkgs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.cleanup()
+	if code := r.run(context.Background()); code != 0 {
+		t.Fatalf("dry run: exit %d\n%s", code, out.String())
+	}
+	return out.String()
+}
+
+var sectionRE = regexp.MustCompile(`(?m)^==== (.+) \(at \d+s\) ====$`)
+
+func sections(out string) []string {
+	var s []string
+	for _, m := range sectionRE.FindAllStringSubmatch(out, -1) {
+		s = append(s, m[1])
+	}
+	return s
+}
+
+// The schedule of a full run, as docs/testing.md describes it.
+func TestFullRunSchedule(t *testing.T) {
+	out := dryRun(t)
+	want := []string{"Go", "installs", "Redis", "PostgreSQL + PostGIS", "MinIO", "python3-zeep", "PROJ",
+		"reference tools", "gofmt", "stale words", "go test (race set)", "go vet", "deadcode",
+		"built-in projection engine", "fuzz smoke", "go test (plain set)", "summary"}
+	if got := sections(out); !slices.Equal(got, want) {
+		t.Errorf("sections:\n%q\nwant\n%q", got, want)
+	}
+	race := section(out, "go test (race set)")
+	for _, want := range []string{
+		"-skip '^TestHostile$' github.com/mapfarm/mapfarm/e2e github.com/mapfarm/mapfarm/internal/feature/gpkg github.com/mapfarm/mapfarm/internal/feature/postgis > go-test-plain.log &",
+		"-race github.com/mapfarm/mapfarm ",
+		"-fuzz \"^${2}\\$\" -fuzztime 1x", // the fuzz prebuild, beside the tests
+	} {
+		if !strings.Contains(race, want) {
+			t.Errorf("race set section lacks %q:\n%s", want, race)
+		}
+	}
+	if strings.Contains(race, "-race github.com/mapfarm/mapfarm/e2e") || strings.Contains(race, "internal/feature/postgis github.com/mapfarm/mapfarm/worker") {
+		t.Errorf("a plain package in the race set:\n%s", race)
+	}
+	if plain := section(out, "go test (plain set)"); !strings.Contains(plain, "-run '^TestHostile$' ./e2e") {
+		t.Errorf("TestHostile does not run on its own at the end:\n%s", plain)
+	}
+	if fuzz := section(out, "fuzz smoke"); strings.Count(fuzz, "-fuzzminimizetime 200x -timeout 5m") != len(fuzzTargets) {
+		t.Errorf("fuzz smoke does not fuzz the %d targets:\n%s", len(fuzzTargets), fuzz)
+	}
+}
+
+// A run of named packages has no deadcode and no fuzz smoke, runs TestHostile with the rest of
+// e2e, and builds only those packages beforehand.
+func TestPackageRunSchedule(t *testing.T) {
+	out := dryRun(t, "./internal/blob/...", "./e2e")
+	got := sections(out)
+	if slices.Contains(got, "deadcode") {
+		t.Errorf("deadcode in a package run: %q", got)
+	}
+	if fuzz := section(out, "fuzz smoke"); !strings.Contains(fuzz, "skipped: packages were named") {
+		t.Errorf("fuzz smoke in a package run:\n%s", fuzz)
+	}
+	if race := section(out, "go test (race set)"); strings.Contains(race, "-skip") ||
+		!strings.Contains(race, "-race github.com/mapfarm/mapfarm/internal/blob\n") {
+		t.Errorf("race set of a package run:\n%s", race)
+	}
+	if strings.Contains(section(out, "go test (plain set)"), "TestHostile") {
+		t.Errorf("TestHostile apart in a package run")
+	}
+	if inst := section(out, "installs"); !strings.Contains(inst, "-tags=proj,nomsgpack ./internal/blob/... ./e2e > warm-build.log") {
+		t.Errorf("warm-up build of a package run:\n%s", inst)
+	}
+}
+
+// section returns the text of the named section of out.
+func section(out, name string) string {
+	i := strings.Index(out, "==== "+name+" (")
+	if i < 0 {
+		return ""
+	}
+	rest := out[i+1:]
+	if j := strings.Index(rest, "\n===="); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
