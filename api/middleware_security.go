@@ -24,9 +24,11 @@ import (
 
 // Security configures the api's access controls. The zero value turns them all off.
 type Security struct {
-	// Tokens, when set, makes the SOAP endpoints, their WSDLs, the JSON API and the seeding
-	// admin API require a token, given ArcGIS-style as ?token=… or as "Authorization: Bearer
-	// …". Image URLs stay open: their names are unguessable and short-lived.
+	// Tokens, when set, makes the SOAP endpoints, their WSDLs, the Catalog, the REST services
+	// (tiles and WMTS among them), the virtual cache directories, the JSON API and the seeding
+	// admin API require a token, given ArcGIS-style as ?token=…, as "Authorization: Bearer …"
+	// or in a REST form's token field (policy.go). Image URLs stay open: their names are
+	// unguessable and short-lived.
 	Tokens *token.Signer
 	// AdminToken, when not empty, is a bearer credential for the admin routes (config
 	// Security.AdminToken). Admin routes are never anonymous: they take AdminToken, or a token
