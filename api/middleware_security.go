@@ -121,7 +121,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.authenticateAdmin(c)
 		return
 	}
-	restPost := rt.family == familyREST && req.Method == http.MethodPost
+	restPost := rt.family.restBody() && req.Method == http.MethodPost
 	if !gated {
 		if !restPost || s.restForm(c) {
 			c.Next()
@@ -224,7 +224,7 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 		// (401, 403), with ArcGIS's error body beside it.
 		c.AbortWithStatusJSON(status, gin.H{"error": gin.H{"code": restCode(status, soapMsg), "message": soapMsg, "details": []string{}}})
 		return
-	case familyREST:
+	case familyREST, familyRESTInfo:
 		rest.WriteError(c.Writer, c.Request, rest.NewError(restCode(status, soapMsg), soapMsg))
 		c.Abort()
 		return

@@ -24,7 +24,8 @@ import (
 type family uint8
 
 const (
-	familyOpen        family = iota // health, readiness, metrics, /arcgis/rest/info, unknown paths
+	familyOpen        family = iota // health, readiness, metrics, unknown paths
+	familyRESTInfo                  // /arcgis/rest/info: REST, open so that clients learn that tokens are needed
 	familySOAP                      // /arcgis/services/<service>/MapServer: the endpoint and its WSDL
 	familyCatalog                   // /arcgis/services: the SOAP Catalog
 	familyREST                      // /arcgis/rest/services…: JSON, HTML pages, attachments, the viewer
@@ -48,6 +49,8 @@ func routeOf(path string) route {
 		return route{family: familyCatalog}
 	case strings.HasPrefix(path, "/arcgis/services/"):
 		return route{family: familySOAP, service: firstSegment(path, "/arcgis/services/")}
+	case path == "/arcgis/rest/info":
+		return route{family: familyRESTInfo}
 	case path == "/arcgis/rest/services":
 		return route{family: familyREST}
 	case strings.HasPrefix(path, "/arcgis/rest/services/"):
@@ -101,6 +104,9 @@ func bearerToken(h string) string {
 	}
 	return strings.TrimSpace(tok)
 }
+
+// restBody reports whether the family's POST bodies are REST forms (restForm).
+func (f family) restBody() bool { return f == familyREST || f == familyRESTInfo }
 
 // restForm reads a REST POST's form body under the body limit (Params.MaxBodyBytes, the limit
 // of SOAP bodies), so that the token among its fields can be checked and the REST handler finds

@@ -145,6 +145,8 @@ func TestRESTBodyAfterToken(t *testing.T) {
 		{"valid token, declared length over the limit", query + "?token=" + url.QueryEscape(good), "application/x-www-form-urlencoded", nil, form, 1 << 20, true, 413, 413, 0},
 		{"token field in a small form", query, "application/x-www-form-urlencoded", nil, form + "&token=" + url.QueryEscape(good), 0, false, 200, 0, 1 << 20},
 		{"token parameter, small form", query + "?token=" + url.QueryEscape(good), "application/x-www-form-urlencoded", nil, form, 100, true, 200, 0, 1 << 20},
+		{"open info, 200 MB chunked form", "/arcgis/rest/info", "application/x-www-form-urlencoded", nil, "f=json&filler=", 200 << 20, false, 413, 413, policyBodyLimit + 64<<10},
+		{"open info, multipart", "/arcgis/rest/info?f=json", multipart, nil, "--xyz\r\n", 1 << 20, false, 415, 415, 0},
 	} {
 		probe := &bodyProbe{head: []byte(c.head), n: c.filler}
 		req := httptest.NewRequest(http.MethodPost, c.target, probe)
