@@ -55,25 +55,12 @@ const clientKey = "client"
 // /arcgis/rest/info and rendered images (unguessable, short-lived) stay open.
 func protected(path string) bool { return routeOf(path).family.protectedFamily() }
 
-// isREST reports whether a path is the ArcGIS REST API's services (its catalog and map
-// services, tiles and WMTS among them; /arcgis/rest/info stays open, as ArcGIS's does, so
-// clients can find the token URL).
-func isREST(path string) bool {
-	f := routeOf(path).family
-	return f == familyREST || f == familyTiles
-}
-
-// isTileRoute reports whether a path is a map service's tiles or WMTS (api/tiles.go).
-func isTileRoute(path string) bool { return routeOf(path).family == familyTiles }
-
 func isJSONAPI(path string) bool { return routeOf(path).family == familyLegislative }
 
 const grantKey = "grant"
 
 // noTokenKey marks a Catalog request that came without a token while tokens are on.
 const noTokenKey = "no_token"
-
-func isAdmin(path string) bool { return routeOf(path).family == familyAdmin }
 
 // paramFold is the first value of the parameter named name in any letter case: ArcGIS reads
 // its parameters so (esri-leaflet sends token, older clients TOKEN).
