@@ -30,7 +30,9 @@ func CacheURL(publicURL, service, mapName, folder string) string {
 //	GET /arcgis/rest/directories/arcgiscache/<service>/<map>/<folder>/L<nn>/R<row hex 8>/C<col hex 8>.<ext>
 //
 // The cache is opened from its conf.xml (re-read at most every 5 s); compact bundles are read
-// through the shared bundle-index cache, one ranged GET per tile when warm.
+// through the shared bundle-index cache, one ranged GET per tile when warm. While tokens are on
+// the route needs a token of the service, as the tile route does, and its tiles are private
+// (policy.go); this handler never sees a token.
 type cacheHandler struct {
 	store  tilecache.Store
 	index  *tilecache.IndexCache

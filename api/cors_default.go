@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 )
@@ -20,11 +19,10 @@ import (
 // the REST API (tiles, WMTS and the cache directories among it) take GET and POST (SOAP, long
 // REST requests as forms); rendered images and the legislative API take GET only.
 func readOnlyRoute(path string) (methods string, ok bool) {
-	switch {
-	case path == "/arcgis/services" || strings.HasPrefix(path, "/arcgis/services/"),
-		path == "/arcgis/rest" || strings.HasPrefix(path, "/arcgis/rest/"):
+	switch routeOf(path).family {
+	case familySOAP, familyCatalog, familyRESTInfo, familyREST, familyTiles, familyDirectory:
 		return "GET, HEAD, POST, OPTIONS", true
-	case strings.HasPrefix(path, "/arcgis/output/"), isJSONAPI(path):
+	case familyOutput, familyLegislative:
 		return "GET, HEAD, OPTIONS", true
 	}
 	return "", false

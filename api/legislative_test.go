@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,7 +98,7 @@ func TestLegislativeUnknownMethodNeedsToken(t *testing.T) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("FOO", "/api/v2/", nil))
 	body := `{"detail":"Authentication credentials were not provided."}`
-	want{401, http.Header{"Content-Type": {"application/json"}, "Vary": {"Accept"}, "Www-Authenticate": {`Bearer realm="api"`},
+	want{401, http.Header{"Content-Type": {"application/json"}, "Vary": {"Accept"}, "Www-Authenticate": {`Bearer realm="api"`}, "Cache-Control": {"private"},
 		"Content-Length": {strconv.Itoa(len(body))}}, body}.onReadRoute("/api/v2/").
 		check(t, rec.Code, rec.Header(), rec.Body.String())
 
@@ -130,7 +131,8 @@ func (w want) onReadRoute(path string) want {
 	return w
 }
 
-// check compares a response with w: status, every header (but X-Request-Id), body.
+// check compares a response with w: status, every header (but X-Request-Id and the request
+// policy's headers on every answer, policyHeaders), body.
 func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
 	t.Helper()
 	if status != w.status {
@@ -141,6 +143,15 @@ func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
 		t.Error("no X-Request-Id")
 	}
 	got.Del("X-Request-Id")
+	for k, v := range policyHeaders(got.Get("Content-Type")) {
+		if _, wanted := w.hdr[k]; wanted {
+			continue
+		}
+		if !slices.Equal(got[k], v) {
+			t.Errorf("%s: %q, want the request policy's %q", k, got[k], v)
+		}
+		got.Del(k)
+	}
 	for k, v := range w.hdr {
 		if !slices.Equal(got[k], v) {
 			t.Errorf("%s: %q, want %q", k, got[k], v)
@@ -154,4 +165,15 @@ func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
 	if body != w.body {
 		t.Errorf("body %q, want %q", body, w.body)
 	}
+}
+
+// policyHeaders are the headers the request policy (policy.go) adds to every answer of content
+// type ct: nosniff, and no framing of HTML.
+func policyHeaders(ct string) http.Header {
+	h := http.Header{"X-Content-Type-Options": {"nosniff"}}
+	if strings.HasPrefix(ct, "text/html") {
+		h["X-Frame-Options"] = []string{"DENY"}
+		h["Content-Security-Policy"] = []string{"frame-ancestors 'none'"}
+	}
+	return h
 }

@@ -23,9 +23,11 @@ import (
 
 // Security configures the api's access controls. The zero value turns them all off.
 type Security struct {
-	// Tokens, when set, makes the SOAP endpoints, their WSDLs, the JSON API and the seeding
-	// admin API require a token, given ArcGIS-style as ?token=… or as "Authorization: Bearer
-	// …". Image URLs stay open: their names are unguessable and short-lived.
+	// Tokens, when set, makes the SOAP endpoints, their WSDLs, the Catalog, the REST services
+	// (tiles and WMTS among them), the virtual cache directories, the JSON API and the seeding
+	// admin API require a token, given ArcGIS-style as ?token=…, as "Authorization: Bearer …"
+	// or in a REST form's token field (policy.go). Image URLs stay open: their names are
+	// unguessable and short-lived.
 	Tokens *token.Signer
 	// AdminToken, when not empty, is a bearer credential for the admin routes (config
 	// Security.AdminToken, or the one internal/app makes at start). Admin routes are never
@@ -51,33 +53,18 @@ type Security struct {
 
 const clientKey = "client"
 
-// protected reports whether a path needs a token: the SOAP endpoints and WSDLs, the Catalog's
-// among them, the JSON API and the seeding admin API. Health, metrics, rendered images
-// (unguessable, short-lived) and cached tiles stay open.
-func protected(path string) bool {
-	return path == "/arcgis/services" || strings.HasPrefix(path, "/arcgis/services/") || isREST(path) || path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") ||
-		path == "/admin" || strings.HasPrefix(path, "/admin/")
-}
+// protected reports whether a path's requests carry credentials the api checks (policy.go):
+// the SOAP endpoints and WSDLs, the Catalog's among them, the REST services with their tiles
+// and WMTS, the virtual cache directories, the JSON API and the admin API. Health, metrics,
+// /arcgis/rest/info and rendered images (unguessable, short-lived) stay open.
+func protected(path string) bool { return routeOf(path).family.protectedFamily() }
 
-// isREST reports whether a path is the ArcGIS REST API's services (its catalog and map
-// services; /arcgis/rest/info stays open, as ArcGIS's does, so clients can find the token URL).
-func isREST(path string) bool {
-	return path == "/arcgis/rest/services" || strings.HasPrefix(path, "/arcgis/rest/services/")
-}
-
-// isTileRoute reports whether a REST path is a map service's tiles or WMTS (api/tiles.go).
-func isTileRoute(path string) bool {
-	return strings.Contains(path, "/MapServer/tile/") || strings.Contains(path, "/MapServer/WMTS")
-}
-
-func isJSONAPI(path string) bool { return path == "/api/v2" || strings.HasPrefix(path, "/api/v2/") }
+func isJSONAPI(path string) bool { return routeOf(path).family == familyLegislative }
 
 const grantKey = "grant"
 
 // noTokenKey marks a Catalog request that came without a token while tokens are on.
 const noTokenKey = "no_token"
-
-func isAdmin(path string) bool { return path == "/admin" || strings.HasPrefix(path, "/admin/") }
 
 // paramFold is the first value of the parameter named name in any letter case: ArcGIS reads
 // its parameters so (esri-leaflet sends token, older clients TOKEN).
@@ -93,43 +80,54 @@ func paramFold(v url.Values, name string) string {
 	return ""
 }
 
-// bearer is the request's token: the token parameter or an Authorization bearer.
+// bearer is the token the request carries before its body: the token parameter of the query
+// string, else an Authorization header's Bearer token (the scheme in any letter case). It never
+// reads the body; a REST form's token field is read by authenticate, under the body limit.
 func bearer(c *gin.Context) string {
-	tok := paramFold(c.Request.URL.Query(), "token")
-	if tok == "" && c.Request.Method == http.MethodPost && isREST(c.Request.URL.Path) {
-		// ArcGIS clients POST long REST requests as forms, the token among the fields.
-		// ParseForm reads at most 10 MiB of a form; the REST handler uses the parsed form.
-		if err := c.Request.ParseForm(); err == nil {
-			tok = paramFold(c.Request.PostForm, "token")
-		}
+	if tok := paramFold(c.Request.URL.Query(), "token"); tok != "" {
+		return tok
 	}
-	if h := c.GetHeader("Authorization"); tok == "" && strings.HasPrefix(h, "Bearer ") {
-		tok = strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
-	}
-	return tok
+	return bearerToken(c.GetHeader("Authorization"))
 }
 
-// authenticate checks the credentials of protected requests and names the client. Map
-// services and the JSON API need a token when tokens are on; admin routes always need an admin
-// credential (see Security.AdminToken); a token scoped to some services opens only those.
+// authenticate applies the request policy (policy.go) to every request: it sets the answer's
+// policy headers, checks the credentials of protected requests and names the client. Map
+// services, their tiles and cache directories, and the JSON API need a token when tokens are
+// on, and a token scoped to some services opens only those; admin routes always need an admin
+// credential (see Security.AdminToken). The token is checked before any body is read: from the
+// query string or the Authorization header, else (REST POSTs) from the form body, read under
+// the body limit (restForm).
 func (s *Server) authenticate(c *gin.Context) {
 	c.Set(clientKey, c.ClientIP())
-	path := c.Request.URL.Path
-	if c.Request.Method == http.MethodOptions || !protected(path) {
+	req := c.Request
+	rt := routeOf(req.URL.Path)
+	signer := s.p.Security.Tokens
+	gated := signer != nil && rt.family.needsToken()
+	c.Writer = &policyWriter{ResponseWriter: c.Writer, private: gated}
+	if req.Method == http.MethodOptions {
 		c.Next()
 		return
 	}
-	if isAdmin(path) {
+	if rt.family == familyAdmin {
 		s.authenticateAdmin(c)
 		return
 	}
-	signer := s.p.Security.Tokens
-	if signer == nil {
-		c.Next()
+	restPost := rt.family.restBody() && req.Method == http.MethodPost
+	if !gated {
+		if !restPost || s.restForm(c) {
+			c.Next()
+		}
 		return
 	}
 	tok := bearer(c)
-	if tok == "" && path == "/arcgis/services" && c.Request.Method == http.MethodPost {
+	if tok == "" && restPost {
+		// ArcGIS clients POST long REST requests as forms, the token among the fields.
+		if !s.restForm(c) {
+			return
+		}
+		tok = paramFold(req.PostForm, "token")
+	}
+	if tok == "" && rt.family == familyCatalog && req.Method == http.MethodPost {
 		// The Catalog answers RequiresTokens and GetTokenServiceURL without a token, as
 		// ArcGIS does, and refuses the rest itself (it reads the operation): catalogRoute.
 		c.Set(noTokenKey, true)
@@ -146,12 +144,19 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.deny(c, http.StatusUnauthorized, "Invalid Token", "Invalid token.")
 		return
 	}
-	if svc := serviceOf(path); svc != "" && !g.Allows(svc) {
+	if rt.service != "" && !g.Allows(rt.service) {
 		s.deny(c, http.StatusForbidden, "Token Not Valid For This Service", "You do not have permission to perform this action.")
 		return
 	}
 	c.Set(clientKey, "token:"+g.Client)
 	c.Set(grantKey, g)
+	if rt.family == familyREST {
+		// The REST catalog lists only the services the token opens.
+		c.Request = req.WithContext(rest.WithVisible(req.Context(), g.Allows))
+	}
+	if restPost && !s.restForm(c) {
+		return
+	}
 	c.Next()
 }
 
@@ -194,39 +199,23 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 	s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
 }
 
-// serviceOf is the map service a SOAP or REST path names (/arcgis/services/<service>/MapServer…,
-// /arcgis/rest/services/<service>/MapServer…), or "".
-func serviceOf(path string) string {
-	rest, ok := strings.CutPrefix(path, "/arcgis/services/")
-	if !ok {
-		if rest, ok = strings.CutPrefix(path, "/arcgis/rest/services/"); !ok {
-			return ""
-		}
-	}
-	svc, _, _ := strings.Cut(rest, "/")
-	return svc
-}
-
-// deny answers in the protocol of the path: a SOAP fault, Django REST Framework's JSON for the
-// legislative API, or the admin API's {"error": …}.
+// deny answers in the protocol of the path's family (policy.go): a SOAP fault, ArcGIS's REST
+// error, Django REST Framework's JSON for the legislative API, or the admin API's {"error": …}.
 func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
-	if p := c.Request.URL.Path; p == "/admin" || strings.HasPrefix(p, "/admin/") {
+	switch routeOf(c.Request.URL.Path).family {
+	case familyAdmin:
 		c.AbortWithStatusJSON(status, gin.H{"error": soapMsg})
 		return
-	}
-	if isREST(c.Request.URL.Path) {
-		e := rest.NewError(restCode(status, soapMsg), soapMsg)
-		if isTileRoute(c.Request.URL.Path) {
-			// Tile and WMTS clients read images, not JSON: the refusal is in the HTTP status
-			// (401, 403), with ArcGIS's error body beside it.
-			c.AbortWithStatusJSON(status, gin.H{"error": gin.H{"code": e.Code, "message": e.Message, "details": []string{}}})
-			return
-		}
-		rest.WriteError(c.Writer, c.Request, e)
+	case familyTiles, familyDirectory:
+		// Tile and WMTS clients read images, not JSON: the refusal is in the HTTP status
+		// (401, 403), with ArcGIS's error body beside it.
+		c.AbortWithStatusJSON(status, gin.H{"error": gin.H{"code": restCode(status, soapMsg), "message": soapMsg, "details": []string{}}})
+		return
+	case familyREST, familyRESTInfo:
+		rest.WriteError(c.Writer, c.Request, rest.NewError(restCode(status, soapMsg), soapMsg))
 		c.Abort()
 		return
-	}
-	if isJSONAPI(c.Request.URL.Path) {
+	case familyLegislative:
 		if status == http.StatusUnauthorized {
 			c.Header("WWW-Authenticate", `Bearer realm="api"`)
 		}
@@ -332,7 +321,7 @@ func (s *Server) rateLimit(c *gin.Context) {
 // Access-Control-Allow-Origin), merged after what the handler puts there, so a shared cache
 // never hands one origin's answer to another.
 func (s *Server) cors(c *gin.Context) {
-	if isAdmin(c.Request.URL.Path) {
+	if routeOf(c.Request.URL.Path).family == familyAdmin {
 		c.Next()
 		return
 	}

@@ -27,6 +27,18 @@ import (
 // cache holding one tile, 0/0/0, and that tile's bytes.
 func tileServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	t.Helper()
+	store, tile := worldTileStore(t)
+	logger := slog.New(slog.DiscardHandler)
+	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Logger: logger, NewID: NewID, Tiles: store})
+	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
+		PublicURL: "http://farm.test", Tiles: store, Logger: logger, Security: sec}).Handler()
+	return h, tile
+}
+
+// worldTileStore returns a store holding a fused compact-V2 cache of the world map with one
+// tile, 0/0/0, and that tile's bytes.
+func worldTileStore(t *testing.T) (*blob.Disk, []byte) {
+	t.Helper()
 	ctx := context.Background()
 	store, err := blob.NewDisk(t.TempDir())
 	if err != nil {
@@ -56,11 +68,7 @@ func tileServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	if err := c.WriteMetadata(ctx, tilecache.CacheInfo{Scheme: scheme}, scheme.Extent); err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.DiscardHandler)
-	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Logger: logger, NewID: NewID, Tiles: store})
-	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
-		PublicURL: "http://farm.test", Tiles: store, Logger: logger, Security: sec}).Handler()
-	return h, tile
+	return store, tile
 }
 
 func tileGet(h http.Handler, path string, header ...string) (*http.Response, []byte) {
@@ -93,8 +101,8 @@ func tileErrorCode(t *testing.T, body []byte) int {
 
 // Tokens apply to the REST tiles and WMTS as to SOAP: none, a forged one and one scoped to
 // another service are refused with ArcGIS's error codes; a token for the service, as a
-// parameter or a bearer header, gets the tile (private to shared caches when sent as a
-// header), and the WMTS capabilities' URLs carry the token parameter they were asked with.
+// parameter or a bearer header, gets the tile (private to shared caches either way), and the
+// WMTS capabilities' URLs carry the token parameter they were asked with.
 func TestTileRoutesNeedTokens(t *testing.T) {
 	signer := testSigner(t)
 	tok := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
@@ -119,7 +127,7 @@ func TestTileRoutesNeedTokens(t *testing.T) {
 		}
 	}
 	resp, body := tileGet(h, path+"?token="+tok)
-	if resp.StatusCode != 200 || !bytes.Equal(body, tile) || resp.Header.Get("Cache-Control") != "public, max-age=3600" {
+	if resp.StatusCode != 200 || !bytes.Equal(body, tile) || resp.Header.Get("Cache-Control") != "private, max-age=3600" {
 		t.Errorf("token parameter: %s %s, %d bytes", resp.Status, resp.Header.Get("Cache-Control"), len(body))
 	}
 	resp, body = tileGet(h, path, "Authorization", "Bearer "+tok)

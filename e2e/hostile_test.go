@@ -124,6 +124,7 @@ func hostileRows() []hostileRow {
 	rows = append(rows, hostileSRRows()...)
 	rows = append(rows, hostileAdminRows()...)
 	rows = append(rows, hostileRESTRows()...)
+	rows = append(rows, hostileRESTBodyRows()...) // hostile_tokens_test.go
 	return rows
 }
 

@@ -1,9 +1,29 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"sort"
 )
+
+// visibleKey is the context key of the services a request may see (WithVisible).
+type visibleKey struct{}
+
+// WithVisible returns ctx saying that the request it belongs to may see only the services for
+// which visible reports true: the catalog (JSON and its HTML page) lists only those. The front
+// end sets it from the caller's token, as the SOAP Catalog lists a scoped token's services only.
+// Without it every service is listed.
+func WithVisible(ctx context.Context, visible func(service string) bool) context.Context {
+	return context.WithValue(ctx, visibleKey{}, visible)
+}
+
+// visibleIn is the filter WithVisible put in ctx, or one that shows every service.
+func visibleIn(ctx context.Context) func(string) bool {
+	if v, ok := ctx.Value(visibleKey{}).(func(string) bool); ok && v != nil {
+		return v
+	}
+	return func(string) bool { return true }
+}
 
 // writeJSON answers a JSON document in the request's format: f=json compact, f=pjson indented.
 func (h *Handler) writeJSON(q *request, w *jsonWriter) error {
@@ -83,8 +103,9 @@ type catalogServiceJSON struct {
 	Type text `json:"type"`
 }
 
-// catalog answers /arcgis/rest/services and its folders. Services here live in the root
-// folder; there are no subfolders, so a folder name is not found.
+// catalog answers /arcgis/rest/services and its folders: the services the request may see
+// (WithVisible). Services here live in the root folder; there are no subfolders, so a folder
+// name is not found.
 func (h *Handler) catalog(q *request, folder string) error {
 	if folder != "" {
 		return &Error{Code: http.StatusNotFound, Message: "Folder not found.", Details: []string{}}
@@ -92,9 +113,12 @@ func (h *Handler) catalog(q *request, folder string) error {
 	if err := jsonFormat(q); err != nil {
 		return err
 	}
+	visible := visibleIn(q.ctx)
 	var names []string
 	for _, s := range h.p.Services.Services() {
-		names = append(names, s.Name)
+		if visible(s.Name) {
+			names = append(names, s.Name)
+		}
 	}
 	sort.Strings(names)
 	v := catalogJSON{CurrentVersion: h.currentVersion(), Services: make([]catalogServiceJSON, 0, len(names))}

@@ -76,11 +76,22 @@ func asError(err error) *Error {
 
 // WriteError writes err as ArcGIS does. For the JSON formats (f=json, pjson, geojson, none, and
 // any unknown f) the HTTP status is 200 and the code is in the body, as ArcGIS Server answers;
-// for f=image and f=html the status is the error's code too, and so it is for 429 (over the
-// rate limit), which clients must see to back off.
+// for f=image and f=html the status is the error's code too, and so it is for 413 and 415 (a
+// body refused unread) and 429 (over the rate limit), which clients must see. The format is
+// read from the query string, or from a form body already parsed: WriteError never reads the
+// body, so a refused request's body stays unread.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	f := r.FormValue("f")
-	writeError(w, f, asError(err))
+	writeError(w, formatOf(r), asError(err))
+}
+
+// formatOf is the request's f parameter, lower-cased: from r.Form when the form was parsed,
+// else from the query string.
+func formatOf(r *http.Request) string {
+	v := r.Form
+	if v == nil {
+		v = r.URL.Query()
+	}
+	return strings.ToLower(v.Get("f"))
 }
 
 func writeError(w http.ResponseWriter, f string, e *Error) {
@@ -101,7 +112,8 @@ func writeError(w http.ResponseWriter, f string, e *Error) {
 	b.objClose()
 	b.objClose()
 	status := http.StatusOK
-	if e.Code == http.StatusTooManyRequests || f == "image" || f == "kmz" || f == "html" {
+	if e.Code == http.StatusRequestEntityTooLarge || e.Code == http.StatusUnsupportedMediaType || e.Code == http.StatusTooManyRequests ||
+		f == "image" || f == "kmz" || f == "html" {
 		status = e.Code
 		if status < 400 || status > 599 {
 			status = http.StatusBadRequest

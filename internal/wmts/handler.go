@@ -82,18 +82,14 @@ func (h *Handler) call(ctx context.Context, svc *catalog.Service, op string, req
 
 // writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG
 // and JPEG tiles), a strong ETag of the content, Cache-Control, and 304 Not Modified when the
-// client's If-None-Match names the ETag. A request carrying an Authorization header is
-// answered private, so that shared caches do not hand its tiles to others.
+// client's If-None-Match names the ETag. Tiles are public here; the front end makes the
+// answers to token-gated requests private (api/policy.go), however the token came.
 func writeTile(w http.ResponseWriter, r *http.Request, data []byte) {
 	sum := sha256.Sum256(data)
 	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
 	hd := w.Header()
 	hd.Set("ETag", etag)
-	if r.Header.Get("Authorization") != "" {
-		hd.Set("Cache-Control", "private, max-age=3600")
-	} else {
-		hd.Set("Cache-Control", "public, max-age=3600")
-	}
+	hd.Set("Cache-Control", "public, max-age=3600")
 	if etagMatch(r.Header.Values("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
