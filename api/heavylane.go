@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mapfarm/mapfarm/internal/limits"
-	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
 // The heavy lane (docs/limits.md, "The api's heavy lane"): requests that are legal but costly to
@@ -100,8 +99,8 @@ func newHeavyLane(cfg HeavyLane, reg prometheus.Registerer) *heavyLane {
 }
 
 // acquire waits for a slot of the lane until ctx is done and returns the function that gives
-// it back, or a soap:Server fault saying the api was too busy (ctx's deadline) or ctx's error
-// (the client left). A nil lane returns at once.
+// it back, or an error wrapping limits.ErrBusy (ctx's deadline: the api was too busy) or ctx's
+// error (the client left). A nil lane returns at once.
 func (l *heavyLane) acquire(ctx context.Context) (release func(), err error) {
 	if l == nil {
 		return func() {}, nil
@@ -142,8 +141,7 @@ func (l *heavyLane) wait(ctx context.Context) error {
 			l.refused.Inc()
 		}
 		if ctx.Err() == context.DeadlineExceeded {
-			return &soap.Fault{Code: soap.FaultServer, String: "the server is busy with other large requests and could not start this one before its deadline; try again later",
-				Err: fmt.Errorf("waiting for a slot of the heavy lane: %w", ctx.Err())}
+			return fmt.Errorf("waiting for a slot of the heavy lane: %w (%w)", limits.ErrBusy, ctx.Err())
 		}
 		return ctx.Err()
 	}

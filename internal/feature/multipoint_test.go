@@ -53,7 +53,7 @@ func TestMultipointRelationDifferential(t *testing.T) {
 		}
 		if k%2 == 0 {
 			mp = append(mp, ring[rng.IntN(len(ring))], ring[rng.IntN(len(ring))]) // on the boundary
-			mp = append(mp, mp[0])                                               // repeated
+			mp = append(mp, mp[0])                                                // repeated
 		}
 		if k%3 == 0 {
 			mp = append(mp, orb.Point{2e7, 2e7}) // far away

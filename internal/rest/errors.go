@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/mapfarm/mapfarm/internal/farm"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
@@ -49,6 +50,8 @@ func asError(err error) *Error {
 		return &Error{Code: http.StatusNotFound, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
 	case errors.Is(err, mapserver.ErrInvalidArgument):
 		return &Error{Code: http.StatusBadRequest, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
+	case errors.Is(err, limits.ErrBusy):
+		return &Error{Code: http.StatusServiceUnavailable, Message: "The server is busy with other large requests; try again later.", Details: []string{}, err: err}
 	case errors.Is(err, farm.ErrTimeout):
 		return &Error{Code: http.StatusGatewayTimeout, Message: "The render farm did not answer in time; try again.", Details: []string{}, err: err}
 	}
@@ -100,7 +103,9 @@ func writeError(w http.ResponseWriter, f string, e *Error) {
 
 func (h *Handler) writeError(q *request, err error) {
 	e := asError(err)
-	if e.Code >= 500 {
+	if e.Code == http.StatusServiceUnavailable {
+		h.p.Logger.Warn("heavy request refused: no slot of the heavy lane before its deadline", "path", q.r.URL.Path, "request_id", q.r.Header.Get("X-Request-Id"))
+	} else if e.Code >= 500 {
 		h.p.Logger.Error("rest operation failed", "path", q.r.URL.Path, "request_id", q.r.Header.Get("X-Request-Id"), "err", err)
 	}
 	writeError(q.w, q.f, e)

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
 // The services directory: f=html on the catalog, a MapServer, its layers and a layer's query,
@@ -174,7 +173,7 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 		if !ok {
 			return notFoundErr("Service %s/MapServer not found", parts[1])
 		}
-		ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: q.r.Header.Get("X-Request-Id")}}
+		ms := h.mapService(q, svc)
 		p.ServiceURL = serviceHref(parts[1])
 		svcCrumbs := append(root, crumb{Name: parts[1] + " (MapServer)", Href: p.ServiceURL})
 		rest := parts[3:]
