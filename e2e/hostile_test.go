@@ -48,7 +48,7 @@ type hostileRow struct {
 // hostileRows is the table: one row per class of hostile input.
 func hostileRows() []hostileRow {
 	longID := strings.Repeat("Jx7q", 25_000)
-	return []hostileRow{
+	rows := []hostileRow{
 		// Scale bars and numbers that multiplied memory or panicked a worker (issue 17, 1–3).
 		{name: "scale bar DPI 100000", body: scaleBarBody("100000", "10", 4096, 4096), status: 500, fault: "soap:Client", want: "ImageDPI 100000 is out of range"},
 		{name: "scale bar DPI 0 means 96", body: scaleBarBody("0", "10", 1000, 200), status: 200, want: "ImageURL"},
@@ -121,6 +121,8 @@ func hostileRows() []hostileRow {
 		{name: "a 100 KB header", method: "GET", path: "/healthz", header: []string{"X-Filler", strings.Repeat("f", 100_000)}, status: 431, want: "Request Header Fields Too Large"},
 		{name: "client hangs up mid-render", body: exportBody(4096, 4096, "96", ""), cancelAfter: 50 * time.Millisecond, logWant: []string{"level=INFO", "status=499"}},
 	}
+	rows = append(rows, hostileLaneRows()...)
+	return rows
 }
 
 // scaleBarBody is an ExportScaleBar for a map 1000 px wide, into an image of w×h px at dpi.

@@ -120,8 +120,9 @@ func New(p Params) *Server {
 			CacheURL: p.CacheURL, Metatiles: metatiles, NewID: p.NewID, Logger: p.Logger}),
 	}
 	info, q, carto, cache := s.info, s.queries, s.carto, s.caches
-	// The drawing operations fetch the pictures their request names first (Drawing); the others
-	// never look for pictures.
+	// The operations that draw, or read the drawing descriptions of their request (Identify and
+	// Find check them with the layers' visibility), fetch the pictures it names first
+	// (Drawing); the others never look for pictures.
 	s.ops = map[string]opFunc{
 		"GetDocumentInfo":              handle(info.GetDocumentInfo),
 		"GetMapCount":                  handle(info.GetMapCount),
@@ -149,8 +150,8 @@ func New(p Params) *Server {
 		"QueryRowIDs":                  handle(q.QueryRowIDs),
 		"QueryData":                    handle(q.QueryData),
 		"QueryDataStatistics":          handle(q.QueryDataStatistics),
-		"Find":                         handle(q.Find),
-		"Identify":                     handle(q.Identify),
+		"Find":                         handle(Drawing(s, q.Find)),
+		"Identify":                     handle(Drawing(s, q.Identify)),
 		"GetSQLSyntaxInfo":             handle(info.GetSQLSyntaxInfo),
 		"QueryRelatedRecords":          handle(q.QueryRelatedRecords),
 		"QueryRelatedRecords2":         handle(q.QueryRelatedRecords2),
@@ -196,7 +197,7 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 }
 
 // Drawing returns the drawing operation f (ExportMapImage, ExportScaleBar, GetLegendInfo,
-// GetLegendInfo2) with its first step: the picture symbols of the request that name their
+// GetLegendInfo2, and Identify and Find, which read drawing descriptions) with its first step: the picture symbols of the request that name their
 // picture by PictureUri get its bytes (cartography.Service.ResolvePictures, which may fetch
 // over the network), so that the task a worker draws carries them.
 func Drawing[Req, Resp any](s *Server, f func(context.Context, *Call, *Req) (*Resp, error)) func(context.Context, *Call, *Req) (*Resp, error) {

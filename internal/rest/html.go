@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 )
 
 // The services directory: f=html on the catalog, a MapServer, its layers and a layer's query,
