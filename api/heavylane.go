@@ -16,8 +16,10 @@ import (
 // an api of two cores at most HeavyLane.Slots goroutines do heavy work and normal requests
 // always find a core free. A request is classified before its work starts: by its declared
 // body size before decoding, by its decoded Size (limits.Request.Measure) before the
-// operation runs. A heavy request waits for a slot no longer than its own deadline (the
-// operation timeout, or the client leaving) and gives the slot back when its answer is done.
+// operation runs; the classification, and what is done about it, is the request's admission
+// (admission.go), the same for SOAP and REST. A heavy request waits for a slot no longer than
+// its own deadline (the operation timeout, or the client leaving) and gives the slot back when
+// its answer is done.
 
 // Defaults of HeavyLane.
 const (

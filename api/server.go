@@ -58,10 +58,12 @@ type Params struct {
 	Ops              *mapserver.Server
 	Codec            *soap.Codec
 	// Limits bound each decoded SOAP request (vertices, ids, strings, image size and DPI); they
-	// are checked before the operation runs. Zero fields mean the defaults.
+	// are checked before the operation runs. Zero fields mean the defaults. Unused when
+	// Admission is set (it holds its own).
 	Limits limits.Request
 	// HeavyLane bounds how many heavy requests (large bodies, many vertices, ids or points)
-	// the api answers at once (heavylane.go); zero: its defaults (1 slot).
+	// the api answers at once (heavylane.go); zero: its defaults (1 slot). Unused when
+	// Admission is set.
 	HeavyLane HeavyLane
 	// Admission, when set, is the request policy (admission.go) shared with the other front
 	// ends (REST's rest.Params.Admit); nil: one of Limits and HeavyLane, for SOAP alone.
