@@ -1,7 +1,7 @@
 package feature_test
 
 import (
-	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -16,14 +16,7 @@ import (
 // calls: multipoints of points spread over the world, of points near one country (some on its
 // vertices, so on its boundary, some repeated), and of points all inside one.
 func TestMultipointRelationDifferential(t *testing.T) {
-	l := load(t, "world_countries_50m_3857.gpkg", "countries", 3857)
-	var feats []*feature.Feature
-	if err := l.Scan(context.Background(), &feature.Query{}, func(f *feature.Feature) error {
-		feats = append(feats, f)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	feats := countries(t)
 	rng := rand.New(rand.NewPCG(25, 4))
 	vertices := func(f *feature.Feature) orb.Ring {
 		switch g := f.Geom.(type) {
@@ -80,30 +73,11 @@ func TestMultipointRelationDifferential(t *testing.T) {
 		}
 	}
 
-	rels := []feature.Relation{feature.Intersects, feature.Touches, feature.Overlaps, feature.Crosses, feature.Within, feature.Contains}
 	for i, flt := range filters {
 		a := feature.Exact(flt.mp)
 		for _, f := range flt.feats {
-			b := feature.Exact(f.Geom)
-			matrix, err := geom.Relate(a, b)
-			if err != nil {
-				t.Fatalf("filter %d, feature %d: Relate: %v", i, f.ID, err)
-			}
-			for _, rel := range rels {
-				want := reference(t, rel, a, b)
-				if got := matchOne(t, &feature.Spatial{Rel: rel, Geom: flt.mp}, f); got != want {
-					t.Errorf("filter %d (%s) %v feature %d (matrix %s): got %v, want %v", i, flt.name, rel, f.ID, matrix, got, want)
-				}
-			}
-			for _, p := range append(relatePatterns, "0FFFFF212", "00FFFF212", "000FFF212", "F0FFFF212") {
-				want, err := geom.RelateMatches(matrix, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got := matchOne(t, &feature.Spatial{Rel: feature.Relate, Geom: flt.mp, Pattern: p}, f); got != want {
-					t.Errorf("filter %d (%s) relate %s feature %d (matrix %s): got %v, want %v", i, flt.name, p, f.ID, matrix, got, want)
-				}
-			}
+			checkRelations(t, fmt.Sprintf("filter %d (%s)", i, flt.name), flt.mp, a, f,
+				append(relatePatterns, "0FFFFF212", "00FFFF212", "000FFF212", "F0FFFF212"))
 		}
 	}
 }
