@@ -223,7 +223,6 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Admission:        admission,
 			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Outputs: store,
 			Codec:       soap.NewCodec(cfg.Namespace, codecLimits(cfg.Limits)),
-			Limits:      requestLimits(cfg.Limits),
 			Legislative: leg,
 			Catalog:     cat,
 			SeedJobs:    seedAdmin,
