@@ -196,7 +196,7 @@ func (ms *mapService) export(q *request) error {
 	if q.f == "image" {
 		returnType = gisxml.ImageReturnMimeData
 	}
-	resp, err := invoke(ms, q, "ExportMapImage", mapserver.Drawing(ms.h.p.Ops, ms.ops.Cartography.ExportMapImage), &gisxml.ExportMapImage{MapDescription: &md, ImageDescription: &gisxml.ImageDescription{
+	resp, err := invoke(ms, q, "ExportMapImage", mapserver.Drawing(ms.h.p.Ops, ms.families().Cartography.ExportMapImage), &gisxml.ExportMapImage{MapDescription: &md, ImageDescription: &gisxml.ImageDescription{
 		ImageType:    &gisxml.ImageType{ImageFormat: imgFormat, ImageReturnType: returnType},
 		ImageDisplay: &gisxml.ImageDisplay{ImageWidth: width, ImageHeight: height, ImageDPI: dpi},
 	}})

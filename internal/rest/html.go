@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
 // The services directory: f=html on the catalog, a MapServer, its layers and a layer's query,
@@ -172,7 +174,7 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 		if !ok {
 			return notFoundErr("Service %s/MapServer not found", parts[1])
 		}
-		ms := h.mapService(q, svc)
+		ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: q.r.Header.Get("X-Request-Id")}}
 		p.ServiceURL = serviceHref(parts[1])
 		svcCrumbs := append(root, crumb{Name: parts[1] + " (MapServer)", Href: p.ServiceURL})
 		rest := parts[3:]

@@ -232,7 +232,7 @@ func (ms *mapService) identify(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := invoke(ms, q, "Identify", mapserver.Drawing(ms.h.p.Ops, ms.ops.Queries.Identify), &gisxml.Identify{MapDescription: v.md, MapImageDisplay: disp, SearchShape: geom,
+	resp, err := invoke(ms, q, "Identify", mapserver.Drawing(ms.h.p.Ops, ms.families().Queries.Identify), &gisxml.Identify{MapDescription: v.md, MapImageDisplay: disp, SearchShape: geom,
 		Tolerance: tolerance, IdentifyOption: option, LayerIDs: ids})
 	if err != nil {
 		return err
@@ -282,7 +282,7 @@ func (ms *mapService) find(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := invoke(ms, q, "Find", mapserver.Drawing(ms.h.p.Ops, ms.ops.Queries.Find), &gisxml.Find{MapDescription: v.md, MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 400, ImageDPI: 96},
+	resp, err := invoke(ms, q, "Find", mapserver.Drawing(ms.h.p.Ops, ms.families().Queries.Find), &gisxml.Find{MapDescription: v.md, MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 400, ImageDPI: 96},
 		SearchString: text, Contains: contains, SearchFields: q.param("searchFields"), FindOption: gisxml.FindAllLayers, LayerIDs: ids})
 	if err != nil {
 		return err

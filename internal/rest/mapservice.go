@@ -21,15 +21,12 @@ const supportedImageFormatTypes = "PNG32,PNG24,PNG,JPG,DIB,TIFF,GIF,SVG,PDF,BMP"
 type mapService struct {
 	h    *Handler
 	svc  *catalog.Service
-	ops  mapserver.Families
 	call *mapserver.Call
 	info *gisxml.MapServerInfo // GetServerInfo of the default map, fetched once
 }
 
-// mapService returns the MapServer resource svc for q.
-func (h *Handler) mapService(q *request, svc *catalog.Service) *mapService {
-	return &mapService{h: h, svc: svc, ops: h.p.Ops.Families(), call: &mapserver.Call{Service: svc, RequestID: q.r.Header.Get("X-Request-Id")}}
-}
+// families are the operation families whose typed operations the resource calls.
+func (ms *mapService) families() mapserver.Families { return ms.h.p.Ops.Families() }
 
 // invoke runs one typed operation f of the service (a method of an operation family, or a
 // drawing operation with its picture step, mapserver.Drawing) under the api's request policy
@@ -67,7 +64,7 @@ func (ms *mapService) serverInfo(q *request) (*gisxml.MapServerInfo, error) {
 	if ms.info != nil {
 		return ms.info, nil
 	}
-	resp, err := invoke(ms, q, "GetServerInfo", ms.ops.Information.GetServerInfo, &gisxml.GetServerInfo{MapName: ms.svc.DefaultMap().Name})
+	resp, err := invoke(ms, q, "GetServerInfo", ms.families().Information.GetServerInfo, &gisxml.GetServerInfo{MapName: ms.svc.DefaultMap().Name})
 	if err != nil {
 		return nil, err
 	}
@@ -256,18 +253,18 @@ type levelOfDetails struct {
 // operations.
 func (ms *mapService) tileInfo(q *request) (bool, *tileInfoJSON, error) {
 	name := ms.svc.DefaultMap().Name
-	resp, err := invoke(ms, q, "HasSingleFusedMapCache", ms.ops.Caches.HasSingleFusedMapCache, &gisxml.HasSingleFusedMapCache{MapName: name})
+	resp, err := invoke(ms, q, "HasSingleFusedMapCache", ms.families().Caches.HasSingleFusedMapCache, &gisxml.HasSingleFusedMapCache{MapName: name})
 	if err != nil {
 		return false, nil, err
 	}
 	if !resp.Result {
 		return false, nil, nil
 	}
-	tr, err := invoke(ms, q, "GetTileCacheInfo", ms.ops.Caches.GetTileCacheInfo, &gisxml.GetTileCacheInfo{MapName: name})
+	tr, err := invoke(ms, q, "GetTileCacheInfo", ms.families().Caches.GetTileCacheInfo, &gisxml.GetTileCacheInfo{MapName: name})
 	if err != nil {
 		return false, nil, err
 	}
-	ir, err := invoke(ms, q, "GetTileImageInfo", ms.ops.Caches.GetTileImageInfo, &gisxml.GetTileImageInfo{MapName: name})
+	ir, err := invoke(ms, q, "GetTileImageInfo", ms.families().Caches.GetTileImageInfo, &gisxml.GetTileImageInfo{MapName: name})
 	if err != nil {
 		return false, nil, err
 	}
@@ -369,7 +366,7 @@ func (ms *mapService) renderers(q *request, info *gisxml.MapServerInfo) (map[int
 	for _, l := range info.MapLayerInfos {
 		ids = append(ids, l.LayerID)
 	}
-	resp, err := invoke(ms, q, "GetDefaultLayerDrawingDescriptions", ms.ops.Cartography.GetDefaultLayerDrawingDescriptions, &gisxml.GetDefaultLayerDrawingDescriptions{MapName: info.Name, LayerIDs: ids})
+	resp, err := invoke(ms, q, "GetDefaultLayerDrawingDescriptions", ms.families().Cartography.GetDefaultLayerDrawingDescriptions, &gisxml.GetDefaultLayerDrawingDescriptions{MapName: info.Name, LayerIDs: ids})
 	if err != nil {
 		return nil, err
 	}

@@ -229,7 +229,7 @@ func (ms *mapService) runQuery(q *request, id int) error {
 		return ms.extent(q, mapName, lq)
 	}
 	if countOnly {
-		resp, err := invoke(ms, q, "QueryRowCount", ms.ops.Queries.QueryRowCount, &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+		resp, err := invoke(ms, q, "QueryRowCount", ms.families().Queries.QueryRowCount, &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 		if err != nil {
 			return err
 		}
@@ -272,7 +272,7 @@ type idsJSON struct {
 }
 
 func (ms *mapService) ids(q *request, mapName string, lq *layerQuery) (gisxml.ArrayOfInt, error) {
-	resp, err := invoke(ms, q, "QueryRowIDs", ms.ops.Queries.QueryRowIDs, &gisxml.QueryRowIDs{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+	resp, err := invoke(ms, q, "QueryRowIDs", ms.families().Queries.QueryRowIDs, &gisxml.QueryRowIDs{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +299,7 @@ func (ms *mapService) records(q *request, mapName string, lq *layerQuery) (*gisx
 		if err != nil {
 			return nil, false, err
 		}
-		n, err := invoke(ms, q, "QueryRowCount", ms.ops.Queries.QueryRowCount, &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+		n, err := invoke(ms, q, "QueryRowCount", ms.families().Queries.QueryRowCount, &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 		if err != nil {
 			return nil, false, err
 		}
@@ -426,7 +426,7 @@ func recordIDs(rs *gisxml.RecordSet, idField string) (gisxml.ArrayOfInt, error) 
 }
 
 func (ms *mapService) data(q *request, mapName string, lq *layerQuery, filter gisxml.QueryFilterKind) (*gisxml.RecordSet, error) {
-	resp, err := invoke(ms, q, "QueryData", ms.ops.Queries.QueryData, &gisxml.QueryData{MapName: mapName, MapTableDescription: lq.table, QueryFilter: filter,
+	resp, err := invoke(ms, q, "QueryData", ms.families().Queries.QueryData, &gisxml.QueryData{MapName: mapName, MapTableDescription: lq.table, QueryFilter: filter,
 		QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}})
 	if err != nil {
 		return nil, err

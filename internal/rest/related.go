@@ -17,7 +17,7 @@ func (ms *mapService) legend(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := invoke(ms, q, "GetLegendInfo", mapserver.Drawing(ms.h.p.Ops, ms.ops.Cartography.GetLegendInfo), &gisxml.GetLegendInfo{MapName: info.Name,
+	resp, err := invoke(ms, q, "GetLegendInfo", mapserver.Drawing(ms.h.p.Ops, ms.families().Cartography.GetLegendInfo), &gisxml.GetLegendInfo{MapName: info.Name,
 		LegendPatch: &gisxml.MapServerLegendPatch{Width: 20, Height: 20, ImageDPI: 96},
 		ImageType:   &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}})
 	if err != nil {
@@ -101,7 +101,7 @@ func (ms *mapService) queryRelatedRecords(q *request, id int) error {
 	if d := q.param("definitionExpression"); d != "" {
 		rd.RelatedTableDefinitionExpression = &d
 	}
-	resp, err := invoke(ms, q, "QueryRelatedRecords", ms.ops.Queries.QueryRelatedRecords, &gisxml.QueryRelatedRecords{MapName: info.Name, SourceTableID: id,
+	resp, err := invoke(ms, q, "QueryRelatedRecords", ms.families().Queries.QueryRelatedRecords, &gisxml.QueryRelatedRecords{MapName: info.Name, SourceTableID: id,
 		SourceFIDSet: &gisxml.FIDSet{FIDArray: ids}, RelateDescription: rd})
 	if err != nil {
 		return err
@@ -142,7 +142,7 @@ func (ms *mapService) attachments(q *request, id, oid int, attachment string) er
 		if err != nil {
 			return badRequest("Invalid attachment ID: %q", attachment)
 		}
-		resp, err := invoke(ms, q, "QueryAttachmentData", ms.ops.Queries.QueryAttachmentData, &gisxml.QueryAttachmentData{MapName: info.Name, TableID: id,
+		resp, err := invoke(ms, q, "QueryAttachmentData", ms.families().Queries.QueryAttachmentData, &gisxml.QueryAttachmentData{MapName: info.Name, TableID: id,
 			AttachmentIDs: gisxml.ArrayOfInt{aid}, TransportType: gisxml.TransportTypeEmbedded})
 		if err != nil {
 			return err
@@ -160,7 +160,7 @@ func (ms *mapService) attachments(q *request, id, oid int, attachment string) er
 	if err := jsonFormat(q); err != nil {
 		return err
 	}
-	resp, err := invoke(ms, q, "QueryAttachmentInfos", ms.ops.Queries.QueryAttachmentInfos, &gisxml.QueryAttachmentInfos{MapName: info.Name, TableID: id, RowIDs: gisxml.ArrayOfInt{oid}})
+	resp, err := invoke(ms, q, "QueryAttachmentInfos", ms.families().Queries.QueryAttachmentInfos, &gisxml.QueryAttachmentInfos{MapName: info.Name, TableID: id, RowIDs: gisxml.ArrayOfInt{oid}})
 	if err != nil {
 		return err
 	}

@@ -182,7 +182,7 @@ func (h *Handler) mapServer(q *request, service string, rest []string) error {
 	if !ok {
 		return notFoundErr("Service %s/MapServer not found", service)
 	}
-	ms := h.mapService(q, svc)
+	ms := &mapService{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: q.r.Header.Get("X-Request-Id")}}
 	switch {
 	case len(rest) == 0:
 		return ms.root(q)

@@ -53,7 +53,7 @@ func (ms *mapService) statistics(q *request, mapName string, lq *layerQuery) err
 		c.QueryFilter = base
 		filter = &c
 	}
-	resp, err := invoke(ms, q, "QueryDataStatistics", ms.ops.Queries.QueryDataStatistics, &gisxml.QueryDataStatistics{MapName: mapName, MapTableDescription: lq.table, StatisticsRequest: req, QueryFilter: filter})
+	resp, err := invoke(ms, q, "QueryDataStatistics", ms.families().Queries.QueryDataStatistics, &gisxml.QueryDataStatistics{MapName: mapName, MapTableDescription: lq.table, StatisticsRequest: req, QueryFilter: filter})
 	if err != nil {
 		return err
 	}
