@@ -121,9 +121,9 @@ func New(p Params) *Server {
 			CacheURL: p.CacheURL, Metatiles: metatiles, NewID: p.NewID, Logger: p.Logger}),
 	}
 	info, q, carto, cache := s.info, s.queries, s.carto, s.caches
-	// The operations that draw, or read the drawing descriptions of their request (Identify and
-	// Find check them with the layers' visibility), fetch the pictures it names first
-	// (Drawing); the others never look for pictures.
+	// The operations that draw, or read the drawing descriptions of their request (Identify,
+	// Find and QueryHyperlinks check them with the layers' visibility), fetch the pictures it
+	// names first (Drawing); the others never look for pictures.
 	s.ops = map[string]opFunc{
 		"GetDocumentInfo":              handle(info.GetDocumentInfo),
 		"GetMapCount":                  handle(info.GetMapCount),
@@ -156,7 +156,7 @@ func New(p Params) *Server {
 		"GetSQLSyntaxInfo":             handle(info.GetSQLSyntaxInfo),
 		"QueryRelatedRecords":          handle(q.QueryRelatedRecords),
 		"QueryRelatedRecords2":         handle(q.QueryRelatedRecords2),
-		"QueryHyperlinks":              handle(q.QueryHyperlinks),
+		"QueryHyperlinks":              handle(Drawing(s, q.QueryHyperlinks)),
 		"QueryHTMLPopups":              handle(q.QueryHTMLPopups),
 		"QueryHTMLPopups2":             handle(q.QueryHTMLPopups2),
 		"QueryAttachmentInfos":         handle(q.QueryAttachmentInfos),
@@ -198,9 +198,10 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 }
 
 // Drawing returns the drawing operation f (ExportMapImage, ExportScaleBar, GetLegendInfo,
-// GetLegendInfo2, and Identify and Find, which read drawing descriptions) with its first step: the picture symbols of the request that name their
-// picture by PictureUri get its bytes (cartography.Service.ResolvePictures, which may fetch
-// over the network), so that the task a worker draws carries them.
+// GetLegendInfo2; and Identify, Find and QueryHyperlinks, which read drawing descriptions) with
+// its first step: the picture symbols of the request that name their picture by PictureUri get
+// its bytes (cartography.Service.ResolvePictures, which may fetch over the network), so that
+// the task a worker draws carries them.
 func Drawing[Req, Resp any](s *Server, f func(context.Context, *Call, *Req) (*Resp, error)) func(context.Context, *Call, *Req) (*Resp, error) {
 	return func(ctx context.Context, c *Call, req *Req) (*Resp, error) {
 		if err := s.carto.ResolvePictures(ctx, req); err != nil {
