@@ -8,7 +8,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mapfarm/mapfarm/internal/limits"
-	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
 // The heavy lane (docs/limits.md, "The api's heavy lane"): requests that are legal but costly to
@@ -17,8 +16,10 @@ import (
 // an api of two cores at most HeavyLane.Slots goroutines do heavy work and normal requests
 // always find a core free. A request is classified before its work starts: by its declared
 // body size before decoding, by its decoded Size (limits.Request.Measure) before the
-// operation runs. A heavy request waits for a slot no longer than its own deadline (the
-// operation timeout, or the client leaving) and gives the slot back when its answer is done.
+// operation runs; the classification, and what is done about it, is the request's admission
+// (admission.go), the same for SOAP and REST. A heavy request waits for a slot no longer than
+// its own deadline (the operation timeout, or the client leaving) and gives the slot back when
+// its answer is done.
 
 // Defaults of HeavyLane.
 const (
@@ -100,8 +101,8 @@ func newHeavyLane(cfg HeavyLane, reg prometheus.Registerer) *heavyLane {
 }
 
 // acquire waits for a slot of the lane until ctx is done and returns the function that gives
-// it back, or a soap:Server fault saying the api was too busy (ctx's deadline) or ctx's error
-// (the client left). A nil lane returns at once.
+// it back, or an error wrapping limits.ErrBusy (ctx's deadline: the api was too busy) or ctx's
+// error (the client left). A nil lane returns at once.
 func (l *heavyLane) acquire(ctx context.Context) (release func(), err error) {
 	if l == nil {
 		return func() {}, nil
@@ -142,8 +143,7 @@ func (l *heavyLane) wait(ctx context.Context) error {
 			l.refused.Inc()
 		}
 		if ctx.Err() == context.DeadlineExceeded {
-			return &soap.Fault{Code: soap.FaultServer, String: "the server is busy with other large requests and could not start this one before its deadline; try again later",
-				Err: fmt.Errorf("waiting for a slot of the heavy lane: %w", ctx.Err())}
+			return fmt.Errorf("waiting for a slot of the heavy lane: %w (%w)", limits.ErrBusy, ctx.Err())
 		}
 		return ctx.Err()
 	}

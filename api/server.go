@@ -61,11 +61,16 @@ type Params struct {
 	Ops              *mapserver.Server
 	Codec            *soap.Codec
 	// Limits bound each decoded SOAP request (vertices, ids, strings, image size and DPI); they
-	// are checked before the operation runs. Zero fields mean the defaults.
+	// are checked before the operation runs. Zero fields mean the defaults. Unused when
+	// Admission is set (it holds its own).
 	Limits limits.Request
 	// HeavyLane bounds how many heavy requests (large bodies, many vertices, ids or points)
-	// the api answers at once (heavylane.go); zero: its defaults (1 slot).
+	// the api answers at once (heavylane.go); zero: its defaults (1 slot). Unused when
+	// Admission is set.
 	HeavyLane HeavyLane
+	// Admission, when set, is the request policy (admission.go) shared with the other front
+	// ends (REST's rest.Params.Admit); nil: one of Limits and HeavyLane, for SOAP alone.
+	Admission *Admission
 	Outputs   Outputs
 	// Legislative serves /api/v2/…; nil leaves it out.
 	Legislative http.Handler
@@ -104,7 +109,7 @@ type Server struct {
 	engine *gin.Engine
 	recent *RecentOutputs
 	limits *limiters  // nil: no rate limit
-	lane   *heavyLane // the SOAP endpoint's heavy lane; nil: none
+	lane   *heavyLane // the heavy lane of the api's Admission; nil: none
 	trust  *adminTrust
 }
 
@@ -137,8 +142,12 @@ func New(p Params) *Server {
 	if p.Metrics != nil {
 		reg = p.Metrics.Registry
 	}
-	s.lane = newHeavyLane(p.HeavyLane, reg)
-	soapH := &soapHandler{p: p, lane: s.lane}
+	adm := p.Admission
+	if adm == nil {
+		adm = NewAdmission(p.Limits, p.HeavyLane, reg)
+	}
+	s.lane = adm.lane
+	soapH := &soapHandler{p: p, adm: adm}
 	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)
 	e.GET("/arcgis/services/:service/MapServer", soapH.serveGet)
 	if p.Catalog != nil {

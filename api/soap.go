@@ -17,14 +17,13 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/priority"
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
 // soapHandler serves the MapServer SOAP endpoint of every service.
 type soapHandler struct {
 	p    Params
-	lane *heavyLane // nil: none
+	adm  *Admission
 	bufs sync.Pool
 }
 
@@ -52,63 +51,21 @@ func (h *soapHandler) serveSOAP(c *gin.Context) {
 		ctx, cancel = context.WithTimeout(ctx, h.p.OperationTimeout)
 		defer cancel()
 	}
-	// A body declared large is heavy before it is decoded (heavylane.go): its decoding is
-	// itself the work the lane bounds.
-	var (
-		release func()
-		err     error
-	)
-	defer func() {
-		if release != nil {
-			release()
-		}
-	}()
-	if h.lane != nil && c.Request.ContentLength >= h.lane.cfg.BodyBytes {
-		if release, err = h.lane.acquire(ctx); err != nil {
-			h.laneRefused(c, buf, "", err)
-			return
-		}
-		// Its decoding and its operation run at a lower CPU priority, so that the short
-		// requests beside it get the api's cores first (internal/priority).
-		priority.Low(func() { h.decodeAndDo(ctx, c, buf, svc, &release, &threadPriority{low: true}) })
-		return
-	}
-	if h.lane != nil && c.Request.ContentLength < 0 {
-		// A body of unknown length (chunked) may turn out large midway: it is decoded on a
-		// thread that drops to the lower priority once BodyBytes of it have been read.
-		priority.Later(func(lower func()) { h.decodeAndDo(ctx, c, buf, svc, &release, &threadPriority{lower: lower}) })
-		return
-	}
-	h.decodeAndDo(ctx, c, buf, svc, &release, &threadPriority{})
-}
-
-// threadPriority is the CPU priority decodeAndDo's thread runs at: low already (priority.Low),
-// or able to drop to it in place (lower, from priority.Later), or neither.
-type threadPriority struct {
-	low   bool
-	lower func()
-}
-
-// drop lowers the thread if it can and has not yet.
-func (p *threadPriority) drop() {
-	if !p.low && p.lower != nil {
-		p.lower()
-		p.low = true
+	// The request runs under its admission (admission.go): a body declared large takes a slot
+	// of the heavy lane before it is decoded, one of unknown length may lower its thread while
+	// it is read, and a request measured heavy takes a slot before its operation runs.
+	if err := h.adm.serve(ctx, c.Request.ContentLength, func(t *ticket) { h.decodeAndDo(ctx, c, buf, svc, t) }); err != nil {
+		h.laneRefused(c, buf, "", err)
 	}
 }
 
-// decodeAndDo decodes the request body, takes a slot of the heavy lane for a request that turns
-// out heavy (unless *release holds one), runs the operation and writes the answer. prio says
-// whether it already runs at the lower priority of the heavy lane, or can drop to it once the
-// body read reaches the lane's BodyBytes.
-func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *bytes.Buffer, svc *catalog.Service, release *func(), prio *threadPriority) {
-	var err error
+// decodeAndDo decodes the request body, raises the request's admission t once the request is
+// decoded and measured, runs the operation as t says and writes the answer.
+func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *bytes.Buffer, svc *catalog.Service, t *ticket) {
 	// The body is decoded as it arrives, never held whole: memory follows the decoded request
 	// (bounded by the codec's MaxDecodedBytes), not the body.
 	body := &bodyReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes)}
-	if prio.lower != nil && h.lane != nil {
-		body.large, body.atLarge = h.lane.cfg.BodyBytes, prio.drop
-	}
+	body.large, body.atLarge = t.bodyLimit()
 	req, err := h.p.Codec.ReadRequest(body, isMapServerOp)
 	if err != nil {
 		if body.err == nil {
@@ -129,28 +86,19 @@ func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *byte
 		return
 	}
 	c.Set("soap_op", req.Operation)
-	size, err := h.p.Limits.Measure(req.Operation, req.Body)
-	if err != nil {
-		h.observe(req.Operation, time.Now(), err)
-		h.refuse(c, buf, http.StatusInternalServerError, err)
-		return
-	}
-	if h.lane != nil && *release == nil && (h.lane.cfg.heavy(size) || body.n >= h.lane.cfg.BodyBytes) {
-		if *release, err = h.lane.acquire(ctx); err != nil {
-			h.laneRefused(c, buf, req.Operation, err)
+	if err := t.admit(ctx, req.Operation, req.Body, body.n); err != nil {
+		if _, over := limits.Of(err); over {
+			h.observe(req.Operation, time.Now(), err)
+			h.refuse(c, buf, http.StatusInternalServerError, err)
 			return
 		}
+		h.laneRefused(c, buf, req.Operation, err)
+		return
 	}
 	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
 	start := time.Now()
 	var resp any
-	if *release != nil && !prio.low {
-		// A heavy request's operation runs at a lower CPU priority, so that the short requests
-		// beside it get the api's cores first (internal/priority).
-		priority.Low(func() { resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body) })
-	} else {
-		resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body)
-	}
+	t.run(func() { resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body) })
 	h.observe(req.Operation, start, err)
 	if err != nil {
 		if clientGone(c, err) {
@@ -268,6 +216,8 @@ func toFault(err error) *soap.Fault {
 		return &soap.Fault{Code: soap.FaultClient, String: err.Error(), Err: err}
 	case errors.Is(err, mapserver.ErrNotImplemented):
 		return &soap.Fault{Code: soap.FaultClient, String: err.Error() + " by this server yet", Err: err}
+	case errors.Is(err, limits.ErrBusy):
+		return &soap.Fault{Code: soap.FaultServer, String: limits.ErrBusy.Error(), Err: err}
 	case errors.Is(err, farm.ErrTimeout):
 		return &soap.Fault{Code: soap.FaultServer, String: "the render farm did not answer in time; try again", Err: err}
 	}

@@ -125,6 +125,7 @@ func hostileRows() []hostileRow {
 	rows = append(rows, hostileAdminRows()...)
 	rows = append(rows, hostileRESTRows()...)
 	rows = append(rows, hostileRESTBodyRows()...) // hostile_tokens_test.go
+	rows = append(rows, hostileLaneRows()...)
 	return rows
 }
 

@@ -239,20 +239,21 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			}
 			return nil
 		})
+		// One request policy (limits, heavy lane) for the SOAP and REST front ends.
+		admission := api.NewAdmission(requestLimits(cfg.Limits), api.HeavyLane{Slots: cfg.Limits.HeavySlots}, m.Registry)
 		srv := api.New(api.Params{
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
 			OperationTimeout: cfg.Limits.OperationTimeout,
-			HeavyLane:        api.HeavyLane{Slots: cfg.Limits.HeavySlots},
+			Admission:        admission,
 			Ops:              ops, Recent: recent, OutputIDs: outputIDs, Outputs: store,
 			Codec:       soap.NewCodec(cfg.Namespace, codecLimits(cfg.Limits)),
-			Limits:      requestLimits(cfg.Limits),
 			Legislative: leg,
 			Catalog:     cat,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
 			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil,
-				Check: requestLimits(cfg.Limits).Check, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
+				Admit: admission.Operation, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
 			Ready:      ready,
 			Logger:     logger,

@@ -192,6 +192,8 @@ type spatialTest struct {
 	// outline decides features far from the filter geometry's edges without the overlay; nil
 	// when the filter geometry is not valid (the overlay then decides).
 	outline *outline
+	// points indexes a filter multipoint's points (multipoint.go); nil for other geometries.
+	points *PointSet
 	// dimA and bdimA are the DE-9IM entries of the filter geometry's dimension and its
 	// boundary's; dimsOK is false for an empty geometry or a collection.
 	dimA, bdimA byte
@@ -218,6 +220,10 @@ func newSpatialTest(s *Spatial) (*spatialTest, error) {
 	t.exact = Exact(s.Geom)
 	t.bdimA, t.dimsOK = boundaryDim(t.exact)
 	t.dimA = dimEntry(t.exact.Dimension())
+	if mp, ok := s.Geom.(orb.MultiPoint); ok && len(mp) > 0 {
+		t.points = NewPointSet(mp)
+		return t, nil
+	}
 	t.outline = newOutline(t.exact, t.dimA, t.bdimA)
 	return t, nil
 }
@@ -250,6 +256,15 @@ func (t *spatialTest) match(id int64, g orb.Geometry, b orb.Bound) (bool, error)
 	fg := Exact(g)
 	if (t.rel == Crosses || t.rel == Overlaps) && namedPatterns(t.rel, t.exact.Dimension(), fg.Dimension()) == nil {
 		return false, nil // never between geometries of these dimensions (two areas cannot cross)
+	}
+	if t.points != nil {
+		m, ok, err := t.pointsMatrix(id, fg)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			return t.matches(id, m, fg)
+		}
 	}
 	if t.outline != nil {
 		if m, ok := t.farMatrix(fg); ok {

@@ -2,7 +2,9 @@ package feature_test
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -53,5 +55,41 @@ func BenchmarkRelation(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/query")
 		})
+	}
+}
+
+// scatter is n points spread evenly at random over the world in Web Mercator, as the hostile
+// suite's multipoint queries send them.
+func scatter(n int) orb.MultiPoint {
+	rng := rand.New(rand.NewPCG(25, 3))
+	mp := make(orb.MultiPoint, n)
+	for i := range mp {
+		mp[i] = orb.Point{(rng.Float64()*2 - 1) * 1.9e7, (rng.Float64()*2 - 1) * 1.5e7}
+	}
+	return mp
+}
+
+// BenchmarkMultipointRelation counts the world's countries in a relation with a multipoint of
+// 5,000 or 100,000 points over the world (issue 25, 3).
+//
+//	go test -tags proj ./internal/feature -run '^$' -bench MultipointRelation -benchtime 1x
+func BenchmarkMultipointRelation(b *testing.B) {
+	l := load(b, "world_countries_50m_3857.gpkg", "countries", 3857)
+	for _, n := range []int{5_000, 100_000} {
+		mp := scatter(n)
+		for _, rel := range []struct {
+			name string
+			rel  feature.Relation
+		}{{"Within", feature.Within}, {"Intersects", feature.Intersects}, {"Contains", feature.Contains}} {
+			b.Run(fmt.Sprintf("%s/%d", rel.name, n), func(b *testing.B) {
+				q := &feature.Query{Spatial: &feature.Spatial{Rel: rel.rel, Geom: mp}}
+				for b.Loop() {
+					if _, err := l.Count(context.Background(), q); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/query")
+			})
+		}
 	}
 }

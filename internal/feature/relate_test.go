@@ -26,14 +26,7 @@ var relatePatterns = []string{
 // features far from the filter geometry's edges, against plain simplefeatures calls for random
 // polygons, lines and points over the world's countries: every answer must be the same.
 func TestRelationDifferential(t *testing.T) {
-	l := load(t, "world_countries_50m_3857.gpkg", "countries", 3857)
-	var feats []*feature.Feature
-	if err := l.Scan(context.Background(), &feature.Query{}, func(f *feature.Feature) error {
-		feats = append(feats, f)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	feats := countries(t)
 	rng := rand.New(rand.NewPCG(17, 1))
 	n := 14
 	if testing.Short() {
@@ -45,7 +38,6 @@ func TestRelationDifferential(t *testing.T) {
 	}
 	filters = append(filters, wavy(120), orb.Bound{Min: orb.Point{2e5, 6.4e6}, Max: orb.Point{8e5, 7.1e6}})
 
-	rels := []feature.Relation{feature.Intersects, feature.Touches, feature.Overlaps, feature.Crosses, feature.Within, feature.Contains}
 	for i, g := range filters {
 		a := feature.Exact(g)
 		ab := g.Bound()
@@ -64,28 +56,47 @@ func TestRelationDifferential(t *testing.T) {
 		}
 		near = slices.AppendSeq(near, sample(rest, 4))
 		for _, f := range near {
-			b := feature.Exact(f.Geom)
-			matrix, err := geom.Relate(a, b)
-			if err != nil {
-				t.Fatalf("filter %d, feature %d: Relate: %v", i, f.ID, err)
-			}
-			for _, rel := range rels {
-				want := reference(t, rel, a, b)
-				got := matchOne(t, &feature.Spatial{Rel: rel, Geom: g}, f)
-				if got != want {
-					t.Errorf("filter %d (%s) %v feature %d (matrix %s): got %v, want %v", i, a.Type(), rel, f.ID, matrix, got, want)
-				}
-			}
-			for _, p := range relatePatterns {
-				want, err := geom.RelateMatches(matrix, p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := matchOne(t, &feature.Spatial{Rel: feature.Relate, Geom: g, Pattern: p}, f)
-				if got != want {
-					t.Errorf("filter %d (%s) relate %s feature %d (matrix %s): got %v, want %v", i, a.Type(), p, f.ID, matrix, got, want)
-				}
-			}
+			checkRelations(t, fmt.Sprintf("filter %d (%s)", i, a.Type()), g, a, f, relatePatterns)
+		}
+	}
+}
+
+// countries are the world's countries, every feature of the sample layer.
+func countries(t *testing.T) []*feature.Feature {
+	l := load(t, "world_countries_50m_3857.gpkg", "countries", 3857)
+	var feats []*feature.Feature
+	if err := l.Scan(context.Background(), &feature.Query{}, func(f *feature.Feature) error {
+		feats = append(feats, f)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return feats
+}
+
+// checkRelations compares the Matcher's answer for filter geometry g (a in simplefeatures) and
+// feature f with simplefeatures' for every named relation and each DE-9IM pattern.
+func checkRelations(t *testing.T, name string, g orb.Geometry, a geom.Geometry, f *feature.Feature, patterns []string) {
+	t.Helper()
+	b := feature.Exact(f.Geom)
+	matrix, err := geom.Relate(a, b)
+	if err != nil {
+		t.Fatalf("%s, feature %d: Relate: %v", name, f.ID, err)
+	}
+	rels := []feature.Relation{feature.Intersects, feature.Touches, feature.Overlaps, feature.Crosses, feature.Within, feature.Contains}
+	for _, rel := range rels {
+		want := reference(t, rel, a, b)
+		if got := matchOne(t, &feature.Spatial{Rel: rel, Geom: g}, f); got != want {
+			t.Errorf("%s %v feature %d (matrix %s): got %v, want %v", name, rel, f.ID, matrix, got, want)
+		}
+	}
+	for _, p := range patterns {
+		want, err := geom.RelateMatches(matrix, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := matchOne(t, &feature.Spatial{Rel: feature.Relate, Geom: g, Pattern: p}, f); got != want {
+			t.Errorf("%s relate %s feature %d (matrix %s): got %v, want %v", name, p, f.ID, matrix, got, want)
 		}
 	}
 }

@@ -50,6 +50,20 @@ func buildRTree(features []Feature) rtree {
 		}
 		leaves = append(leaves, entry{b.Min[0], b.Min[1], b.Max[0], b.Max[1], int32(i)})
 	}
+	return packRTree(leaves)
+}
+
+// buildPointTree indexes points; a leaf's ref is the point's index in pts.
+func buildPointTree(pts []orb.Point) rtree {
+	leaves := make([]entry, len(pts))
+	for i, p := range pts {
+		leaves[i] = entry{p[0], p[1], p[0], p[1], int32(i)}
+	}
+	return packRTree(leaves)
+}
+
+// packRTree builds the tree over its leaves, which it reorders.
+func packRTree(leaves []entry) rtree {
 	var t rtree
 	if len(leaves) == 0 {
 		return t
@@ -97,6 +111,12 @@ func strSort(es []entry) []entry {
 // search calls fn with every feature whose bound intersects b, until fn
 // returns false. st may be nil.
 func (t *rtree) search(b *orb.Bound, fs []Feature, fn func(*Feature) bool, st *searchStats) {
+	t.visit(b, func(ref int32) bool { return fn(&fs[ref]) }, st)
+}
+
+// visit calls fn with the ref of every leaf whose bound intersects b, until
+// fn returns false. st may be nil.
+func (t *rtree) visit(b *orb.Bound, fn func(ref int32) bool, st *searchStats) {
 	if len(t.levels) == 0 {
 		return
 	}
@@ -105,12 +125,12 @@ func (t *rtree) search(b *orb.Bound, fs []Feature, fn func(*Feature) bool, st *s
 	if top > 0 {
 		lo = t.levels[top-1]
 	}
-	t.searchRange(top, lo, t.levels[top], b, fs, fn, st)
+	t.searchRange(top, lo, t.levels[top], b, fn, st)
 }
 
 // searchRange visits entries [lo, hi) of level k; it returns false when
 // the callback asked to stop.
-func (t *rtree) searchRange(k, lo, hi int, b *orb.Bound, fs []Feature, fn func(*Feature) bool, st *searchStats) bool {
+func (t *rtree) searchRange(k, lo, hi int, b *orb.Bound, fn func(ref int32) bool, st *searchStats) bool {
 	for i := lo; i < hi; i++ {
 		e := &t.entries[i]
 		if k == 0 {
@@ -123,7 +143,7 @@ func (t *rtree) searchRange(k, lo, hi int, b *orb.Bound, fs []Feature, fn func(*
 			if st != nil {
 				st.reported++
 			}
-			if !fn(&fs[e.ref]) {
+			if !fn(e.ref) {
 				return false
 			}
 			continue
@@ -136,7 +156,7 @@ func (t *rtree) searchRange(k, lo, hi int, b *orb.Bound, fs []Feature, fn func(*
 		}
 		child := int(e.ref)
 		end := min(child+nodeSize, t.levels[k-1])
-		if !t.searchRange(k-1, child, end, b, fs, fn, st) {
+		if !t.searchRange(k-1, child, end, b, fn, st) {
 			return false
 		}
 	}

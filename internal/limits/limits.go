@@ -68,3 +68,8 @@ func Of(err error) (Name, bool) {
 	}
 	return "", false
 }
+
+// ErrBusy is wrapped by the refusal of a heavy request that got no slot of the api's heavy lane
+// before its deadline (docs/limits.md, "The api's heavy lane"): not the request's fault, so not
+// a limit; SOAP answers it with a soap:Server fault of this message, REST with 503.
+var ErrBusy = errors.New("the server is busy with other large requests and could not start this one before its deadline; try again later")

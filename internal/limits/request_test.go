@@ -103,6 +103,8 @@ func TestMeasure(t *testing.T) {
 			limits.Size{Vertices: 6}},
 		{"ids", "QueryFeatureCount", &gisxml.QueryFeatureCount{QueryFilter: &gisxml.SpatialFilter{FilterGeometry: ring(3),
 			QueryFilter: gisxml.QueryFilter{FIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{1, 2, 3, 4}}}}}, limits.Size{Vertices: 3, IDs: 4}},
+		{"a multipoint's points are vertices", "QueryFeatureCount", &gisxml.QueryFeatureCount{QueryFilter: &gisxml.SpatialFilter{
+			FilterGeometry: &gisxml.MultipointN{PointArray: ring(500).RingArray[0].PointArray}}}, limits.Size{Vertices: 500}},
 		{"points", "ToMapPoints", &gisxml.ToMapPoints{ScreenXValues: make(gisxml.ArrayOfInt, 50), ScreenYValues: make(gisxml.ArrayOfInt, 50)},
 			limits.Size{Points: 50}},
 	} {

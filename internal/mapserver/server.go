@@ -1,9 +1,14 @@
-// Package mapserver composes the MapServer operations for the SOAP front end (api/): New builds
-// the operation families from one Params and a dispatch table by operation name, and Do runs an
-// operation given its name and its gisxml request value, returning its gisxml response value.
+// Package mapserver composes the MapServer operations: New builds the operation families from
+// one Params. The SOAP front end (api/) runs them by name: Do looks an operation up in the
+// dispatch table and runs it on its gisxml request value, returning its gisxml response value
+// (internal/wmts still calls its three cache operations through Do too). The REST front end,
+// and every front end to come, calls the typed operations themselves: the methods of the
+// families (Families), and the drawing operations through Drawing, which adds their one extra
+// step, fetching the pictures the request names (cartography/pictures.go), as the table
+// declares it for SOAP. The request limits and the heavy lane are the front ends' (api's
+// Admission), applied before an operation is called.
 //
-// The operations themselves live, free of any transport, in one package per family, which a REST
-// or WMTS front end may call directly:
+// The operations live, free of any transport, in one package per family:
 //
 //	operation     what every family needs: Call, RequestError (ErrInvalidArgument, ErrNotFound),
 //	              the map of a call, transformers between systems, Limits, the output interfaces,
@@ -116,6 +121,9 @@ func New(p Params) *Server {
 			CacheURL: p.CacheURL, Metatiles: metatiles, NewID: p.NewID, Logger: p.Logger}),
 	}
 	info, q, carto, cache := s.info, s.queries, s.carto, s.caches
+	// The operations that draw, or read the drawing descriptions of their request (Identify,
+	// Find and QueryHyperlinks check them with the layers' visibility), fetch the pictures it
+	// names first (Drawing); the others never look for pictures.
 	s.ops = map[string]opFunc{
 		"GetDocumentInfo":              handle(info.GetDocumentInfo),
 		"GetMapCount":                  handle(info.GetMapCount),
@@ -125,10 +133,10 @@ func New(p Params) *Server {
 		"GetServiceConfigurationInfo":  handle(info.GetServiceConfigurationInfo),
 		"GetSupportedImageReturnTypes": handle(info.GetSupportedImageReturnTypes),
 		"IsFixedScaleMap":              handle(info.IsFixedScaleMap),
-		"ExportMapImage":               handle(carto.ExportMapImage),
-		"ExportScaleBar":               handle(carto.ExportScaleBar),
-		"GetLegendInfo":                handle(carto.GetLegendInfo),
-		"GetLegendInfo2":               handle(carto.GetLegendInfo2),
+		"ExportMapImage":               handle(Drawing(s, carto.ExportMapImage)),
+		"ExportScaleBar":               handle(Drawing(s, carto.ExportScaleBar)),
+		"GetLegendInfo":                handle(Drawing(s, carto.GetLegendInfo)),
+		"GetLegendInfo2":               handle(Drawing(s, carto.GetLegendInfo2)),
 		"ComputeScale":                 handle(carto.ComputeScale),
 		"ComputeDistance":              handle(carto.ComputeDistance),
 		"ToMapPoints":                  handle(carto.ToMapPoints),
@@ -143,12 +151,12 @@ func New(p Params) *Server {
 		"QueryRowIDs":                  handle(q.QueryRowIDs),
 		"QueryData":                    handle(q.QueryData),
 		"QueryDataStatistics":          handle(q.QueryDataStatistics),
-		"Find":                         handle(q.Find),
-		"Identify":                     handle(q.Identify),
+		"Find":                         handle(Drawing(s, q.Find)),
+		"Identify":                     handle(Drawing(s, q.Identify)),
 		"GetSQLSyntaxInfo":             handle(info.GetSQLSyntaxInfo),
 		"QueryRelatedRecords":          handle(q.QueryRelatedRecords),
 		"QueryRelatedRecords2":         handle(q.QueryRelatedRecords2),
-		"QueryHyperlinks":              handle(q.QueryHyperlinks),
+		"QueryHyperlinks":              handle(Drawing(s, q.QueryHyperlinks)),
 		"QueryHTMLPopups":              handle(q.QueryHTMLPopups),
 		"QueryHTMLPopups2":             handle(q.QueryHTMLPopups2),
 		"QueryAttachmentInfos":         handle(q.QueryAttachmentInfos),
@@ -186,15 +194,26 @@ func (s *Server) Do(ctx context.Context, c *Call, op string, req any) (any, erro
 		}
 		return nil, operation.Invalid("unknown operation %q", op)
 	}
-	if err := s.carto.ResolvePictures(ctx, req); err != nil {
-		return nil, err
-	}
 	return f(ctx, c, req)
 }
 
+// Drawing returns the drawing operation f (ExportMapImage, ExportScaleBar, GetLegendInfo,
+// GetLegendInfo2; and Identify, Find and QueryHyperlinks, which read drawing descriptions) with
+// its first step: the picture symbols of the request that name their picture by PictureUri get
+// its bytes (cartography.Service.ResolvePictures, which may fetch over the network), so that
+// the task a worker draws carries them.
+func Drawing[Req, Resp any](s *Server, f func(context.Context, *Call, *Req) (*Resp, error)) func(context.Context, *Call, *Req) (*Resp, error) {
+	return func(ctx context.Context, c *Call, req *Req) (*Resp, error) {
+		if err := s.carto.ResolvePictures(ctx, req); err != nil {
+			return nil, err
+		}
+		return f(ctx, c, req)
+	}
+}
+
 // Families are the operation families a Server dispatches to. A front end that is not SOAP
-// (REST, WMTS) calls their typed operations directly, e.g. Queries.QueryFeatureData2, with the
-// same Call it would hand to Do.
+// (REST) calls their typed operations directly, e.g. Queries.QueryFeatureData2, with the same
+// Call it would hand to Do; a drawing operation through Drawing.
 type Families struct {
 	Information *information.Service
 	Queries     *queries.Service

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/farm"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/quote"
 )
@@ -68,6 +69,8 @@ func asError(err error) *Error {
 		return &Error{Code: http.StatusNotFound, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
 	case errors.Is(err, mapserver.ErrInvalidArgument):
 		return &Error{Code: http.StatusBadRequest, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
+	case errors.Is(err, limits.ErrBusy):
+		return &Error{Code: http.StatusServiceUnavailable, Message: "The server is busy with other large requests; try again later.", Details: []string{}, err: err}
 	case errors.Is(err, farm.ErrTimeout):
 		return &Error{Code: http.StatusGatewayTimeout, Message: "The render farm did not answer in time; try again.", Details: []string{}, err: err}
 	}
@@ -136,7 +139,9 @@ func (h *Handler) writeError(q *request, err error) {
 // asLoggedError is asError that logs a server error's cause at ERROR, with the request's id.
 func (h *Handler) asLoggedError(q *request, err error) *Error {
 	e := asError(err)
-	if e.Code >= 500 {
+	if e.Code == http.StatusServiceUnavailable {
+		h.p.Logger.Warn("heavy request refused: no slot of the heavy lane before its deadline", "path", q.r.URL.Path, "request_id", requestID(q.r))
+	} else if e.Code >= 500 {
 		h.p.Logger.Error("rest operation failed", "request_id", requestID(q.r), "path", q.r.URL.Path, "err", err)
 	}
 	return e

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
 // imageFormats maps export's format parameter to the schema's image formats.
@@ -195,14 +196,14 @@ func (ms *mapService) export(q *request) error {
 	if q.f == "image" {
 		returnType = gisxml.ImageReturnMimeData
 	}
-	resp, err := ms.do(q, "ExportMapImage", &gisxml.ExportMapImage{MapDescription: &md, ImageDescription: &gisxml.ImageDescription{
+	resp, err := invoke(ms, q, "ExportMapImage", mapserver.Drawing(ms.h.p.Ops, ms.families().Cartography.ExportMapImage), &gisxml.ExportMapImage{MapDescription: &md, ImageDescription: &gisxml.ImageDescription{
 		ImageType:    &gisxml.ImageType{ImageFormat: imgFormat, ImageReturnType: returnType},
 		ImageDisplay: &gisxml.ImageDisplay{ImageWidth: width, ImageHeight: height, ImageDPI: dpi},
 	}})
 	if err != nil {
 		return err
 	}
-	img := resp.(*gisxml.ExportMapImageResponse).Result
+	img := resp.Result
 	if ri := ms.call.Render; ri != nil {
 		// The worker and its draw time, as the SOAP endpoint writes them.
 		q.w.Header().Set("Server-Timing", fmt.Sprintf(`render;dur=%.3f;desc="%s"`, float64(ri.Render.Microseconds())/1000, ri.Worker))

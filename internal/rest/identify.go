@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
 // mapDescription is the map view identify and find share: the default map description in the
@@ -231,13 +232,13 @@ func (ms *mapService) identify(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := ms.do(q, "Identify", &gisxml.Identify{MapDescription: v.md, MapImageDisplay: disp, SearchShape: geom,
+	resp, err := invoke(ms, q, "Identify", mapserver.Drawing(ms.h.p.Ops, ms.families().Queries.Identify), &gisxml.Identify{MapDescription: v.md, MapImageDisplay: disp, SearchShape: geom,
 		Tolerance: tolerance, IdentifyOption: option, LayerIDs: ids})
 	if err != nil {
 		return err
 	}
 	var results []result
-	for _, r := range resp.(*gisxml.IdentifyResponse).Result {
+	for _, r := range resp.Result {
 		field, value := displayValue(v.info, r.LayerID, r.Properties, v.fieldNames)
 		results = append(results, result{layerID: r.LayerID, displayField: field, value: value, props: r.Properties, shape: r.Shape})
 	}
@@ -281,13 +282,13 @@ func (ms *mapService) find(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := ms.do(q, "Find", &gisxml.Find{MapDescription: v.md, MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 400, ImageDPI: 96},
+	resp, err := invoke(ms, q, "Find", mapserver.Drawing(ms.h.p.Ops, ms.families().Queries.Find), &gisxml.Find{MapDescription: v.md, MapImageDisplay: &gisxml.ImageDisplay{ImageWidth: 400, ImageHeight: 400, ImageDPI: 96},
 		SearchString: text, Contains: contains, SearchFields: q.param("searchFields"), FindOption: gisxml.FindAllLayers, LayerIDs: ids})
 	if err != nil {
 		return err
 	}
 	var results []result
-	for _, r := range resp.(*gisxml.FindResponse).Result {
+	for _, r := range resp.Result {
 		field, _ := displayValue(v.info, r.LayerID, r.Properties, v.fieldNames)
 		results = append(results, result{foundFieldName: &r.FieldName, layerID: r.LayerID, displayField: field, value: r.Value, props: r.Properties, shape: r.Shape})
 	}

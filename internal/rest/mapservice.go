@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
@@ -23,16 +25,30 @@ type mapService struct {
 	info *gisxml.MapServerInfo // GetServerInfo of the default map, fetched once
 }
 
-// do runs one operation of the service, after the request limits.
-func (ms *mapService) do(q *request, op string, req any) (any, error) {
+// families are the operation families whose typed operations the resource calls.
+func (ms *mapService) families() mapserver.Families { return ms.h.p.Ops.Families() }
+
+// invoke runs one typed operation f of the service (a method of an operation family, or a
+// drawing operation with its picture step, mapserver.Drawing) under the api's request policy
+// (Params.Admit: the request limits, checked on req, and the heavy lane) and counts it by its
+// name op in the metrics.
+func invoke[Req, Resp any](ms *mapService, q *request, op string, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
 	start := time.Now()
-	if check := ms.h.p.Check; check != nil {
-		if err := check(op, req); err != nil {
-			ms.observe(op, start, err)
-			return nil, &Error{Code: http.StatusBadRequest, Message: "Unable to complete operation.", Details: []string{err.Error()}, err: err}
+	var (
+		resp *Resp
+		err  error
+	)
+	run := func() { resp, err = f(q.ctx, ms.call, req) }
+	if admit := ms.h.p.Admit; admit != nil {
+		if aerr := admit(q.ctx, op, req, run); aerr != nil {
+			err = aerr
+			if _, over := limits.Of(aerr); over {
+				err = &Error{Code: http.StatusBadRequest, Message: "Unable to complete operation.", Details: []string{aerr.Error()}, err: aerr}
+			}
 		}
+	} else {
+		run()
 	}
-	resp, err := ms.h.p.Ops.Do(q.ctx, ms.call, op, req)
 	ms.observe(op, start, err)
 	return resp, err
 }
@@ -48,11 +64,11 @@ func (ms *mapService) serverInfo(q *request) (*gisxml.MapServerInfo, error) {
 	if ms.info != nil {
 		return ms.info, nil
 	}
-	resp, err := ms.do(q, "GetServerInfo", &gisxml.GetServerInfo{MapName: ms.svc.DefaultMap().Name})
+	resp, err := invoke(ms, q, "GetServerInfo", ms.families().Information.GetServerInfo, &gisxml.GetServerInfo{MapName: ms.svc.DefaultMap().Name})
 	if err != nil {
 		return nil, err
 	}
-	ms.info = resp.(*gisxml.GetServerInfoResponse).Result
+	ms.info = resp.Result
 	return ms.info, nil
 }
 
@@ -237,23 +253,23 @@ type levelOfDetails struct {
 // operations.
 func (ms *mapService) tileInfo(q *request) (bool, *tileInfoJSON, error) {
 	name := ms.svc.DefaultMap().Name
-	resp, err := ms.do(q, "HasSingleFusedMapCache", &gisxml.HasSingleFusedMapCache{MapName: name})
+	resp, err := invoke(ms, q, "HasSingleFusedMapCache", ms.families().Caches.HasSingleFusedMapCache, &gisxml.HasSingleFusedMapCache{MapName: name})
 	if err != nil {
 		return false, nil, err
 	}
-	if !resp.(*gisxml.HasSingleFusedMapCacheResponse).Result {
+	if !resp.Result {
 		return false, nil, nil
 	}
-	tr, err := ms.do(q, "GetTileCacheInfo", &gisxml.GetTileCacheInfo{MapName: name})
+	tr, err := invoke(ms, q, "GetTileCacheInfo", ms.families().Caches.GetTileCacheInfo, &gisxml.GetTileCacheInfo{MapName: name})
 	if err != nil {
 		return false, nil, err
 	}
-	ir, err := ms.do(q, "GetTileImageInfo", &gisxml.GetTileImageInfo{MapName: name})
+	ir, err := invoke(ms, q, "GetTileImageInfo", ms.families().Caches.GetTileImageInfo, &gisxml.GetTileImageInfo{MapName: name})
 	if err != nil {
 		return false, nil, err
 	}
-	ti := tr.(*gisxml.GetTileCacheInfoResponse).Result
-	ii := ir.(*gisxml.GetTileImageInfoResponse).Result
+	ti := tr.Result
+	ii := ir.Result
 	x, y, _ := pointXY(ti.TileOrigin)
 	out := &tileInfoJSON{Rows: ti.TileRows, Cols: ti.TileCols, DPI: ti.DPI, Format: text(ii.CacheTileFormat), CompressionQuality: ii.CompressionQuality,
 		Origin: pointJSON{num(x), num(y)}, SpatialReference: srJSON{ti.SpatialReference}, LODs: make([]levelOfDetails, 0, len(ti.LODInfos))}
@@ -350,12 +366,12 @@ func (ms *mapService) renderers(q *request, info *gisxml.MapServerInfo) (map[int
 	for _, l := range info.MapLayerInfos {
 		ids = append(ids, l.LayerID)
 	}
-	resp, err := ms.do(q, "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{MapName: info.Name, LayerIDs: ids})
+	resp, err := invoke(ms, q, "GetDefaultLayerDrawingDescriptions", ms.families().Cartography.GetDefaultLayerDrawingDescriptions, &gisxml.GetDefaultLayerDrawingDescriptions{MapName: info.Name, LayerIDs: ids})
 	if err != nil {
 		return nil, err
 	}
 	out := map[int]gisxml.LayerDrawingDescription{}
-	for i, d := range resp.(*gisxml.GetDefaultLayerDrawingDescriptionsResponse).Result {
+	for i, d := range resp.Result {
 		if i < len(ids) {
 			out[ids[i]] = d
 		}

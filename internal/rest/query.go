@@ -230,11 +230,11 @@ func (ms *mapService) runQuery(q *request, id int) error {
 		return ms.extent(q, mapName, lq)
 	}
 	if countOnly {
-		resp, err := ms.do(q, "QueryRowCount", &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+		resp, err := invoke(ms, q, "QueryRowCount", ms.families().Queries.QueryRowCount, &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 		if err != nil {
 			return err
 		}
-		return ms.h.writeValue(q, countJSON{Count: resp.(*gisxml.QueryRowCountResponse).Result})
+		return ms.h.writeValue(q, countJSON{Count: resp.Result})
 	}
 	if idsOnly {
 		ids, err := ms.ids(q, mapName, lq)
@@ -273,11 +273,11 @@ type idsJSON struct {
 }
 
 func (ms *mapService) ids(q *request, mapName string, lq *layerQuery) (gisxml.ArrayOfInt, error) {
-	resp, err := ms.do(q, "QueryRowIDs", &gisxml.QueryRowIDs{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+	resp, err := invoke(ms, q, "QueryRowIDs", ms.families().Queries.QueryRowIDs, &gisxml.QueryRowIDs{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 	if err != nil {
 		return nil, err
 	}
-	return resp.(*gisxml.QueryRowIDsResponse).Result, nil
+	return resp.Result, nil
 }
 
 // records runs the query for its records, one page of at most maxRecordCount (or
@@ -300,11 +300,11 @@ func (ms *mapService) records(q *request, mapName string, lq *layerQuery) (*gisx
 		if err != nil {
 			return nil, false, err
 		}
-		n, err := ms.do(q, "QueryRowCount", &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
+		n, err := invoke(ms, q, "QueryRowCount", ms.families().Queries.QueryRowCount, &gisxml.QueryRowCount{MapName: mapName, MapTableDescription: lq.table, QueryFilter: lq.filter})
 		if err != nil {
 			return nil, false, err
 		}
-		total := n.(*gisxml.QueryRowCountResponse).Result
+		total := n.Result
 		recs := rs.Records
 		from := min(lq.offset, len(recs))
 		to := min(from+limit, len(recs))
@@ -427,12 +427,12 @@ func recordIDs(rs *gisxml.RecordSet, idField string) (gisxml.ArrayOfInt, error) 
 }
 
 func (ms *mapService) data(q *request, mapName string, lq *layerQuery, filter gisxml.QueryFilterKind) (*gisxml.RecordSet, error) {
-	resp, err := ms.do(q, "QueryData", &gisxml.QueryData{MapName: mapName, MapTableDescription: lq.table, QueryFilter: filter,
+	resp, err := invoke(ms, q, "QueryData", ms.families().Queries.QueryData, &gisxml.QueryData{MapName: mapName, MapTableDescription: lq.table, QueryFilter: filter,
 		QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}})
 	if err != nil {
 		return nil, err
 	}
-	rs, ok := resp.(*gisxml.QueryDataResponse).Result.Object.(*gisxml.RecordSet)
+	rs, ok := resp.Result.Object.(*gisxml.RecordSet)
 	if !ok {
 		return nil, badRequest("the query answered no record set")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
 // legend answers /legend: each layer's legend classes with their swatches as base64 PNG,
@@ -16,14 +17,14 @@ func (ms *mapService) legend(q *request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := ms.do(q, "GetLegendInfo", &gisxml.GetLegendInfo{MapName: info.Name,
+	resp, err := invoke(ms, q, "GetLegendInfo", mapserver.Drawing(ms.h.p.Ops, ms.families().Cartography.GetLegendInfo), &gisxml.GetLegendInfo{MapName: info.Name,
 		LegendPatch: &gisxml.MapServerLegendPatch{Width: 20, Height: 20, ImageDPI: 96},
 		ImageType:   &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}})
 	if err != nil {
 		return err
 	}
 	v := legendJSON{Layers: []legendLayerJSON{}}
-	for _, li := range resp.(*gisxml.GetLegendInfoResponse).Result {
+	for _, li := range resp.Result {
 		l := legendLayerJSON{LayerID: li.LayerID, LayerName: text(li.Name), LayerType: "Feature Layer", Legend: []legendClassJSON{}}
 		if ml := findLayer(info, li.LayerID); ml != nil {
 			l.scaleRange = &scaleRange{num(ml.MinScale), num(ml.MaxScale)}
@@ -100,12 +101,12 @@ func (ms *mapService) queryRelatedRecords(q *request, id int) error {
 	if d := q.param("definitionExpression"); d != "" {
 		rd.RelatedTableDefinitionExpression = &d
 	}
-	resp, err := ms.do(q, "QueryRelatedRecords", &gisxml.QueryRelatedRecords{MapName: info.Name, SourceTableID: id,
+	resp, err := invoke(ms, q, "QueryRelatedRecords", ms.families().Queries.QueryRelatedRecords, &gisxml.QueryRelatedRecords{MapName: info.Name, SourceTableID: id,
 		SourceFIDSet: &gisxml.FIDSet{FIDArray: ids}, RelateDescription: rd})
 	if err != nil {
 		return err
 	}
-	set, ok := resp.(*gisxml.QueryRelatedRecordsResponse).Result.Object.(*gisxml.RelatedRecordSet)
+	set, ok := resp.Result.Object.(*gisxml.RelatedRecordSet)
 	if !ok {
 		return badRequest("the relationship query answered no record set")
 	}
@@ -141,12 +142,12 @@ func (ms *mapService) attachments(q *request, id, oid int, attachment string) er
 		if err != nil {
 			return badRequest("Invalid attachment ID: %q", attachment)
 		}
-		resp, err := ms.do(q, "QueryAttachmentData", &gisxml.QueryAttachmentData{MapName: info.Name, TableID: id,
+		resp, err := invoke(ms, q, "QueryAttachmentData", ms.families().Queries.QueryAttachmentData, &gisxml.QueryAttachmentData{MapName: info.Name, TableID: id,
 			AttachmentIDs: gisxml.ArrayOfInt{aid}, TransportType: gisxml.TransportTypeEmbedded})
 		if err != nil {
 			return err
 		}
-		data := resp.(*gisxml.QueryAttachmentDataResponse).Result
+		data := resp.Result
 		if len(data) != 1 || data[0].AttachmentInfo == nil || data[0].AttachmentInfo.ParentID != oid {
 			return notFoundErr("Attachment %d of feature %d not found", aid, oid)
 		}
@@ -159,12 +160,12 @@ func (ms *mapService) attachments(q *request, id, oid int, attachment string) er
 	if err := jsonFormat(q); err != nil {
 		return err
 	}
-	resp, err := ms.do(q, "QueryAttachmentInfos", &gisxml.QueryAttachmentInfos{MapName: info.Name, TableID: id, RowIDs: gisxml.ArrayOfInt{oid}})
+	resp, err := invoke(ms, q, "QueryAttachmentInfos", ms.families().Queries.QueryAttachmentInfos, &gisxml.QueryAttachmentInfos{MapName: info.Name, TableID: id, RowIDs: gisxml.ArrayOfInt{oid}})
 	if err != nil {
 		return err
 	}
 	v := attachmentsJSON{AttachmentInfos: []attachmentJSON{}}
-	for _, a := range resp.(*gisxml.QueryAttachmentInfosResponse).Result {
+	for _, a := range resp.Result {
 		v.AttachmentInfos = append(v.AttachmentInfos, attachmentJSON{ID: a.AttachmentID, ContentType: text(a.ContentType), Size: a.Size, Name: text(a.Name)})
 	}
 	return ms.h.writeValue(q, v)

@@ -5,9 +5,12 @@
 // map viewer of internal/viewer.
 //
 // A handler here only decodes the REST parameters into the gisxml request of a transport-free
-// operation of internal/mapserver, runs it through (*mapserver.Server).Do, and encodes the
-// gisxml response as ArcGIS JSON (or GeoJSON, or image bytes). No operation is written twice:
-// SOAP and REST answer from the same code.
+// operation of internal/mapserver, calls that typed operation (a method of one of
+// mapserver.Families, or a drawing operation with its picture step, mapserver.Drawing) through
+// invoke (mapservice.go), which runs it under the api's request policy (Params.Admit: the
+// request limits, the heavy lane and its priority, shared with SOAP), and encodes the gisxml
+// response as ArcGIS JSON (or GeoJSON, or image bytes). No operation is written twice: SOAP
+// and REST answer from the same code; only SOAP dispatches by operation name.
 //
 // One file per resource: catalog.go, mapservice.go (root, layers, one layer; renderer.go for
 // drawingInfo), query.go (geometry.go decodes geometry parameters, features.go encodes feature
@@ -65,16 +68,19 @@ type Params struct {
 	CurrentVersion float64
 	// PublicURL is the base URL clients use, no trailing slash (soapUrl, export hrefs).
 	PublicURL string
-	// Check, when set, checks an operation's request against the request limits before it runs
-	// (limits.Request.Check, as the SOAP endpoint does); a refusal is a 400.
-	Check func(op string, req any) error
+	// Admit, when set, runs each operation (run) under the api's request policy, as the SOAP
+	// endpoint's are (api.Admission.Operation): it checks req, the operation op's gisxml
+	// request, against the request limits (a *limits.Error, answered 400) and takes a slot of
+	// the heavy lane for a heavy one (an error wrapping limits.ErrBusy when none frees before
+	// the request's deadline, answered 503). Nil: operations run at once, unchecked.
+	Admit func(ctx context.Context, op string, req any, run func()) error
 	// OperationTimeout bounds every operation, as for SOAP; 0: none.
 	OperationTimeout time.Duration
 	// TokenBased says the services need a token; TokenServicesURL is where to get one.
 	TokenBased       bool
 	TokenServicesURL string
 	// Observe, when set, is told of every operation a request runs, with its start and its
-	// error (nil on success; a refusal by Check too): the api counts them in its metrics.
+	// error (nil on success; a refusal by Admit too): the api counts them in its metrics.
 	Observe func(op string, start time.Time, err error)
 	Logger  *slog.Logger
 }

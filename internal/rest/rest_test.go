@@ -522,7 +522,15 @@ func TestLegendRelatedAttachments(t *testing.T) {
 func TestRequestLimits(t *testing.T) {
 	c := catalogtest.Samples(t)
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000}})
-	h := rest.New(rest.Params{Ops: ops, Services: c, Check: limits.Request{MaxIDs: 10}.Check})
+	lim := limits.Request{MaxIDs: 10}
+	admit := func(_ context.Context, op string, req any, run func()) error {
+		if err := lim.Check(op, req); err != nil {
+			return err
+		}
+		run()
+		return nil
+	}
+	h := rest.New(rest.Params{Ops: ops, Services: c, Admit: admit})
 	if v := getJSON(t, h, "/arcgis/rest/services/usa/MapServer/1/query?f=json&objectIds=1,2,3,4,5,6,7,8,9,10&returnCountOnly=true"); v["count"] != 10.0 {
 		t.Errorf("10 ids: %v", v)
 	}

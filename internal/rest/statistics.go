@@ -56,11 +56,11 @@ func (ms *mapService) statistics(q *request, mapName string, lq *layerQuery) err
 		c.QueryFilter = base
 		filter = &c
 	}
-	resp, err := ms.do(q, "QueryDataStatistics", &gisxml.QueryDataStatistics{MapName: mapName, MapTableDescription: lq.table, StatisticsRequest: req, QueryFilter: filter})
+	resp, err := invoke(ms, q, "QueryDataStatistics", ms.families().Queries.QueryDataStatistics, &gisxml.QueryDataStatistics{MapName: mapName, MapTableDescription: lq.table, StatisticsRequest: req, QueryFilter: filter})
 	if err != nil {
 		return err
 	}
-	rs := resp.(*gisxml.QueryDataStatisticsResponse).Result
+	rs := resp.Result
 	var w jsonWriter
 	if q.f == "geojson" {
 		encodeGeoJSON(&w, rs, "", false)

@@ -21,8 +21,9 @@ import (
 
 // This file fetches the pictures that request symbols name by PictureUri instead of carrying
 // them (PictureMarkerSymbol, PictureFillSymbol), and converts picture symbol details. Pictures
-// are resolved in the api, before an operation runs (Server.Do): the symbol then carries the
-// bytes, so the task that goes to a worker does too and workers fetch nothing.
+// are resolved in the api, before an operation that draws or reads drawing descriptions runs
+// (mapserver.Drawing, its first step): the symbol then carries the bytes, so the task that goes
+// to a worker does too and workers fetch nothing.
 //
 // What is fetched: data: URIs (RFC 2397) always; URLs of this farm's own outputs (OutputURL:
 // rendered maps, legend swatches) from the output store; http and https URLs only when their host

@@ -11,7 +11,8 @@
 //
 // Each operation is a method of Service taking the call (operation.Call) and its gisxml request
 // and returning its gisxml response; the SOAP front end reaches them through mapserver.Server.Do,
-// a REST handler calls them directly. LayerStates and ColorOf are shared with the query family
+// a REST handler calls them directly (the drawing ones through mapserver.Drawing, which fetches
+// their pictures first). LayerStates and ColorOf are shared with the query family
 // (Find and Identify search the layers drawn; GenerateDataClasses reads colour ramps).
 package cartography
 

@@ -76,7 +76,10 @@ func (s *Service) Identify(ctx context.Context, c *operation.Call, req *gisxml.I
 			tol *= (search.Max[0] - search.Min[0]) / w
 		}
 	}
-	sg := feature.Exact(shape)
+	sg := searchShape{exact: feature.Exact(shape)}
+	if mp, ok := shape.(orb.MultiPoint); ok && len(mp) > 0 {
+		sg.points = feature.NewPointSet(mp)
+	}
 	topmost := opt == gisxml.IdentifyTopmost || opt == gisxml.IdentifyTopOneWithHTMLPopup
 	popup := opt == gisxml.IdentifyTopOneWithHTMLPopup || opt == gisxml.IdentifyVisibleWithHTMLPopup
 	limit := s.maxRecords()
@@ -96,7 +99,7 @@ func (s *Service) Identify(ctx context.Context, c *operation.Call, req *gisxml.I
 		}
 		hit := false
 		for _, f := range feats {
-			if !near(sg, f, tol) {
+			if !sg.near(f, tol) {
 				continue
 			}
 			hit = true
@@ -133,9 +136,24 @@ func containsOpt(o gisxml.IdentifyOption) bool {
 	return false
 }
 
+// searchShape is Identify's search geometry; a multipoint's points are indexed too, so that a
+// feature is measured against the points near its bound only (feature.PointSet), not all of
+// them.
+type searchShape struct {
+	exact  geom.Geometry
+	points *feature.PointSet // nil unless the shape is a multipoint
+}
+
 // near reports whether a feature lies within tol map units of the search geometry.
-func near(sg geom.Geometry, f *feature.Feature, tol float64) bool {
+func (s searchShape) near(f *feature.Feature, tol float64) bool {
 	fg := feature.Exact(f.Geom)
+	sg := s.exact
+	if s.points != nil {
+		var n int
+		if sg, n = s.points.Near(f.Geom.Bound(), tol); n == 0 {
+			return false
+		}
+	}
 	if tol == 0 {
 		return geom.Intersects(sg, fg)
 	}
