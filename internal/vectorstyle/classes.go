@@ -225,7 +225,9 @@ func Icons(m *servicedef.Map) []Icon {
 		if err != nil {
 			continue
 		}
-		if c.all(func(s *servicedef.Symbol) bool { return s.Type == servicedef.SimpleMarker && s.MarkerStyle == servicedef.MarkerCircle }) {
+		if c.all(func(s *servicedef.Symbol) bool {
+			return s.Type == servicedef.SimpleMarker && s.MarkerStyle == servicedef.MarkerCircle
+		}) {
 			continue
 		}
 		for _, s := range c.named() {

@@ -65,8 +65,8 @@ func TestRendererParity(t *testing.T) {
 	null := feature{[]any{nil}, []any{nil}}
 	for _, c := range []struct {
 		layer, styleLayer, prop string
-		features            []feature
-		value               func(*servicedef.Symbol) any
+		features                []feature
+		value                   func(*servicedef.Symbol) any
 	}{
 		{"Regions", "Regions/fill", "fill-color",
 			[]feature{integer(1), integer(2), integer(3), integer(4), integer(9), null, {[]any{"1"}, []any{"1"}}},
