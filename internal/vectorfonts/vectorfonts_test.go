@@ -241,3 +241,22 @@ func TestBadRequests(t *testing.T) {
 		t.Errorf("cancelled: %v, want context.Canceled", err)
 	}
 }
+
+// BenchmarkRangeUncached draws the Latin range of DejaVu Sans Book, glyphs and distance fields,
+// without the cache.
+func BenchmarkRangeUncached(b *testing.B) {
+	fonts, err := render.NewFonts()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for b.Loop() {
+		g := vectorfonts.New(fonts, -1)
+		out, err := g.Range(context.Background(), "DejaVu Sans Book", "0-255")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(out)
+	}
+	b.ReportMetric(float64(n), "bytes/range")
+}

@@ -132,6 +132,14 @@ func (c *classes) all(pred func(*servicedef.Symbol) bool) bool {
 	return !c.any(func(s *servicedef.Symbol) bool { return !pred(s) })
 }
 
+// circles reports whether every symbol is a simple circle marker: a circle layer draws them,
+// without icons.
+func (c *classes) circles() bool {
+	return c.all(func(s *servicedef.Symbol) bool {
+		return s.Type == servicedef.SimpleMarker && s.MarkerStyle == servicedef.MarkerCircle
+	})
+}
+
 // expr is a property's value for every feature, from each class's symbol.
 func (c *classes) expr(val func(*servicedef.Symbol) any) any {
 	return c.exprNamed(func(_ string, s *servicedef.Symbol) any { return val(s) })
@@ -225,9 +233,7 @@ func Icons(m *servicedef.Map) []Icon {
 		if err != nil {
 			continue
 		}
-		if c.all(func(s *servicedef.Symbol) bool {
-			return s.Type == servicedef.SimpleMarker && s.MarkerStyle == servicedef.MarkerCircle
-		}) {
+		if c.circles() {
 			continue
 		}
 		for _, s := range c.named() {

@@ -230,9 +230,7 @@ func featureLayers(l *servicedef.Layer) ([]Layer, error) {
 			return s.Color, s.Width, s.LineStyle
 		}), map[string]any{"line-join": "round"})
 	default:
-		if c.all(func(s *servicedef.Symbol) bool {
-			return s.Type == servicedef.SimpleMarker && s.MarkerStyle == servicedef.MarkerCircle
-		}) {
+		if c.circles() {
 			add("circle", "circle", map[string]any{
 				"circle-color":        c.expr(func(s *servicedef.Symbol) any { return color(s.Color) }),
 				"circle-radius":       c.expr(func(s *servicedef.Symbol) any { return px(s.Size) / 2 }),
