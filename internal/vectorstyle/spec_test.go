@@ -256,7 +256,7 @@ func TestStyleSpecValidator(t *testing.T) {
 	}
 	samples := load(t, filepath.Join("..", "..", "services", "services.yaml"))
 	symbology := load(t, filepath.Join("testdata", "symbology.yaml"))
-	for _, svc := range []*servicedef.Service{service(t, samples, "world"), service(t, samples, "usa"), service(t, samples, "world_geographic"), service(t, symbology, "symbology")} {
+	for _, svc := range []*servicedef.Service{service(t, samples, "world"), service(t, samples, "usa"), service(t, samples, "world_geographic"), service(t, symbology, "symbology"), roads()} {
 		raw, _ := generate(t, svc)
 		f := filepath.Join(t.TempDir(), svc.Name+".json")
 		if err := os.WriteFile(f, raw, 0o644); err != nil {
