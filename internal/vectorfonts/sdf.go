@@ -16,9 +16,10 @@ type Glyph struct {
 	ID            rune
 	Width, Height int // the ink box
 	Left          int // from the pen position to the ink box's left edge
-	// Top is the ink box's top edge above the baseline, less the font's ascent (as Mapbox's
-	// fontnik writes it, which MapLibre's text layout assumes).
-	Top     int
+	// Top is the ink box's top edge above the baseline, less the font's ascent rounded up (as
+	// Mapbox's fontnik writes it, which MapLibre's text layout assumes).
+	Top int
+	// Advance is the pen's advance, rounded down.
 	Advance int
 	// Bitmap is the distance field, (Width+2·Buffer) × (Height+2·Buffer) bytes, rows top down;
 	// empty for a glyph without ink (a space).
@@ -60,7 +61,7 @@ func newDrawer(f *sfnt.Font) *drawer {
 	d := &drawer{f: f, ppem: fixed.I(FontSize)}
 	var buf sfnt.Buffer
 	if m, err := f.Metrics(&buf, d.ppem, font.HintingNone); err == nil {
-		d.ascent = m.Ascent.Round()
+		d.ascent = m.Ascent.Ceil() // FreeType's rounded size metrics, which fontnik reads
 	}
 	return d
 }
@@ -75,7 +76,7 @@ func (d *drawer) glyph(buf *sfnt.Buffer, r rune) (Glyph, bool, error) {
 	if err != nil {
 		return Glyph{}, false, err
 	}
-	gl := Glyph{ID: r, Advance: adv.Round()}
+	gl := Glyph{ID: r, Advance: adv.Floor()} // whole pixels, truncated as fontnik does
 	// sfnt's y grows downwards: Min.Y is the ink's top, negative above the baseline
 	x0, y0 := bounds.Min.X.Floor(), bounds.Min.Y.Floor()
 	x1, y1 := bounds.Max.X.Ceil(), bounds.Max.Y.Ceil()
