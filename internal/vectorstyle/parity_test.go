@@ -1,7 +1,14 @@
 package vectorstyle_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/servicedef"
@@ -20,17 +27,15 @@ func styleLayer(t *testing.T, doc map[string]any, id string) map[string]any {
 	return nil
 }
 
-// drawn evaluates a layer's filter for a feature: whether a client draws it.
-func drawn(t *testing.T, l map[string]any, props map[string]any) bool {
-	f, ok := l["filter"]
-	if !ok {
-		return true
-	}
-	v := eval(f, props)
-	if e, isErr := v.(errValue); isErr {
-		return e.msg == "" // an erroring filter drops the feature
-	}
-	return v == true
+// parityCase is a feature of a style layer with what the raster renderer does with it: whether it
+// draws it and the property's value from the symbol it draws it with.
+type parityCase struct {
+	Layer string         `json:"layer"` // style layer id
+	Kind  string         `json:"kind"`  // paint or layout
+	Prop  string         `json:"prop"`
+	Props map[string]any `json:"props"` // the feature's attributes as a client decodes them from a tile
+	drawn bool
+	want  any
 }
 
 func rgb(c servicedef.Color) string {
@@ -39,10 +44,9 @@ func rgb(c servicedef.Color) string {
 	return s.Layers[0].Paint["background-color"].(string)
 }
 
-// TestRendererParity: for features with the attribute values of every class, of the class
-// boundaries, of no class and of none at all (NULL), the style draws a feature when the raster
-// renderer does, in the colour and with the icon the renderer's SymbolFor gives it.
-func TestRendererParity(t *testing.T) {
+// parityCases are the test symbology's features with the attribute values of every class, of the
+// class boundaries, of no class and of none at all (NULL), with the renderer's SymbolFor.
+func parityCases(t *testing.T) (map[string]any, []parityCase) {
 	cfg := load(t, filepath.Join("testdata", "symbology.yaml"))
 	svc := cfg.Services[0]
 	m := svc.Maps[0]
@@ -63,6 +67,7 @@ func TestRendererParity(t *testing.T) {
 	num := func(x float64) feature { return feature{[]any{x}, []any{x}} }
 	integer := func(x int64) feature { return feature{[]any{float64(x)}, []any{x}} }
 	null := feature{[]any{nil}, []any{nil}}
+	var out []parityCase
 	for _, c := range []struct {
 		layer, styleLayer, prop string
 		features                []feature
@@ -90,38 +95,30 @@ func TestRendererParity(t *testing.T) {
 			nil},
 	} {
 		l := layer(c.layer)
-		sl := styleLayer(t, doc, c.styleLayer)
 		fields := l.Renderer.RendererFields()
 		for _, f := range c.features {
-			props := map[string]any{}
+			pc := parityCase{Layer: c.styleLayer, Kind: "paint", Prop: c.prop, Props: map[string]any{}}
+			if c.prop == "icon-image" {
+				pc.Kind = "layout"
+			}
 			for i, name := range fields {
 				if f.tile[i] != nil {
-					props[name] = f.tile[i]
+					pc.Props[name] = f.tile[i]
 				}
 			}
 			sym := l.Renderer.SymbolFor(f.gpkg)
-			if got := drawn(t, sl, props); got != (sym != nil) {
-				t.Errorf("%s %v: drawn %v, the renderer draws it: %v", c.styleLayer, f.tile, got, sym != nil)
-				continue
+			pc.drawn = sym != nil
+			switch {
+			case sym == nil:
+			case c.value != nil:
+				pc.want = c.value(sym)
+			default:
+				pc.want = iconOf(l, sym)
 			}
-			if sym == nil {
-				continue
-			}
-			var want any
-			if c.value != nil {
-				want = c.value(sym)
-			} else {
-				want = iconOf(l, sym)
-			}
-			expr := sl["paint"]
-			if c.prop == "icon-image" {
-				expr = sl["layout"]
-			}
-			if got := eval(expr.(map[string]any)[c.prop], props); got != want {
-				t.Errorf("%s %v: %s %v, want %v", c.styleLayer, f.tile, c.prop, got, want)
-			}
+			out = append(out, pc)
 		}
 	}
+	return doc, out
 }
 
 // iconOf is the icon name of the class whose symbol sym is.
@@ -132,8 +129,129 @@ func iconOf(l *servicedef.Layer, sym *servicedef.Symbol) string {
 	}
 	for i := range r.Values {
 		if &r.Values[i].Symbol == sym {
-			return vectorstyle.IconName(l.ID, "value"+string(rune('0'+i)))
+			return vectorstyle.IconName(l.ID, fmt.Sprintf("value%d", i))
 		}
 	}
 	return ""
+}
+
+// TestRendererParity: evaluated as the style specification says (eval), the style draws a
+// feature when the raster renderer does, in the colour, width and icon the renderer's SymbolFor
+// gives it.
+func TestRendererParity(t *testing.T) {
+	doc, cases := parityCases(t)
+	for _, c := range cases {
+		sl := styleLayer(t, doc, c.Layer)
+		drawn := true
+		if f, ok := sl["filter"]; ok {
+			drawn = eval(f, c.Props) == true // an erroring filter drops the feature
+		}
+		if drawn != c.drawn {
+			t.Errorf("%s %v: drawn %v, the renderer draws it: %v", c.Layer, c.Props, drawn, c.drawn)
+			continue
+		}
+		if !drawn {
+			continue
+		}
+		if got := eval(sl[c.Kind].(map[string]any)[c.Prop], c.Props); got != c.want {
+			t.Errorf("%s %v: %s %v, want %v", c.Layer, c.Props, c.Prop, got, c.want)
+		}
+	}
+}
+
+// clientScript evaluates the cases read from stdin with the style specification's own
+// expression engine (MapLibre GL's), writing one result per case.
+const clientScript = `
+const ss = require(process.argv[2]);
+const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const out = input.cases.map((c) => {
+  const i = input.layers.findIndex((l) => l.id === c.layer);
+  const l = input.layers[i];
+  const feature = {type: l.type === 'symbol' ? 1 : 3, properties: c.props};
+  const globals = {zoom: 5};
+  let drawn = true;
+  if (l.filter) drawn = ss.featureFilter(l.filter, 'layers[' + i + '].filter').filter(globals, feature);
+  const spec = ss.latest[c.kind + '_' + l.type][c.prop];
+  const e = ss.createPropertyExpression(l[c.kind][c.prop], 'layers[' + i + '].' + c.kind + '.' + c.prop, spec);
+  if (e.result !== 'success') return {drawn, error: JSON.stringify(e.value)};
+  let v = e.value.evaluate(globals, feature);
+  if (v && v.name !== undefined) v = v.name;
+  else if (v instanceof ss.Color) v = v.toString();
+  return {drawn, value: v};
+});
+process.stdout.write(JSON.stringify(out));
+`
+
+var rgbaRE = regexp.MustCompile(`^rgba?\(([\d.]+),([\d.]+),([\d.]+)(?:,([\d.]+))?\)$`)
+
+// sameColor compares CSS colours as rgb(…)/rgba(…) write them, alpha to 1/100.
+func sameColor(a, b string) bool {
+	pa, pb := rgbaRE.FindStringSubmatch(a), rgbaRE.FindStringSubmatch(b)
+	if pa == nil || pb == nil {
+		return a == b
+	}
+	for i := 1; i <= 4; i++ {
+		x, y := pa[i], pb[i]
+		if x == "" {
+			x = "1"
+		}
+		if y == "" {
+			y = "1"
+		}
+		fx, _ := strconv.ParseFloat(x, 64)
+		fy, _ := strconv.ParseFloat(y, 64)
+		if d := fx - fy; d > 0.01 || d < -0.01 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRendererParityMapLibre checks the same cases with MapLibre's own expression engine (npm
+// @maplibre/maplibre-gl-style-spec in node; skipped without node).
+func TestRendererParityMapLibre(t *testing.T) {
+	dir := styleSpec(t)
+	doc, cases := parityCases(t)
+	in, err := json.Marshal(map[string]any{"layers": doc["layers"], "cases": cases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "eval.cjs")
+	if err := os.WriteFile(script, []byte(clientScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, filepath.Join(dir, "node_modules", "@maplibre", "maplibre-gl-style-spec"))
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var res []struct {
+		Drawn bool   `json:"drawn"`
+		Value any    `json:"value"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(cases) {
+		t.Fatalf("node answered %d results for %d cases (%v): %s", len(res), len(cases), err, out)
+	}
+	for i, c := range cases {
+		r := res[i]
+		if r.Error != "" {
+			t.Errorf("%s %s: MapLibre does not parse it: %s", c.Layer, c.Prop, r.Error)
+			continue
+		}
+		if r.Drawn != c.drawn {
+			t.Errorf("%s %v: MapLibre draws it: %v, the renderer: %v", c.Layer, c.Props, r.Drawn, c.drawn)
+			continue
+		}
+		if !c.drawn {
+			continue
+		}
+		ws, wantString := c.want.(string)
+		gs, gotString := r.Value.(string)
+		if wantString && gotString && sameColor(gs, ws) || r.Value == c.want {
+			continue
+		}
+		t.Errorf("%s %v: MapLibre gives %s %v, the renderer %v", c.Layer, c.Props, c.Prop, r.Value, c.want)
+	}
 }

@@ -229,11 +229,12 @@ func checkExpr(t *testing.T, where string, v any) {
 	}
 }
 
-// TestStyleSpecValidator validates the styles with the style specification's own validator,
-// gl-style-validate (npm @maplibre/maplibre-gl-style-spec). It uses the one installed under
-// $MAPFARM_TEST_STYLE_SPEC (a directory with node_modules) or installs it into a directory under
-// the system's temporary directory, kept for the next run; it skips without node and npm.
-func TestStyleSpecValidator(t *testing.T) {
+// styleSpec returns a directory whose node_modules holds npm's @maplibre/maplibre-gl-style-spec,
+// the style specification's own code: $MAPFARM_TEST_STYLE_SPEC, or a directory under the system's
+// temporary directory, installed there on first use and kept for the next run. It skips the test
+// without node and npm.
+func styleSpec(t *testing.T) string {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node")
 	}
@@ -241,19 +242,26 @@ func TestStyleSpecValidator(t *testing.T) {
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "mapfarm-style-spec")
 	}
-	bin := filepath.Join(dir, "node_modules", ".bin", "gl-style-validate")
-	if _, err := os.Stat(bin); err != nil {
-		if _, err := exec.LookPath("npm"); err != nil {
-			t.Skip("no npm to install @maplibre/maplibre-gl-style-spec")
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "@maplibre/maplibre-gl-style-spec").CombinedOutput()
-		if err != nil {
-			t.Skipf("npm install @maplibre/maplibre-gl-style-spec: %v\n%s", err, out)
-		}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@maplibre", "maplibre-gl-style-spec", "package.json")); err == nil {
+		return dir
 	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("no npm to install @maplibre/maplibre-gl-style-spec")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "@maplibre/maplibre-gl-style-spec").CombinedOutput()
+	if err != nil {
+		t.Skipf("npm install @maplibre/maplibre-gl-style-spec: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestStyleSpecValidator validates the styles with the style specification's own validator,
+// gl-style-validate.
+func TestStyleSpecValidator(t *testing.T) {
+	bin := filepath.Join(styleSpec(t), "node_modules", ".bin", "gl-style-validate")
 	samples := load(t, filepath.Join("..", "..", "services", "services.yaml"))
 	symbology := load(t, filepath.Join("testdata", "symbology.yaml"))
 	for _, svc := range []*servicedef.Service{service(t, samples, "world"), service(t, samples, "usa"), service(t, samples, "world_geographic"), service(t, symbology, "symbology"), roads()} {
