@@ -145,18 +145,27 @@ func (g *Glyphs) glyphs(ctx context.Context, k rangeKey) ([]byte, error) {
 	if b, ok := g.cache.Get(k); ok {
 		return b, nil
 	}
-	v, err, _ := g.flight.Do(fmt.Sprint(k), func() (any, error) {
-		b, err := g.draw(ctx, k)
-		if err != nil {
-			return nil, err
+	// The request that draws is the first to ask; when it goes away its drawing stops, and the
+	// others that waited for it draw again (a few times at most) rather than fail.
+	var err error
+	for range 3 {
+		var v any
+		v, err, _ = g.flight.Do(fmt.Sprint(k), func() (any, error) {
+			b, err := g.draw(ctx, k)
+			if err != nil {
+				return nil, err
+			}
+			g.cache.Add(k, b, int64(len(b))+64)
+			return b, nil
+		})
+		if err == nil {
+			return v.([]byte), nil
 		}
-		g.cache.Add(k, b, int64(len(b))+64)
-		return b, nil
-	})
-	if err != nil {
-		return nil, err
+		if ctx.Err() != nil || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
 	}
-	return v.([]byte), nil
+	return nil, err
 }
 
 // draw draws every glyph of a range the font has.

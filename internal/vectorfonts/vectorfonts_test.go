@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -260,4 +262,39 @@ func BenchmarkRangeUncached(b *testing.B) {
 		n = len(out)
 	}
 	b.ReportMetric(float64(n), "bytes/range")
+}
+
+// TestCancelledRequestDoesNotFailOthers: requests for a range being drawn wait for that drawing;
+// when the request that draws goes away mid-way, the others still get the range.
+func TestCancelledRequestDoesNotFailOthers(t *testing.T) {
+	fonts, err := render.NewFonts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		g := vectorfonts.New(fonts, -1) // no cache: every request draws or waits
+		ctx, cancel := context.WithCancel(context.Background())
+		first := make(chan error, 1)
+		go func() {
+			_, err := g.Range(ctx, "DejaVu Sans Book", "0-255")
+			first <- err
+		}()
+		time.Sleep(2 * time.Millisecond) // the first is drawing (it takes 15 ms or more)
+		var wg sync.WaitGroup
+		errs := make([]error, 3)
+		for j := range errs {
+			wg.Go(func() { _, errs[j] = g.Range(context.Background(), "DejaVu Sans Book", "0-255") })
+		}
+		time.Sleep(2 * time.Millisecond)
+		cancel()
+		wg.Wait()
+		if err := <-first; err == nil {
+			t.Logf("round %d: the first request finished before it was cancelled", i)
+		}
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: a live request failed beside a cancelled one: %v", i, err)
+			}
+		}
+	}
 }
