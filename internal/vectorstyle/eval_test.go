@@ -22,6 +22,19 @@ func eval(e any, props map[string]any) (out any) {
 
 type errValue struct{ msg string }
 
+// zoomKey is the property eval reads ["zoom"] from.
+const zoomKey = "$zoom"
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	}
+	panic(fmt.Sprintf("not a number: %v", v))
+}
+
 func ev(e any, props map[string]any) any {
 	a, ok := e.([]any)
 	if !ok || len(a) == 0 {
@@ -35,6 +48,38 @@ func ev(e any, props map[string]any) any {
 	switch op {
 	case "get":
 		return props[a[1].(string)]
+	case "zoom":
+		return props[zoomKey]
+	case "*":
+		p := 1.0
+		for i := 1; i < len(a); i++ {
+			p *= arg(i).(float64)
+		}
+		return p
+	case "interpolate":
+		// ["interpolate", ["exponential", base] or ["linear"], input, (stop, output)+]
+		typ := a[1].([]any)
+		base := 1.0
+		if typ[0] == "exponential" {
+			base = toFloat(typ[1])
+		}
+		x := arg(2).(float64)
+		stop := func(i int) float64 { return toFloat(a[i]) }
+		if x <= stop(3) {
+			return arg(4)
+		}
+		for i := 3; i+3 < len(a); i += 2 {
+			x0, x1 := stop(i), stop(i+2)
+			if x <= x1 {
+				t := (x - x0) / (x1 - x0)
+				if base != 1 {
+					t = (math.Pow(base, x-x0) - 1) / (math.Pow(base, x1-x0) - 1)
+				}
+				y0, y1 := arg(i+1).(float64), arg(i+3).(float64)
+				return y0 + t*(y1-y0)
+			}
+		}
+		return arg(len(a) - 1)
 	case "literal":
 		return a[1]
 	case "to-string":

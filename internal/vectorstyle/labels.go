@@ -41,7 +41,7 @@ func textField(lb *servicedef.Label) any {
 }
 
 // labelLayerOf is the symbol layer of label class j of l; false when the class has no text.
-func labelLayerOf(l *servicedef.Layer, j int) (Layer, bool) {
+func labelLayerOf(l *servicedef.Layer, j int, sz sizes) (Layer, bool) {
 	lb := &l.Labels[j]
 	if len(lb.Text) == 0 {
 		return Layer{}, false
@@ -54,13 +54,13 @@ func labelLayerOf(l *servicedef.Layer, j int) (Layer, bool) {
 	lay := out.Layout
 	lay["text-field"] = textField(lb)
 	lay["text-font"] = []any{vectorfonts.StackName(lb.Font.Bold, lb.Font.Italic)}
-	lay["text-size"] = size
+	lay["text-size"] = sz.scaled(size)
 	p := lb.Placement
 	switch l.GeometryType {
 	case feature.Polyline:
 		if p.Repeat > 0 {
 			lay["symbol-placement"] = "line"
-			lay["symbol-spacing"] = px(p.Repeat)
+			lay["symbol-spacing"] = sz.scaled(px(p.Repeat))
 		} else {
 			lay["symbol-placement"] = "line-center"
 		}
@@ -98,7 +98,7 @@ func labelLayerOf(l *servicedef.Layer, j int) (Layer, bool) {
 	paint := map[string]any{"text-color": color(lb.Color)}
 	if lb.Halo != nil && lb.Halo.Width > 0 {
 		paint["text-halo-color"] = color(lb.Halo.Color)
-		paint["text-halo-width"] = px(lb.Halo.Width)
+		paint["text-halo-width"] = sz.scaled(px(lb.Halo.Width))
 	}
 	out.Paint = paint
 	return out, true

@@ -1,11 +1,13 @@
 package vectorstyle_test
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/vectorstyle"
 )
 
 // roads is a service of one polyline layer (the sample services have none): a dashed simple
@@ -46,5 +48,48 @@ func TestLines(t *testing.T) {
 	}
 	if got := eval(lay["text-field"], map[string]any{}); got != " road" {
 		t.Errorf("text-field of a NULL name gives %q, want %q (NULL as empty, as the renderer)", got, " road")
+	}
+}
+
+// roadsAtReferenceScale is roads on a map with a reference scale of 1:1,000,000.
+func roadsAtReferenceScale() *servicedef.Service {
+	svc := roads()
+	svc.Name = "roads_refscale"
+	svc.Maps[0].ReferenceScale = 1e6
+	svc.Maps[0].Layers[0].ScaleSymbols = true
+	return svc
+}
+
+// TestReferenceScale: on a map with a reference scale, a layer's sizes are their given sizes at
+// the reference scale and double with every zoom in, as the raster renderer draws them.
+func TestReferenceScale(t *testing.T) {
+	svc := roadsAtReferenceScale()
+	_, doc := generate(t, svc)
+	checkStyle(t, doc, svc.Maps[0])
+	z := math.Log2(vectorstyle.ZoomZeroScale / 1e6)
+	line := styleLayer(t, doc, "Roads/line")["paint"].(map[string]any)
+	label := styleLayer(t, doc, "Roads/label/0")["layout"].(map[string]any)
+	for _, c := range []struct {
+		what string
+		expr any
+		zoom float64
+		want float64
+	}{
+		{"line-width", line["line-width"], z, 2.667},
+		{"line-width", line["line-width"], z + 1, 2 * 2.667},
+		{"line-width", line["line-width"], z - 2, 2.667 / 4},
+		{"text-size", label["text-size"], z, 8},
+		{"text-size", label["text-size"], z + 1, 16},
+		{"symbol-spacing", label["symbol-spacing"], z, 133.333},
+	} {
+		got, ok := eval(c.expr, map[string]any{zoomKey: c.zoom}).(float64)
+		if !ok || math.Abs(got-c.want) > 1e-6*c.want {
+			t.Errorf("%s at zoom %.3f: %v, want %g", c.what, c.zoom, got, c.want)
+		}
+	}
+	// without a reference scale, sizes are fixed
+	_, doc = generate(t, roads())
+	if w := styleLayer(t, doc, "Roads/line")["paint"].(map[string]any)["line-width"]; w != 2.667 {
+		t.Errorf("line-width %v without a reference scale, want 2.667", w)
 	}
 }

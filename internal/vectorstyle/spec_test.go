@@ -27,6 +27,7 @@ var layerTypes = map[string]string{
 var operators = map[string][2]int{
 	"get": {1, 1}, "to-string": {1, 1}, "to-number": {1, -1}, "typeof": {1, 1}, "coalesce": {1, -1},
 	"concat": {1, -1}, "match": {4, -1}, "step": {2, -1}, "case": {3, -1}, "all": {0, -1},
+	"interpolate": {4, -1}, "zoom": {0, 0}, "*": {2, -1},
 	"==": {2, 2}, "!=": {2, 2}, "<": {2, 2}, "<=": {2, 2}, ">": {2, 2}, ">=": {2, 2},
 }
 
@@ -221,6 +222,21 @@ func checkExpr(t *testing.T, where string, v any) {
 			t.Errorf("%s: get %v", where, a[1])
 		}
 	}
+	if op == "interpolate" {
+		if typ, ok := a[1].([]any); !ok || len(typ) == 0 || typ[0] != "linear" && typ[0] != "exponential" {
+			t.Errorf("%s: interpolation type %v", where, a[1])
+		}
+		if z, ok := a[2].([]any); !ok || len(z) != 1 || z[0] != "zoom" {
+			t.Errorf("%s: interpolate over %v, want the zoom", where, a[2])
+		}
+		if (args-2)%2 != 0 {
+			t.Errorf("%s: interpolate with %d arguments", where, args)
+		}
+		for i := 4; i < len(a); i += 2 {
+			checkExpr(t, where, a[i])
+		}
+		return
+	}
 	for i, x := range a[1:] {
 		if op == "match" && i >= 1 && i%2 == 1 && i < len(a)-2 {
 			continue // a label or a list of labels, not an expression
@@ -264,7 +280,7 @@ func TestStyleSpecValidator(t *testing.T) {
 	bin := filepath.Join(styleSpec(t), "node_modules", ".bin", "gl-style-validate")
 	samples := load(t, filepath.Join("..", "..", "services", "services.yaml"))
 	symbology := load(t, filepath.Join("testdata", "symbology.yaml"))
-	for _, svc := range []*servicedef.Service{service(t, samples, "world"), service(t, samples, "usa"), service(t, samples, "world_geographic"), service(t, symbology, "symbology"), roads()} {
+	for _, svc := range []*servicedef.Service{service(t, samples, "world"), service(t, samples, "usa"), service(t, samples, "world_geographic"), service(t, symbology, "symbology"), roads(), roadsAtReferenceScale()} {
 		raw, _ := generate(t, svc)
 		f := filepath.Join(t.TempDir(), svc.Name+".json")
 		if err := os.WriteFile(f, raw, 0o644); err != nil {

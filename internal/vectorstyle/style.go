@@ -104,13 +104,14 @@ func New(svc *servicedef.Service, m *servicedef.Map, opts Options) (*Style, erro
 	var labels []labelLayer
 	for i := len(m.Layers) - 1; i >= 0; i-- {
 		l := m.Layers[i]
-		ls, err := featureLayers(l)
+		sz := sizesOf(m, l)
+		ls, err := featureLayers(l, sz)
 		if err != nil {
 			return nil, err
 		}
 		st.Layers = append(st.Layers, ls...)
 		for j := range l.Labels {
-			if lb, ok := labelLayerOf(l, j); ok {
+			if lb, ok := labelLayerOf(l, j, sz); ok {
 				labels = append(labels, labelLayer{lb, l.Labels[j].Priority, i})
 			}
 		}
@@ -186,7 +187,7 @@ func color(c servicedef.Color) string {
 var errNoSymbol = errors.New("vectorstyle: a renderer without a symbol")
 
 // featureLayers returns the style layers drawing l's features, bottom-up.
-func featureLayers(l *servicedef.Layer) ([]Layer, error) {
+func featureLayers(l *servicedef.Layer, sz sizes) ([]Layer, error) {
 	c, err := classesOf(l)
 	if err != nil {
 		return nil, err
@@ -215,7 +216,7 @@ func featureLayers(l *servicedef.Layer) ([]Layer, error) {
 			}, nil)
 		}
 		if c.any(func(s *servicedef.Symbol) bool { return outlineWidth(s.Outline) > 0 }) {
-			add("outline", "line", linePaint(c, func(s *servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle) {
+			add("outline", "line", linePaint(c, sz, func(s *servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle) {
 				if s.Outline == nil {
 					return servicedef.Color{}, 0, servicedef.LineNull
 				}
@@ -223,7 +224,7 @@ func featureLayers(l *servicedef.Layer) ([]Layer, error) {
 			}), map[string]any{"line-join": "round"})
 		}
 	case feature.Polyline:
-		add("line", "line", linePaint(c, func(s *servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle) {
+		add("line", "line", linePaint(c, sz, func(s *servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle) {
 			if s.LineStyle == servicedef.LineNull {
 				return s.Color, 0, s.LineStyle
 			}
@@ -233,16 +234,20 @@ func featureLayers(l *servicedef.Layer) ([]Layer, error) {
 		if c.circles() {
 			add("circle", "circle", map[string]any{
 				"circle-color":        c.expr(func(s *servicedef.Symbol) any { return color(s.Color) }),
-				"circle-radius":       c.expr(func(s *servicedef.Symbol) any { return px(s.Size) / 2 }),
+				"circle-radius":       sz.scaled(c.expr(func(s *servicedef.Symbol) any { return px(s.Size) / 2 })),
 				"circle-stroke-color": c.expr(func(s *servicedef.Symbol) any { return color(outlineColor(s.Outline)) }),
-				"circle-stroke-width": c.expr(func(s *servicedef.Symbol) any { return px(outlineWidth(s.Outline)) }),
+				"circle-stroke-width": sz.scaled(c.expr(func(s *servicedef.Symbol) any { return px(outlineWidth(s.Outline)) })),
 			}, nil)
 		} else {
-			add("icon", "symbol", nil, map[string]any{
+			layout := map[string]any{
 				"icon-image":            c.exprNamed(func(name string, _ *servicedef.Symbol) any { return name }),
 				"icon-allow-overlap":    true,
 				"icon-ignore-placement": true,
-			})
+			}
+			if sz.on() {
+				layout["icon-size"] = sz.scaled(1.0)
+			}
+			add("icon", "symbol", nil, layout)
 		}
 	}
 	return out, nil
@@ -292,10 +297,10 @@ var dashes = map[servicedef.LineStyle][]float64{
 // linePaint is the paint of lines whose colour, width (points) and style each class gives. A
 // dash pattern cannot vary by feature in a style: the first drawn class's pattern applies to the
 // layer, in units of its width.
-func linePaint(c *classes, line func(*servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle)) map[string]any {
+func linePaint(c *classes, sz sizes, line func(*servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle)) map[string]any {
 	p := map[string]any{
 		"line-color": c.expr(func(s *servicedef.Symbol) any { col, _, _ := line(s); return color(col) }),
-		"line-width": c.expr(func(s *servicedef.Symbol) any { _, w, _ := line(s); return px(w) }),
+		"line-width": sz.scaled(c.expr(func(s *servicedef.Symbol) any { _, w, _ := line(s); return px(w) })),
 	}
 	for _, s := range c.symbols() {
 		_, w, ls := line(s)
@@ -325,4 +330,37 @@ func (s *Style) JSON() ([]byte, error) {
 		return nil, fmt.Errorf("vectorstyle: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// sizes scales a layer's sizes with its map's reference scale: when the map has one and the layer
+// scales its symbols, a size is its given size at the reference scale and doubles with each zoom
+// in (ReferenceScale / scale), as the raster renderer draws it (mapdraw.SymbolScale).
+type sizes struct {
+	zoomZero float64 // the factor at zoom 0; 0 when sizes are fixed
+}
+
+func sizesOf(m *servicedef.Map, l *servicedef.Layer) sizes {
+	if m.ReferenceScale > 0 && l.ScaleSymbols {
+		return sizes{m.ReferenceScale / ZoomZeroScale}
+	}
+	return sizes{}
+}
+
+func (sz sizes) on() bool { return sz.zoomZero > 0 }
+
+// scaled returns size v (a number or an expression) at every zoom: v itself when sizes are fixed,
+// else an exponential interpolation of base 2 over the zoom from v × the factor at zoom 0 to v ×
+// the factor at MaxZoom.
+func (sz sizes) scaled(v any) any {
+	if !sz.on() {
+		return v
+	}
+	lo, hi := sz.zoomZero, sz.zoomZero*math.Exp2(MaxZoom)
+	at := func(f float64) any {
+		if x, ok := v.(float64); ok {
+			return x * f
+		}
+		return []any{"*", v, f}
+	}
+	return []any{"interpolate", []any{"exponential", 2}, []any{"zoom"}, 0, at(lo), MaxZoom, at(hi)}
 }
