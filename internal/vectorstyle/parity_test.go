@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,8 @@ type parityCase struct {
 	Layer string         `json:"layer"` // style layer id
 	Kind  string         `json:"kind"`  // paint or layout
 	Prop  string         `json:"prop"`
-	Props map[string]any `json:"props"` // the feature's attributes as a client decodes them from a tile
+	Props map[string]any `json:"props"`          // the feature's attributes as a client decodes them from a tile
+	Zoom  float64        `json:"zoom,omitempty"` // 5 when 0
 	drawn bool
 	want  any
 }
@@ -168,7 +170,7 @@ const out = input.cases.map((c) => {
   const i = input.layers.findIndex((l) => l.id === c.layer);
   const l = input.layers[i];
   const feature = {type: l.type === 'symbol' ? 1 : 3, properties: c.props};
-  const globals = {zoom: 5};
+  const globals = {zoom: c.zoom || 5};
   let drawn = true;
   if (l.filter) drawn = ss.featureFilter(l.filter, 'layers[' + i + '].filter').filter(globals, feature);
   const spec = ss.latest[c.kind + '_' + l.type][c.prop];
@@ -207,12 +209,19 @@ func sameColor(a, b string) bool {
 	return true
 }
 
-// TestRendererParityMapLibre checks the same cases with MapLibre's own expression engine (npm
-// @maplibre/maplibre-gl-style-spec in node; skipped without node).
-func TestRendererParityMapLibre(t *testing.T) {
+// clientResult is what MapLibre's engine makes of a case.
+type clientResult struct {
+	Drawn bool   `json:"drawn"`
+	Value any    `json:"value"`
+	Error string `json:"error"`
+}
+
+// evalClient evaluates cases over a style's layers with MapLibre's expression engine (npm
+// @maplibre/maplibre-gl-style-spec in node; the test skips without node).
+func evalClient(t *testing.T, layers any, cases []parityCase) []clientResult {
+	t.Helper()
 	dir := styleSpec(t)
-	doc, cases := parityCases(t)
-	in, err := json.Marshal(map[string]any{"layers": doc["layers"], "cases": cases})
+	in, err := json.Marshal(map[string]any{"layers": layers, "cases": cases})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,14 +235,17 @@ func TestRendererParityMapLibre(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node: %v", err)
 	}
-	var res []struct {
-		Drawn bool   `json:"drawn"`
-		Value any    `json:"value"`
-		Error string `json:"error"`
-	}
+	var res []clientResult
 	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(cases) {
 		t.Fatalf("node answered %d results for %d cases (%v): %s", len(res), len(cases), err, out)
 	}
+	return res
+}
+
+// TestRendererParityMapLibre checks the parity cases with MapLibre's own expression engine.
+func TestRendererParityMapLibre(t *testing.T) {
+	doc, cases := parityCases(t)
+	res := evalClient(t, doc["layers"], cases)
 	for i, c := range cases {
 		r := res[i]
 		if r.Error != "" {
@@ -253,5 +265,23 @@ func TestRendererParityMapLibre(t *testing.T) {
 			continue
 		}
 		t.Errorf("%s %v: MapLibre gives %s %v, the renderer %v", c.Layer, c.Props, c.Prop, r.Value, c.want)
+	}
+}
+
+// TestReferenceScaleMapLibre: MapLibre draws a reference-scaled line at its width at the
+// reference scale, and twice as wide a zoom in.
+func TestReferenceScaleMapLibre(t *testing.T) {
+	_, doc := generate(t, roadsAtReferenceScale())
+	z := math.Log2(vectorstyle.ZoomZeroScale / 1e6)
+	cases := []parityCase{
+		{Layer: "Roads/line", Kind: "paint", Prop: "line-width", Props: map[string]any{}, Zoom: z, want: 2.667},
+		{Layer: "Roads/line", Kind: "paint", Prop: "line-width", Props: map[string]any{}, Zoom: z + 1, want: 5.334},
+		{Layer: "Roads/label/0", Kind: "layout", Prop: "text-size", Props: map[string]any{}, Zoom: z, want: 8.0},
+	}
+	for i, r := range evalClient(t, doc["layers"], cases) {
+		got, ok := r.Value.(float64)
+		if want := cases[i].want.(float64); r.Error != "" || !ok || math.Abs(got-want) > 1e-3 {
+			t.Errorf("%s at zoom %.3f: %v (%s), want %g", cases[i].Prop, cases[i].Zoom, r.Value, r.Error, want)
+		}
 	}
 }
