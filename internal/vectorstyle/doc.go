@@ -19,6 +19,6 @@
 //     tiles at 96 DPI, as ArcGIS's vector tile LODs are);
 //   - layers are listed bottom-up (the map's last layer first), labels above every layer.
 //
-// Sizes in points become pixels at 96 DPI (× 4/3). What a style cannot say is in
-// docs/vector-styles.md.
+// Sizes in points become pixels at 96 DPI (× 4/3); on a map with a reference scale they grow
+// with the zoom as the raster renderer's do. What a style cannot say is in docs/vector-styles.md.
 package vectorstyle

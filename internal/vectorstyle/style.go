@@ -233,8 +233,11 @@ func featureLayers(l *servicedef.Layer, sz sizes) ([]Layer, error) {
 	default:
 		if c.circles() {
 			add("circle", "circle", map[string]any{
-				"circle-color":        c.expr(func(s *servicedef.Symbol) any { return color(s.Color) }),
-				"circle-radius":       sz.scaled(c.expr(func(s *servicedef.Symbol) any { return px(s.Size) / 2 })),
+				"circle-color": c.expr(func(s *servicedef.Symbol) any { return color(s.Color) }),
+				// the raster strokes a marker's outline on its edge, a style outside its radius
+				"circle-radius": sz.scaled(c.expr(func(s *servicedef.Symbol) any {
+					return max(0, px(s.Size)/2-px(outlineWidth(s.Outline))/2)
+				})),
 				"circle-stroke-color": c.expr(func(s *servicedef.Symbol) any { return color(outlineColor(s.Outline)) }),
 				"circle-stroke-width": sz.scaled(c.expr(func(s *servicedef.Symbol) any { return px(outlineWidth(s.Outline)) })),
 			}, nil)
