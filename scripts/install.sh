@@ -18,6 +18,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${HOME:=$(cd ~ && pwd)}"
 CACHE_DIR=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}
 PLAYWRIGHT_VERSION=1.57.0
+# The style specification's own validator (gl-style-validate) checks the generated vector-tile
+# styles (internal/vectorstyle).
+STYLE_SPEC_VERSION=26.6.0
 REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
 
 note() { printf '  %s\n' "$*"; }
@@ -79,6 +82,12 @@ packages() {
 		note "npm install playwright-core@$PLAYWRIGHT_VERSION into $node"
 		mkdir -p "$node"
 		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null
+	fi
+	local spec=$node/node_modules/@maplibre/maplibre-gl-style-spec/package.json
+	if [[ ! -f $spec ]] || ! grep -q "\"version\": \"$STYLE_SPEC_VERSION\"" "$spec"; then
+		note "npm install @maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION into $node"
+		mkdir -p "$node"
+		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION" >/dev/null
 	fi
 }
 

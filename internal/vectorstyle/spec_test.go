@@ -255,6 +255,13 @@ func styleSpec(t *testing.T) string {
 		t.Skip("no node")
 	}
 	dir := os.Getenv("MAPFARM_TEST_STYLE_SPEC")
+	if dir != "" {
+		// The test command installs it there (scripts/install.sh): it must be found.
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@maplibre", "maplibre-gl-style-spec", "package.json")); err != nil {
+			t.Fatalf("MAPFARM_TEST_STYLE_SPEC=%s: %v", dir, err)
+		}
+		return dir
+	}
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "mapfarm-style-spec")
 	}

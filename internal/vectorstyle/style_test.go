@@ -3,17 +3,15 @@ package vectorstyle_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
+	"github.com/mapfarm/mapfarm/internal/golden"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/vectorstyle"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden styles in testdata/")
 
 func load(t *testing.T, path string) *servicedef.Config {
 	t.Helper()
@@ -58,7 +56,7 @@ func generate(t *testing.T, svc *servicedef.Service) (raw []byte, doc map[string
 
 // TestGolden writes the styles of the sample services world and usa and of the test symbology,
 // checks them against the style specification's rules, and compares them with the golden files
-// (go test -run TestGolden -update rewrites them).
+// (MAPFARM_UPDATE_GOLDEN=1 go test -run TestGolden rewrites them; internal/golden).
 func TestGolden(t *testing.T) {
 	samples := load(t, filepath.Join("..", "..", "services", "services.yaml"))
 	symbology := load(t, filepath.Join("testdata", "symbology.yaml"))
@@ -66,19 +64,19 @@ func TestGolden(t *testing.T) {
 		t.Run(svc.Name, func(t *testing.T) {
 			raw, doc := generate(t, svc)
 			checkStyle(t, doc, svc.Maps[0])
-			golden := filepath.Join("testdata", svc.Name+".json")
-			if *update {
-				if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			path := filepath.Join("testdata", svc.Name+".json")
+			if golden.Update() {
+				if err := os.WriteFile(path, raw, 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			want, err := os.ReadFile(golden)
+			want, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(raw, want) {
-				t.Errorf("style differs from %s (rerun with -update after checking the change):\n%s", golden, raw)
+				t.Errorf("style differs from %s (rerun with MAPFARM_UPDATE_GOLDEN=1 after checking the change):\n%s", path, raw)
 			}
 		})
 	}

@@ -110,6 +110,7 @@ func (r *runner) run(ctx context.Context) int {
 	}
 	r.setenv("MAPFARM_REQUIRE_SERVICES", "1")
 	r.setenv("MAPFARM_TEST_NODE_MODULES", filepath.Join(r.cache, "node", "node_modules"))
+	r.setenv("MAPFARM_TEST_STYLE_SPEC", filepath.Join(r.cache, "node"))
 
 	// The steps. The tests run in two sets at once: the race set in the foreground and the
 	// plain set in the background, since e2e spends much of its time waiting (leases,
