@@ -120,6 +120,7 @@ func TestSampleTiles(t *testing.T) {
 		// rounds to nothing and is rightly dropped.
 		{usa, tilesOver(t, 7, orb.Bound{Min: orb.Point{-84, 35}, Max: orb.Point{-75, 40}}), false},
 		{usa, tilesOver(t, 10, texas), true},
+		{usa, tilesOver(t, 9, orb.Bound{Min: orb.Point{-80, 36}, Max: orb.Point{-76, 39}}), true},
 		{usa, tilesOver(t, 12, orb.Bound{Min: orb.Point{-97.8, 30.2}, Max: orb.Point{-97.7, 30.3}}), true},
 	}
 	enc, err := mvt.NewEncoder(mvt.Options{})
