@@ -106,6 +106,9 @@ type checker struct {
 	stats    Stats
 	names    map[string]bool
 	ids      map[uint64]struct{}
+	tagBuf   []uint32 // reused between features
+	geomBuf  []uint32
+	ringBuf  []int64
 }
 
 func (c *checker) full() bool { return len(c.problems) >= c.opts.MaxProblems }
@@ -117,37 +120,54 @@ func (c *checker) fail(layer string, feat int, id uint64, format string, args ..
 	c.problems = append(c.problems, Problem{Layer: layer, Feature: feat, ID: id, Rule: fmt.Sprintf(format, args...)})
 }
 
-// fields walks the fields of a message, calling fn with each field's
-// number, type, varint value (for varints and fixed64) and bytes (for
-// length-delimited ones); false on a malformed message.
+// field is one field of a protobuf message: its number and type, its
+// value for varints and fixed-size fields, its bytes for length-delimited
+// ones.
+type field struct {
+	num  protowire.Number
+	typ  protowire.Type
+	v    uint64
+	data []byte
+}
+
+// next reads the field at the start of b and returns it and its length
+// (negative for a malformed field).
+func next(b []byte) (field, int) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 {
+		return field{}, n
+	}
+	f := field{num: num, typ: typ}
+	var m int
+	switch typ {
+	case protowire.VarintType:
+		f.v, m = protowire.ConsumeVarint(b[n:])
+	case protowire.Fixed64Type:
+		f.v, m = protowire.ConsumeFixed64(b[n:])
+	case protowire.Fixed32Type:
+		var v32 uint32
+		v32, m = protowire.ConsumeFixed32(b[n:])
+		f.v = uint64(v32)
+	case protowire.BytesType:
+		f.data, m = protowire.ConsumeBytes(b[n:])
+	default:
+		m = protowire.ConsumeFieldValue(num, typ, b[n:])
+	}
+	if m < 0 {
+		return field{}, m
+	}
+	return f, n + m
+}
+
+// fields calls fn with each field of a message; false on a malformed one.
 func fields(b []byte, fn func(num protowire.Number, typ protowire.Type, v uint64, data []byte)) bool {
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+		f, n := next(b)
 		if n < 0 {
 			return false
 		}
 		b = b[n:]
-		var v uint64
-		var data []byte
-		switch typ {
-		case protowire.VarintType:
-			v, n = protowire.ConsumeVarint(b)
-		case protowire.Fixed64Type:
-			v, n = protowire.ConsumeFixed64(b)
-		case protowire.Fixed32Type:
-			var v32 uint32
-			v32, n = protowire.ConsumeFixed32(b)
-			v = uint64(v32)
-		case protowire.BytesType:
-			data, n = protowire.ConsumeBytes(b)
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		}
-		if n < 0 {
-			return false
-		}
-		b = b[n:]
-		fn(num, typ, v, data)
+		fn(f.num, f.typ, f.v, f.data)
 	}
 	return true
 }
@@ -243,24 +263,33 @@ func (c *checker) feature(l *layerData, idx int, b []byte) {
 		id      uint64
 		hasID   bool
 		gtype   uint64
-		geom    []uint32
-		tags    []uint32
 		badPack bool
 		hasGeom bool
+		ok      = true
 	)
-	ok := fields(b, func(num protowire.Number, typ protowire.Type, v uint64, data []byte) {
-		switch {
-		case num == 1 && typ == protowire.VarintType:
-			id, hasID = v, true
-		case num == 2 && typ == protowire.BytesType:
-			tags, badPack = unpack(tags, data, badPack)
-		case num == 3 && typ == protowire.VarintType:
-			gtype = v
-		case num == 4 && typ == protowire.BytesType:
-			hasGeom = true
-			geom, badPack = unpack(geom, data, badPack)
+	// A loop, not fields(): a closure would move these to the heap for
+	// every feature.
+	tags, geom := c.tagBuf[:0], c.geomBuf[:0]
+	for len(b) > 0 {
+		f, n := next(b)
+		if n < 0 {
+			ok = false
+			break
 		}
-	})
+		b = b[n:]
+		switch {
+		case f.num == 1 && f.typ == protowire.VarintType:
+			id, hasID = f.v, true
+		case f.num == 2 && f.typ == protowire.BytesType:
+			tags, badPack = unpack(tags, f.data, badPack)
+		case f.num == 3 && f.typ == protowire.VarintType:
+			gtype = f.v
+		case f.num == 4 && f.typ == protowire.BytesType:
+			hasGeom = true
+			geom, badPack = unpack(geom, f.data, badPack)
+		}
+	}
+	c.tagBuf, c.geomBuf = tags, geom
 	if !ok || badPack {
 		c.fail(l.name, idx, id, "malformed protobuf in the feature")
 		return
@@ -286,7 +315,8 @@ func (c *checker) feature(l *layerData, idx int, b []byte) {
 		c.fail(l.name, idx, id, "empty geometry")
 		return
 	}
-	g := geomCheck{c: c, layer: l.name, idx: idx, id: id, cmds: geom, lo: math.MinInt64, hi: math.MaxInt64}
+	g := geomCheck{c: c, layer: l.name, idx: idx, id: id, cmds: geom, lo: math.MinInt64, hi: math.MaxInt64, ring: c.ringBuf[:0]}
+	defer func() { c.ringBuf = g.ring }()
 	if c.opts.MaxBuffer > 0 {
 		g.lo, g.hi = -int64(c.opts.MaxBuffer), int64(l.extent)+int64(c.opts.MaxBuffer)
 	}
