@@ -21,6 +21,9 @@
 //   - 4.3.4.4: the first ring of a polygon is exterior (positive area by
 //     the surveyor's formula in tile coordinates), no ring has zero area.
 //
+// It does not check that rings are simple (no self-intersection), which
+// the specification also asks for.
+//
 // Options.MaxBuffer adds a check of the encoder's own contract: no
 // coordinate further than that many units outside the extent.
 //
