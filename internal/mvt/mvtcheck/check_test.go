@@ -186,3 +186,56 @@ func TestCheckProblems(t *testing.T) {
 		})
 	}
 }
+
+// ringGeom writes one ring of absolute points as a polygon's commands.
+func ringGeom(pts ...[2]int32) []uint32 {
+	var cx, cy int32
+	out := []uint32{cmd(1, 1)}
+	for i, p := range pts {
+		if i == 1 {
+			out = append(out, cmd(2, uint32(len(pts)-1)))
+		}
+		out = append(out, z(p[0]-cx), z(p[1]-cy))
+		cx, cy = p[0], p[1]
+	}
+	return append(out, cmd(7, 1))
+}
+
+// TestCheckSimpleRings checks the opt-in rule on rings that cross, touch
+// or fold onto themselves, and on simple ones.
+func TestCheckSimpleRings(t *testing.T) {
+	cases := []struct {
+		name   string
+		geom   []uint32
+		simple bool
+	}{
+		{"square", squareCW, true},
+		{"concave", ringGeom([2]int32{0, 0}, [2]int32{10, 0}, [2]int32{10, 10}, [2]int32{5, 3}, [2]int32{0, 10}), true},
+		// a pentagram: its edges cross five times, its area is positive
+		{"pentagram", ringGeom([2]int32{10, 0}, [2]int32{16, 19}, [2]int32{0, 7}, [2]int32{20, 7}, [2]int32{4, 19}), false},
+		// touches itself at (5,5): two lobes sharing a vertex
+		{"self-tangent", ringGeom([2]int32{0, 0}, [2]int32{10, 0}, [2]int32{5, 5}, [2]int32{10, 10}, [2]int32{0, 10}, [2]int32{5, 5}), false},
+		// a spike out of the top edge and back
+		{"fold", ringGeom([2]int32{0, 0}, [2]int32{5, 0}, [2]int32{5, -5}, [2]int32{5, 0}, [2]int32{10, 0}, [2]int32{10, 10}, [2]int32{0, 10}), false},
+		// Sutherland-Hodgman's overlap along a clip edge: out and back along x = 0
+		{"overlapping edges", ringGeom([2]int32{0, 0}, [2]int32{10, 0}, [2]int32{10, 10}, [2]int32{0, 10}, [2]int32{0, 6}, [2]int32{4, 5}, [2]int32{0, 4}, [2]int32{0, 8}, [2]int32{-1, 2}), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := good()
+			l.feats[0].geom = c.geom
+			tile := build(l)
+			probs, _ := mvtcheck.Check(tile, mvtcheck.Options{SimpleRings: true})
+			notSimple := false
+			for _, p := range probs {
+				notSimple = notSimple || strings.Contains(p.Rule, "not simple")
+			}
+			if notSimple == c.simple {
+				t.Errorf("simple = %v, problems %v", c.simple, probs)
+			}
+			if probs, _ := mvtcheck.Check(tile, mvtcheck.Options{}); !c.simple && len(probs) > 0 && strings.Contains(probs[0].Rule, "not simple") {
+				t.Errorf("the rule ran without SimpleRings")
+			}
+		})
+	}
+}
