@@ -77,6 +77,17 @@ func ogrCounts(t testing.TB, path string) map[string]int {
 	return counts
 }
 
+// polyCount is the number of features of the polygon layers in a tile.
+func polyCount(st mvtcheck.Stats, layers []mvt.Layer) int {
+	n := 0
+	for _, l := range layers {
+		if l.Source.Info().GeometryType == feature.Polygon {
+			n += st.Features[l.Name]
+		}
+	}
+	return n
+}
+
 // ogrValid returns the number of features of a polygon layer of a tile
 // and how many of them GEOS finds valid (through GDAL's SQLite dialect).
 func ogrValid(t testing.TB, path, layer string) (n, valid int) {
@@ -149,6 +160,7 @@ func TestSampleTiles(t *testing.T) {
 	ctx := context.Background()
 	total, exact := 0, 0
 	invalid, polys := map[int]int{}, map[int]int{}
+	notSimple, polyFeatures := map[int]int{}, map[int]int{}
 	for _, s := range sets {
 		for i, tl := range s.tiles {
 			tile, err := mvt.WebMercatorTile(tl.z, tl.x, tl.y)
@@ -169,6 +181,9 @@ func TestSampleTiles(t *testing.T) {
 			if len(probs) > 0 {
 				t.Errorf("tile %s: %d problems, first %v", name, len(probs), probs[0])
 			}
+			simple, _ := mvtcheck.Check(res.Data, mvtcheck.Options{SimpleRings: true})
+			notSimple[tl.z] += len(simple)
+			polyFeatures[tl.z] += polyCount(st, s.layers)
 			if res.Features == 0 {
 				continue
 			}
@@ -218,7 +233,8 @@ func TestSampleTiles(t *testing.T) {
 	t.Logf("%d non-empty tiles read by GDAL; %d features checked against the provider's count", total, exact)
 	for z := range 13 {
 		if polys[z] > 0 {
-			t.Logf("z%d: %d of %d polygon features not valid for GEOS", z, invalid[z], polys[z])
+			t.Logf("z%d: %d of %d polygon features not valid for GEOS (first tiles); %d of %d with a ring mvtcheck finds not simple (all tiles)",
+				z, invalid[z], polys[z], notSimple[z], polyFeatures[z])
 		}
 	}
 	if total < 50 {
