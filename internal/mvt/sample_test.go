@@ -200,7 +200,7 @@ func TestSampleTiles(t *testing.T) {
 			// gaps"): how many polygons GEOS finds invalid, on the first
 			// tiles of each set (ogrinfo's SQLite dialect is slow).
 			for _, l := range s.layers {
-				if i >= 4 || l.Source.Info().GeometryType != feature.Polygon || ogr[l.Name] == 0 {
+				if i >= 3 || l.Source.Info().GeometryType != feature.Polygon || ogr[l.Name] == 0 {
 					continue
 				}
 				n, valid := ogrValid(t, path, l.Name)
