@@ -48,9 +48,9 @@
 // Known gap: rings are not guaranteed simple. orb/clip is a
 // Sutherland-Hodgman clipper, which leaves overlapping edges along the
 // buffer's boundary where a concave ring leaves and re-enters on one side,
-// and rounding can make a narrow neck touch itself; renderers fill such
-// rings right, GEOS calls them invalid (figures in docs/vector-tiles.md). A
-// make-valid step after quantisation is the follow-up.
+// and rounding can make a narrow neck touch itself; GEOS calls such rings
+// invalid (figures in docs/vector-tiles.md; mvtcheck's SimpleRings finds
+// them). A make-valid step after quantisation is the follow-up.
 //
 // The package mvtcheck decodes tiles and checks them against the
 // specification; the tests run it on every tile they encode.
