@@ -1,0 +1,310 @@
+package mvt
+
+import (
+	"math"
+	"slices"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/clip"
+	"github.com/paulmach/orb/simplify"
+)
+
+// geomType is a feature's GeomType in the tile.
+type geomType uint32
+
+// GeomType values of vector_tile.proto; geomUnknown marks a geometry that
+// left nothing in the tile.
+const (
+	geomUnknown geomType = iota
+	geomPoint
+	geomLine
+	geomPolygon
+)
+
+// Command ids of the geometry encoding.
+const (
+	cmdMoveTo    = 1
+	cmdLineTo    = 2
+	cmdClosePath = 7
+)
+
+// transform maps map units to tile coordinates (y down).
+type transform struct {
+	minX, maxY float64
+	sx, sy     float64
+}
+
+func (t transform) apply(p orb.Point) orb.Point {
+	return orb.Point{(p[0] - t.minX) * t.sx, (t.maxY - p[1]) * t.sy}
+}
+
+// ipt is a point in integer tile coordinates.
+type ipt struct{ x, y int32 }
+
+// geomBuilder turns geometries into command streams. It keeps its buffers
+// between features; one builder serves one Encode call.
+type geomBuilder struct {
+	box    orb.Bound
+	dp     *simplify.DouglasPeuckerSimplifier // nil: no simplification
+	cmds   []uint32
+	cx, cy int32
+	path   []orb.Point // the current path in tile coordinates
+	pts    []ipt       // the current path quantised
+}
+
+func newGeomBuilder(box orb.Bound, tolerance float64) *geomBuilder {
+	g := &geomBuilder{box: box}
+	if tolerance > 0 {
+		g.dp = simplify.DouglasPeucker(tolerance)
+	}
+	return g
+}
+
+// build encodes geom (in map units); the commands are valid until the next
+// call. geomUnknown means nothing is left of it in the tile.
+func (g *geomBuilder) build(geom orb.Geometry, tr transform) (geomType, []uint32) {
+	g.cmds, g.cx, g.cy = g.cmds[:0], 0, 0
+	var gt geomType
+	switch geom := geom.(type) {
+	case orb.Point:
+		gt = g.points([]orb.Point{geom}, tr)
+	case orb.MultiPoint:
+		gt = g.points(geom, tr)
+	case orb.LineString:
+		gt = g.line(geom, tr)
+	case orb.MultiLineString:
+		for _, ls := range geom {
+			if g.line(ls, tr) != geomUnknown {
+				gt = geomLine
+			}
+		}
+	case orb.Ring:
+		gt = g.polygon(orb.Polygon{geom}, tr)
+	case orb.Bound:
+		gt = g.polygon(geom.ToPolygon(), tr)
+	case orb.Polygon:
+		gt = g.polygon(geom, tr)
+	case orb.MultiPolygon:
+		for _, p := range geom {
+			if g.polygon(p, tr) != geomUnknown {
+				gt = geomPolygon
+			}
+		}
+	}
+	// nil, an empty geometry and a Collection (MVT has no mixed type).
+	return gt, g.cmds
+}
+
+func (g *geomBuilder) points(ps []orb.Point, tr transform) geomType {
+	pts := g.pts[:0]
+	for _, p := range ps {
+		q := tr.apply(p)
+		if !g.box.Contains(q) {
+			continue
+		}
+		ip := quantise(q)
+		if len(pts) > 0 && pts[len(pts)-1] == ip {
+			continue
+		}
+		pts = append(pts, ip)
+	}
+	g.pts = pts
+	if len(pts) == 0 {
+		return geomUnknown
+	}
+	g.command(cmdMoveTo, len(pts))
+	g.params(pts)
+	return geomPoint
+}
+
+// toTile copies a path into g.path in tile coordinates, with its bound.
+func (g *geomBuilder) toTile(ps []orb.Point, tr transform) ([]orb.Point, orb.Bound) {
+	path := g.path[:0]
+	b := orb.Bound{Min: orb.Point{math.Inf(1), math.Inf(1)}, Max: orb.Point{math.Inf(-1), math.Inf(-1)}}
+	for _, p := range ps {
+		q := tr.apply(p)
+		b.Min[0], b.Min[1] = min(b.Min[0], q[0]), min(b.Min[1], q[1])
+		b.Max[0], b.Max[1] = max(b.Max[0], q[0]), max(b.Max[1], q[1])
+		path = append(path, q)
+	}
+	g.path = path
+	return path, b
+}
+
+func (g *geomBuilder) inside(b orb.Bound) bool {
+	return b.Min[0] >= g.box.Min[0] && b.Min[1] >= g.box.Min[1] && b.Max[0] <= g.box.Max[0] && b.Max[1] <= g.box.Max[1]
+}
+
+func (g *geomBuilder) line(ls orb.LineString, tr transform) geomType {
+	if len(ls) < 2 {
+		return geomUnknown
+	}
+	path, b := g.toTile(ls, tr)
+	if !g.box.Intersects(b) {
+		return geomUnknown
+	}
+	parts := orb.MultiLineString{orb.LineString(path)}
+	if !g.inside(b) {
+		parts = clip.LineString(g.box, orb.LineString(path))
+	}
+	gt := geomUnknown
+	for _, part := range parts {
+		if g.dp != nil {
+			part = g.dp.LineString(part)
+		}
+		pts := g.quantiseLine(part)
+		if len(pts) < 2 {
+			continue
+		}
+		g.command(cmdMoveTo, 1)
+		g.params(pts[:1])
+		g.command(cmdLineTo, len(pts)-1)
+		g.params(pts[1:])
+		gt = geomLine
+	}
+	return gt
+}
+
+// polygon encodes one polygon: its exterior, then its holes. A polygon
+// whose exterior leaves nothing is dropped with its holes.
+func (g *geomBuilder) polygon(p orb.Polygon, tr transform) geomType {
+	for i, r := range p {
+		if !g.ring(r, tr, i == 0) && i == 0 {
+			return geomUnknown
+		}
+	}
+	if len(p) == 0 {
+		return geomUnknown
+	}
+	return geomPolygon
+}
+
+// ring encodes one ring wound as an exterior or an interior; false when
+// it leaves nothing.
+func (g *geomBuilder) ring(r orb.Ring, tr transform, exterior bool) bool {
+	if len(r) < 3 {
+		return false
+	}
+	path, b := g.toTile(r, tr)
+	if !g.box.Intersects(b) {
+		return false
+	}
+	ring := orb.Ring(path)
+	if !g.inside(b) {
+		// clip.Ring uses its input as scratch space: path is ours.
+		ring = clip.Ring(g.box, ring)
+	}
+	if g.dp != nil && len(ring) > 4 {
+		ring = g.dp.Ring(ring)
+	}
+	pts := g.quantiseRing(ring)
+	if len(pts) < 3 {
+		return false
+	}
+	a := area2(pts)
+	if a == 0 {
+		return false
+	}
+	if (a > 0) != exterior {
+		slices.Reverse(pts[1:])
+	}
+	g.command(cmdMoveTo, 1)
+	g.params(pts[:1])
+	g.command(cmdLineTo, len(pts)-1)
+	g.params(pts[1:])
+	g.command(cmdClosePath, 1)
+	return true
+}
+
+func quantise(p orb.Point) ipt {
+	return ipt{int32(math.Round(p[0])), int32(math.Round(p[1]))}
+}
+
+// cross is the cross product of ab and bc (twice the signed area of abc).
+func cross(a, b, c ipt) int64 {
+	return int64(b.x-a.x)*int64(c.y-b.y) - int64(b.y-a.y)*int64(c.x-b.x)
+}
+
+// quantiseLine rounds a line and drops repeated points and points in the
+// middle of a straight run; a backtrack is kept, since it is drawn.
+func (g *geomBuilder) quantiseLine(ls orb.LineString) []ipt {
+	pts := g.pts[:0]
+	for _, p := range ls {
+		q := quantise(p)
+		n := len(pts)
+		if n > 0 && pts[n-1] == q {
+			continue
+		}
+		if n >= 2 {
+			a, b := pts[n-2], pts[n-1]
+			dot := int64(b.x-a.x)*int64(q.x-b.x) + int64(b.y-a.y)*int64(q.y-b.y)
+			if cross(a, b, q) == 0 && dot > 0 {
+				pts[n-1] = q
+				continue
+			}
+		}
+		pts = append(pts, q)
+	}
+	g.pts = pts
+	return pts
+}
+
+// quantiseRing rounds a ring (open: without its closing point) and drops
+// repeated points, collinear points and zero-width spikes, across the
+// ring's seam too.
+func (g *geomBuilder) quantiseRing(r orb.Ring) []ipt {
+	pts := g.pts[:0]
+	for _, p := range r {
+		pts = append(pts, quantise(p))
+		for {
+			n := len(pts)
+			if n >= 2 && pts[n-1] == pts[n-2] {
+				pts = pts[:n-1]
+			} else if n >= 3 && cross(pts[n-3], pts[n-2], pts[n-1]) == 0 {
+				pts[n-2] = pts[n-1]
+				pts = pts[:n-1]
+			} else {
+				break
+			}
+		}
+	}
+	g.pts = pts
+	start := 0
+	for len(pts)-start >= 3 {
+		n := len(pts)
+		switch {
+		case pts[n-1] == pts[start]:
+			pts = pts[:n-1]
+		case cross(pts[n-2], pts[n-1], pts[start]) == 0:
+			pts = pts[:n-1]
+		case cross(pts[n-1], pts[start], pts[start+1]) == 0:
+			start++
+		default:
+			return pts[start:]
+		}
+	}
+	return nil
+}
+
+// area2 is twice the ring's area by the surveyor's formula, in tile
+// coordinates: positive for an exterior ring as MVT 2.1 §4.3.4.4 wants.
+func area2(pts []ipt) int64 {
+	var s int64
+	for i, p := range pts {
+		q := pts[(i+1)%len(pts)]
+		s += int64(p.x)*int64(q.y) - int64(q.x)*int64(p.y)
+	}
+	return s
+}
+
+func (g *geomBuilder) command(id, count int) {
+	g.cmds = append(g.cmds, uint32(count)<<3|uint32(id))
+}
+
+func (g *geomBuilder) params(pts []ipt) {
+	for _, p := range pts {
+		dx, dy := p.x-g.cx, p.y-g.cy
+		g.cmds = append(g.cmds, uint32((dx<<1)^(dx>>31)), uint32((dy<<1)^(dy>>31)))
+		g.cx, g.cy = p.x, p.y
+	}
+}
