@@ -14,6 +14,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/admincred"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
 // embeddedDefault loads the configuration of `mapfarm serve` with nothing set: embedded Redis,
@@ -42,7 +43,7 @@ func embeddedDefault(t *testing.T, state string) *config.Config {
 func TestAdminCredentialMadeAtStart(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	cfg := embeddedDefault(t, state)
-	var logs strings.Builder
+	var logs testenv.LogBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	urlc := make(chan string, 1)
