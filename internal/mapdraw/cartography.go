@@ -16,7 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // Drawing is what a request changes of how one layer is drawn: its LayerDrawingDescription
@@ -27,9 +27,9 @@ import (
 // plain types (task.Drawing), converted both ways in payload.go.
 type Drawing struct {
 	// Renderer replaces the layer's renderer when not nil.
-	Renderer *servicedef.Renderer
+	Renderer *symbology.Renderer
 	// Labels replace the layer's label classes when not nil (empty: no labels).
-	Labels []servicedef.Label
+	Labels []symbology.Label
 	// Transparency is the layer's transparency in percent, 0 (opaque) to 100 (invisible).
 	Transparency float64
 	// ScaleSymbols, when not nil, replaces the layer's scaleSymbols (LayerDescription and
@@ -41,12 +41,12 @@ type Drawing struct {
 	// (or the map's) or with SelectionSymbol.
 	Selection       []int64
 	SelectionColor  *color.NRGBA
-	SelectionSymbol *servicedef.Symbol
+	SelectionSymbol *symbology.Symbol
 	// BufferDistance, in map units, with ShowBuffer draws a buffer around each selected feature
 	// with BufferSymbol (a fill; default the selection colour at 50% opacity) under the selection.
 	BufferDistance float64
 	ShowBuffer     bool
-	BufferSymbol   *servicedef.Symbol
+	BufferSymbol   *symbology.Symbol
 }
 
 // IsZero reports whether d changes nothing (an empty, non-nil Labels does: it removes the labels).
@@ -335,7 +335,7 @@ const (
 type Graphic struct {
 	Kind   GraphicKind
 	Parts  [][][2]float64
-	Symbol *servicedef.Symbol
+	Symbol *symbology.Symbol
 	Text   string
 	Font   *GraphicFont
 	// Align anchors text: horizontally 0 left, 0.5 centre, 1 right; vertically 0 the first
@@ -348,10 +348,10 @@ type Graphic struct {
 // Sans in its weight, slant and decorations, see render.Fonts) with its colour, halo and
 // background box.
 type GraphicFont struct {
-	servicedef.Font
-	Color servicedef.Color
-	Halo  *servicedef.Halo
-	Back  *servicedef.Color // a background box colour
+	symbology.Font
+	Color symbology.Color
+	Halo  *symbology.Halo
+	Back  *symbology.Color // a background box colour
 }
 
 // DrawGraphics draws graphics over a map drawn for v, on s; fonts draws character markers.
@@ -364,7 +364,7 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 		}
 		switch g.Kind {
 		case GraphicMarker:
-			sym := &servicedef.Symbol{Type: servicedef.SimpleMarker, Color: servicedef.Color{A: 255}, Size: 8}
+			sym := &symbology.Symbol{Type: symbology.SimpleMarker, Color: symbology.Color{A: 255}, Size: 8}
 			if g.Symbol != nil {
 				sym = g.Symbol
 			}
@@ -392,9 +392,9 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 			sym := g.Symbol
 			if sym == nil {
 				if closed {
-					sym = &servicedef.Symbol{Type: servicedef.SimpleFill, Color: servicedef.Color{A: 255}}
+					sym = &symbology.Symbol{Type: symbology.SimpleFill, Color: symbology.Color{A: 255}}
 				} else {
-					sym = &servicedef.Symbol{Type: servicedef.SimpleLine, Color: servicedef.Color{A: 255}, Width: 1}
+					sym = &symbology.Symbol{Type: symbology.SimpleLine, Color: symbology.Color{A: 255}, Width: 1}
 				}
 			}
 			rs := convertSymbol(sym)
@@ -435,7 +435,7 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 // Align (0 left, 0.5 centre, 1 right; vertically 0 baseline of the first line, 1 top, -1 bottom,
 // 0.5 centre of the block).
 func drawGraphicText(s render.Surface, g Graphic, v render.View, px func([2]float64) (float64, float64)) {
-	f := GraphicFont{Font: servicedef.Font{Size: 10}, Color: servicedef.Color{A: 255}}
+	f := GraphicFont{Font: symbology.Font{Size: 10}, Color: symbology.Color{A: 255}}
 	if g.Font != nil {
 		f = *g.Font
 	}
@@ -494,7 +494,7 @@ type Patch struct {
 // a rectangle for fills, a horizontal line for lines, a marker in the middle for points (or the
 // patch's shape for fills and lines, when patch is not nil), on a transparent background, encoded in
 // f.
-func Swatch(ctx context.Context, r *render.Renderer, sym *servicedef.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format, patch *Patch) ([]byte, error) {
+func Swatch(ctx context.Context, r *render.Renderer, sym *symbology.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format, patch *Patch) ([]byte, error) {
 	v := render.View{Extent: orb.Bound{Max: orb.Point{float64(w), float64(h)}}, Width: w, Height: h, DPI: dpi}
 	rs := convertSymbol(sym)
 	var geom orb.Geometry
@@ -556,8 +556,8 @@ func reprojectGeom(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
 }
 
 // FillColor is the colour a fill symbol paints (a picture fill's average colour), for backgrounds.
-func FillColor(s *servicedef.Symbol) color.NRGBA {
-	if s.Type == servicedef.PictureFill {
+func FillColor(s *symbology.Symbol) color.NRGBA {
+	if s.Type == symbology.PictureFill {
 		return pictureColor(s)
 	}
 	return convertSymbol(s).Fill

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
@@ -108,7 +108,7 @@ func TestNoDrawingTravelsAsNil(t *testing.T) {
 	if !zero.IsZero() {
 		t.Error("zero drawing is not IsZero")
 	}
-	off := mapdraw.Drawing{Labels: []servicedef.Label{}}
+	off := mapdraw.Drawing{Labels: []symbology.Label{}}
 	if off.IsZero() {
 		t.Error("labels turned off reads as no change")
 	}
