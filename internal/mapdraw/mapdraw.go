@@ -4,12 +4,12 @@
 // definition expressions), draws and encodes. Workers call it for ExportMapImage; legends and
 // tiles will too.
 //
-// A drawing has one model: the service definition's symbology types (symbology.Symbol,
-// Renderer, Label, Font, Color), which a layer's definition holds, which a request's
-// overrides (Drawing, Graphic) hold too once the SOAP and REST front ends have decoded them,
-// and which convertSymbol turns into the renderer's resolved render.Symbol as the map is
-// drawn. The one other form is the queue's: the task payload keeps plain types of its own so
-// that its format stays stable, converted both ways in payload.go.
+// A drawing has one model, package symbology: the symbols, renderers and label classes a
+// layer's definition holds, and the overrides (symbology.Drawing) and custom graphics
+// (symbology.Graphic) of a request once a front end has decoded them. convertSymbol,
+// labelStyle and labelPlacement turn it into the renderer's resolved render.Symbol and label
+// styles as the map is drawn. The one other form is the queue's: the task payload keeps plain
+// types of its own so that its format stays stable, converted both ways in payload.go.
 package mapdraw
 
 import (
@@ -41,7 +41,7 @@ type LayerState struct {
 	ShowLabels           bool
 	DefinitionExpression string
 	// Drawing holds the request's drawing description and selection (see cartography.go).
-	Drawing
+	symbology.Drawing
 }
 
 // Request is one drawing of a map.
@@ -58,7 +58,7 @@ type Request struct {
 	// SelectionColor is the map's selection colour, for layers without their own; nil is cyan.
 	SelectionColor *color.NRGBA
 	// Graphics are drawn over the map (the MapDescription's CustomGraphics).
-	Graphics []Graphic
+	Graphics []symbology.Graphic
 	// SR is the system the map is drawn in (View's extent is in it) when it is not the map's
 	// own; the zero SR means the map's. Data are clipped to what the system can show and
 	// projected on the fly (projection.go).
@@ -259,7 +259,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 		symbols[s] = &rs
 		return &rs
 	}
-	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Opacity: st.opacity()}
+	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Opacity: st.Opacity()}
 	if rd.Type == symbology.SimpleRenderer || rd.Type == "" {
 		if rd.Symbol != nil {
 			rl.Symbol = convertSymbol(rd.Symbol).Scaled(f)

@@ -48,7 +48,7 @@ func RequestFromPayload(m *catalog.Map, job task.ExportMap, format render.Format
 }
 
 // DrawingPayload is d in the task payload's form (nil for nil).
-func DrawingPayload(d *Drawing) *task.Drawing {
+func DrawingPayload(d *symbology.Drawing) *task.Drawing {
 	if d == nil {
 		return nil
 	}
@@ -73,11 +73,11 @@ func DrawingPayload(d *Drawing) *task.Drawing {
 }
 
 // DrawingFromPayload is the Drawing a payload describes (nil for nil).
-func DrawingFromPayload(p *task.Drawing) *Drawing {
+func DrawingFromPayload(p *task.Drawing) *symbology.Drawing {
 	if p == nil {
 		return nil
 	}
-	d := &Drawing{
+	d := &symbology.Drawing{
 		Renderer:        rendererFromPayload(p.Renderer),
 		Transparency:    p.Transparency,
 		ScaleSymbols:    p.ScaleSymbols,
@@ -98,7 +98,7 @@ func DrawingFromPayload(p *task.Drawing) *Drawing {
 }
 
 // GraphicsPayload is gs in the task payload's form.
-func GraphicsPayload(gs []Graphic) []task.Graphic {
+func GraphicsPayload(gs []symbology.Graphic) []task.Graphic {
 	if gs == nil {
 		return nil
 	}
@@ -116,15 +116,15 @@ func GraphicsPayload(gs []Graphic) []task.Graphic {
 }
 
 // GraphicsFromPayload is the graphics a payload describes.
-func GraphicsFromPayload(ps []task.Graphic) []Graphic {
+func GraphicsFromPayload(ps []task.Graphic) []symbology.Graphic {
 	if ps == nil {
 		return nil
 	}
-	out := make([]Graphic, len(ps))
+	out := make([]symbology.Graphic, len(ps))
 	for i, p := range ps {
-		out[i] = Graphic{Kind: GraphicKind(p.Kind), Parts: p.Parts, Symbol: symbolFromPayload(p.Symbol), Text: p.Text, Align: p.Align, Angle: p.Angle}
+		out[i] = symbology.Graphic{Kind: symbology.GraphicKind(p.Kind), Parts: p.Parts, Symbol: symbolFromPayload(p.Symbol), Text: p.Text, Align: p.Align, Angle: p.Angle}
 		if f := p.Font; f != nil {
-			out[i].Font = &GraphicFont{
+			out[i].Font = &symbology.GraphicFont{
 				Font:  fontFromPayload(f.Font),
 				Color: colorFromPayload(f.Color), Halo: haloFromPayload(f.Halo), Back: colorPtrFromPayload(f.Back),
 			}

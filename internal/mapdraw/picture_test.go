@@ -147,7 +147,7 @@ func TestSymbolScale(t *testing.T) {
 		{"no scale", 1e6, true, nil, 0, 1},
 	} {
 		m.Def.ReferenceScale, l.Def.ScaleSymbols = c.ref, c.layer
-		if got := SymbolScale(m, l, LayerState{Drawing: Drawing{ScaleSymbols: c.req}}, c.scale); got != c.want {
+		if got := SymbolScale(m, l, LayerState{Drawing: symbology.Drawing{ScaleSymbols: c.req}}, c.scale); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -438,9 +438,9 @@ func placementOut(p symbology.LabelPlacement, gt feature.GeometryType) gisxml.La
 }
 
 // drawingOf reads what a LayerDescription changes of how its layer is drawn; nil when nothing.
-func drawingOf(ld *gisxml.LayerDescription, l *catalog.Layer, i int) (*mapdraw.Drawing, error) {
+func drawingOf(ld *gisxml.LayerDescription, l *catalog.Layer, i int) (*symbology.Drawing, error) {
 	what := fmt.Sprintf("LayerDescriptions[%d]", i)
-	d := &mapdraw.Drawing{}
+	d := &symbology.Drawing{}
 	changed := false
 	if dd, ok := ld.DrawingDescription.(*gisxml.FeatureLayerDrawingDescription); ok && dd != nil {
 		r, err := rendererIn(dd.FeatureRenderer, l, what+"/DrawingDescription/FeatureRenderer")
@@ -539,8 +539,8 @@ func fitsGeometry(r *symbology.Renderer, l *catalog.Layer, what string) error {
 
 // graphicsIn converts CustomGraphics to graphics in map coordinates (groups flattened; rectangles,
 // circles and ellipses as polygons inscribed in their envelope).
-func graphicsIn(els gisxml.ArrayOfGraphicElement, what string) ([]mapdraw.Graphic, error) {
-	var out []mapdraw.Graphic
+func graphicsIn(els gisxml.ArrayOfGraphicElement, what string) ([]symbology.Graphic, error) {
+	var out []symbology.Graphic
 	for i, el := range els {
 		w := fmt.Sprintf("%s[%d]", what, i)
 		gs, err := graphicIn(el, w)
@@ -552,7 +552,7 @@ func graphicsIn(els gisxml.ArrayOfGraphicElement, what string) ([]mapdraw.Graphi
 	return out, nil
 }
 
-func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
+func graphicIn(el gisxml.GraphicElement, w string) ([]symbology.Graphic, error) {
 	symOf := func(s gisxml.Symbol) (*symbology.Symbol, error) {
 		if s == nil {
 			return nil, nil
@@ -571,7 +571,7 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		return og.Bound(), nil
 	}
 	// pathGraphic is a graphic of kind k along the paths or rings of a line or polygon element.
-	pathGraphic := func(k mapdraw.GraphicKind, g gisxml.GeometryKind, name string, s gisxml.Symbol) ([]mapdraw.Graphic, error) {
+	pathGraphic := func(k symbology.GraphicKind, g gisxml.GeometryKind, name string, s gisxml.Symbol) ([]symbology.Graphic, error) {
 		og, err := geom(g, name)
 		if err != nil {
 			return nil, err
@@ -580,7 +580,7 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []mapdraw.Graphic{{Kind: k, Parts: partsOf(og), Symbol: sym}}, nil
+		return []symbology.Graphic{{Kind: k, Parts: partsOf(og), Symbol: sym}}, nil
 	}
 	switch e := el.(type) {
 	case *gisxml.MarkerElement:
@@ -592,11 +592,11 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{p}}, Symbol: sym}}, nil
+		return []symbology.Graphic{{Kind: symbology.GraphicMarker, Parts: [][][2]float64{{p}}, Symbol: sym}}, nil
 	case *gisxml.LineElement:
-		return pathGraphic(mapdraw.GraphicLine, e.Line, "Line", e.Symbol)
+		return pathGraphic(symbology.GraphicLine, e.Line, "Line", e.Symbol)
 	case *gisxml.PolygonElement:
-		return pathGraphic(mapdraw.GraphicPolygon, e.Polygon, "Polygon", e.Symbol)
+		return pathGraphic(symbology.GraphicPolygon, e.Polygon, "Polygon", e.Symbol)
 	case *gisxml.RectangleElement, *gisxml.CircleElement, *gisxml.EllipseElement:
 		var rect gisxml.GeometryKind
 		var s gisxml.Symbol
@@ -633,7 +633,7 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		} else {
 			ring = [][2]float64{{b.Min[0], b.Min[1]}, {b.Max[0], b.Min[1]}, {b.Max[0], b.Max[1]}, {b.Min[0], b.Max[1]}, {b.Min[0], b.Min[1]}}
 		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicPolygon, Parts: [][][2]float64{ring}, Symbol: sym}}, nil
+		return []symbology.Graphic{{Kind: symbology.GraphicPolygon, Parts: [][][2]float64{ring}, Symbol: sym}}, nil
 	case *gisxml.TextElement:
 		return textGraphic(str(e.Text), e.TextGeometry, e.Symbol, w, false)
 	case *gisxml.ParagraphTextElement:
@@ -645,12 +645,12 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 }
 
 // textGraphic anchors text at a point, or for paragraph text in an envelope at its top left.
-func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, paragraph bool) ([]mapdraw.Graphic, error) {
+func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, paragraph bool) ([]symbology.Graphic, error) {
 	og, _, err := operation.GeometryIn(g, w+"/TextGeometry")
 	if err != nil {
 		return nil, err
 	}
-	gr := mapdraw.Graphic{Kind: mapdraw.GraphicText, Text: text}
+	gr := symbology.Graphic{Kind: symbology.GraphicText, Text: text}
 	b := og.Bound()
 	if p, ok := og.(orb.Point); ok {
 		gr.Parts = [][][2]float64{{p}}
@@ -661,7 +661,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 		gr.Parts = [][][2]float64{{b.Center()}}
 		gr.Align = [2]float64{0.5, 0.5}
 	}
-	font := &mapdraw.GraphicFont{Font: symbology.Font{Size: 10}, Color: symbology.Color{A: 255}}
+	font := &symbology.GraphicFont{Font: symbology.Font{Size: 10}, Color: symbology.Color{A: 255}}
 	switch ts := s.(type) {
 	case *gisxml.TextSymbol:
 		if font.Color, err = sdColor(ts.Color, font.Color); err != nil {
@@ -743,7 +743,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 	if strings.TrimSpace(gr.Text) == "" {
 		return nil, nil
 	}
-	return []mapdraw.Graphic{gr}, nil
+	return []symbology.Graphic{gr}, nil
 }
 
 // partsOf returns the paths or rings of a line or polygon geometry.
