@@ -361,38 +361,6 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 }
 
-func TestParseLabelExpression(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []symbology.TextPart
-		err  bool
-	}{
-		{"[NAME]", []symbology.TextPart{{Field: "NAME"}}, false},
-		{"Pop: [POP] people", []symbology.TextPart{{Literal: "Pop: "}, {Field: "POP"}, {Literal: " people"}}, false},
-		{"[[x]]", []symbology.TextPart{{Literal: "[x]"}}, false},
-		{"[NAME", nil, true},
-		{"a]", nil, true},
-		{"[]", nil, true},
-		{"", nil, true},
-	}
-	for _, tc := range tests {
-		got, err := symbology.ParseLabelExpression(tc.in)
-		if (err != nil) != tc.err {
-			t.Errorf("%q: err = %v", tc.in, err)
-			continue
-		}
-		if len(got) != len(tc.want) {
-			t.Errorf("%q: got %+v, want %+v", tc.in, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("%q: got %+v, want %+v", tc.in, got, tc.want)
-			}
-		}
-	}
-}
-
 // TestDocsExample keeps the example in docs/service-definitions.md valid.
 func TestDocsExample(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "service-definitions.md"))
