@@ -542,7 +542,7 @@ func labelPlacement(p symbology.LabelPlacement) render.LabelPlacement {
 	return out
 }
 
-// fontStyle is the renderer's style of a service-definition font.
+// fontStyle is the renderer's style of a label's font.
 func fontStyle(f symbology.Font) render.FontStyle {
 	return render.FontStyle{Bold: f.Bold, Italic: f.Italic, Underline: f.Underline, Strikethrough: f.Strikethrough}
 }
@@ -565,7 +565,7 @@ var markers = map[symbology.MarkerStyle]render.MarkerStyle{
 	symbology.MarkerCross: render.MarkerCross, symbology.MarkerX: render.MarkerX, symbology.MarkerDiamond: render.MarkerDiamond,
 }
 
-// convertSymbol turns a service-definition symbol into the renderer's.
+// convertSymbol turns a symbol of the model (package symbology) into the renderer's.
 func convertSymbol(s *symbology.Symbol) *render.Symbol {
 	rs := &render.Symbol{}
 	outline := func(o *symbology.Outline) {

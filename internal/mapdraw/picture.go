@@ -17,7 +17,7 @@ import (
 
 // This file turns picture symbols (PictureMarkerSymbol, PictureFillSymbol) into the renderer's
 // pictures and patterns: decoding with limits, the transparent colour, the two colours of 1-bit
-// pictures, and the sizes in points (servicedef/picture.go says what each field means).
+// pictures, and the sizes in points (symbology/picture.go says what each field means).
 
 // MaxPictureSide is the largest width or height, in pixels, of a picture symbol's image, so a
 // picture holds at most 1024 × 1024 = 1,048,576 pixels (4 MiB decoded): pictures come from

@@ -21,9 +21,10 @@ import (
 )
 
 // This file converts symbols, renderers, drawing descriptions and custom graphics between the
-// schema's types and the service definition's, in both directions: requests bring
-// LayerDrawingDescriptions and graphics to draw (…In), GetDefaultLayerDrawingDescriptions
-// describes the catalog's renderers (…Out).
+// schema's types and the one model of a drawing (package symbology), in both directions:
+// requests bring LayerDrawingDescriptions and graphics to draw (…In, once, into a
+// symbology.Drawing or symbology.Graphic), GetDefaultLayerDrawingDescriptions describes the
+// catalog's renderers (…Out).
 
 var fillStylesIn = map[gisxml.SimpleFillStyle]symbology.FillStyle{
 	gisxml.SFSSolid: symbology.FillSolid, gisxml.SFSNull: symbology.FillNull, gisxml.SFSHorizontal: symbology.FillHorizontal,
@@ -361,7 +362,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 	return out, nil
 }
 
-// The label placement types of the schema and the service definition's placements, both ways
+// The label placement types of the schema and the model's placements (symbology.LabelPlacement), both ways
 // (docs/cartography.md, "Label placement"). A point type is one position; a line type is a side
 // (Above, Below, Center: on the line) and a position along the line (Along: the middle; Start and
 // Before: the start; End and After: the end); the one polygon type is horizontal.
