@@ -43,7 +43,8 @@ var markerStylesIn = map[gisxml.SimpleMarkerStyle]symbology.MarkerStyle{
 	gisxml.SMSX: symbology.MarkerX, gisxml.SMSDiamond: symbology.MarkerDiamond,
 }
 
-func sdColor(c gisxml.Color, def symbology.Color) (symbology.Color, error) {
+// colorIn is a schema colour as the model's; def when c is nil.
+func colorIn(c gisxml.Color, def symbology.Color) (symbology.Color, error) {
 	if c == nil {
 		return def, nil
 	}
@@ -65,7 +66,7 @@ func symbolIn(s gisxml.Symbol, what string) (*symbology.Symbol, error) {
 		if out.FillStyle == "" {
 			out.FillStyle = symbology.FillSolid
 		}
-		if out.Color, err = sdColor(v.Color, black); err != nil {
+		if out.Color, err = colorIn(v.Color, black); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if out.Outline, err = outlineIn(v.Outline, what+"/Outline"); err != nil {
@@ -80,7 +81,7 @@ func symbolIn(s gisxml.Symbol, what string) (*symbology.Symbol, error) {
 		out.XScale, out.YScale = deref(v.XScale), deref(v.YScale)
 		out.XSeparation, out.YSeparation = deref(v.XSeparation), deref(v.YSeparation)
 		out.Angle, out.XOffset, out.YOffset = deref(v.Angle), deref(v.XOffset), deref(v.YOffset)
-		if out.Color, err = sdColor(v.Color, symbology.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
+		if out.Color, err = colorIn(v.Color, symbology.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if err := pictureStyleIn(&out.PictureStyle, v.FgColor, v.Color, v.BgColor, v.BitmapTransColor, v.Swap1BitColor, what); err != nil {
@@ -94,7 +95,7 @@ func symbolIn(s gisxml.Symbol, what string) (*symbology.Symbol, error) {
 		if out.LineStyle == "" {
 			out.LineStyle = symbology.LineSolid
 		}
-		if out.Color, err = sdColor(v.Color, black); err != nil {
+		if out.Color, err = colorIn(v.Color, black); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 	case *gisxml.SimpleMarkerSymbol:
@@ -103,11 +104,11 @@ func symbolIn(s gisxml.Symbol, what string) (*symbology.Symbol, error) {
 		if out.MarkerStyle == "" {
 			out.MarkerStyle = symbology.MarkerCircle
 		}
-		if out.Color, err = sdColor(v.Color, black); err != nil {
+		if out.Color, err = colorIn(v.Color, black); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if v.Outline && v.OutlineSize > 0 {
-			oc, err := sdColor(v.OutlineColor, black)
+			oc, err := colorIn(v.OutlineColor, black)
 			if err != nil {
 				return nil, operation.Invalid("%s/OutlineColor: %v", what, err)
 			}
@@ -120,7 +121,7 @@ func symbolIn(s gisxml.Symbol, what string) (*symbology.Symbol, error) {
 		out.Type, out.Picture, out.Size, out.Width = symbology.PictureMarker, v.Picture, v.Size, deref(v.Width)
 		out.XScale, out.YScale = v.XScale, v.YScale
 		out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
-		if out.Color, err = sdColor(v.Color, symbology.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
+		if out.Color, err = colorIn(v.Color, symbology.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if err := pictureStyleIn(&out.PictureStyle, v.FgColor, v.Color, v.BgColor, v.BitmapTransColor, v.Swap1BitColor, what); err != nil {
@@ -160,7 +161,7 @@ func outlineIn(ls gisxml.LineSymbol, what string) (*symbology.Outline, error) {
 		return nil, nil
 	}
 	f := ls.LineSymbolPart()
-	c, err := sdColor(f.Color, symbology.Color{A: 255})
+	c, err := colorIn(f.Color, symbology.Color{A: 255})
 	if err != nil {
 		return nil, operation.Invalid("%s/Color: %v", what, err)
 	}
@@ -329,7 +330,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			lb.MaxScale = *lc.MaximumScale
 		}
 		if ts := lc.Symbol; ts != nil {
-			if lb.Color, err = sdColor(ts.Color, lb.Color); err != nil {
+			if lb.Color, err = colorIn(ts.Color, lb.Color); err != nil {
 				return nil, operation.Invalid("%s/Symbol/Color: %v", w, err)
 			}
 			if ts.Size != nil && *ts.Size > 0 {
@@ -343,7 +344,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			}
 			simpleTextFont(ts, &lb.Font)
 			if ts.OutlineColor != nil {
-				hc, err := sdColor(ts.OutlineColor, symbology.Color{R: 255, G: 255, B: 255, A: 255})
+				hc, err := colorIn(ts.OutlineColor, symbology.Color{R: 255, G: 255, B: 255, A: 255})
 				if err != nil {
 					return nil, operation.Invalid("%s/Symbol/OutlineColor: %v", w, err)
 				}
@@ -665,7 +666,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 	font := &symbology.GraphicFont{Font: symbology.Font{Size: 10}, Color: symbology.Color{A: 255}}
 	switch ts := s.(type) {
 	case *gisxml.TextSymbol:
-		if font.Color, err = sdColor(ts.Color, font.Color); err != nil {
+		if font.Color, err = colorIn(ts.Color, font.Color); err != nil {
 			return nil, operation.Invalid("%s/Symbol/Color: %v", w, err)
 		}
 		if ts.Size > 0 {
@@ -699,7 +700,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			gr.Text = ts.Text
 		}
 	case *gisxml.SimpleTextSymbol:
-		if font.Color, err = sdColor(ts.Color, font.Color); err != nil {
+		if font.Color, err = colorIn(ts.Color, font.Color); err != nil {
 			return nil, operation.Invalid("%s/Symbol/Color: %v", w, err)
 		}
 		if ts.Size != nil && *ts.Size > 0 {
@@ -711,7 +712,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			gr.Angle = *ts.Angle
 		}
 		if ts.OutlineColor != nil {
-			hc, err := sdColor(ts.OutlineColor, symbology.Color{R: 255, G: 255, B: 255, A: 255})
+			hc, err := colorIn(ts.OutlineColor, symbology.Color{R: 255, G: 255, B: 255, A: 255})
 			if err != nil {
 				return nil, operation.Invalid("%s/Symbol/OutlineColor: %v", w, err)
 			}
@@ -722,7 +723,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			font.Halo = &symbology.Halo{Color: hc, Width: hw}
 		}
 		if ts.BackgroundColor != nil {
-			bc, err := sdColor(ts.BackgroundColor, symbology.Color{})
+			bc, err := colorIn(ts.BackgroundColor, symbology.Color{})
 			if err != nil {
 				return nil, operation.Invalid("%s/Symbol/BackgroundColor: %v", w, err)
 			}
@@ -785,7 +786,7 @@ func characterIn(v *gisxml.CharacterMarkerSymbol, out *symbology.Symbol, what st
 	out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
 	out.CharacterFont = symbology.Font{Family: str(v.FontName), Bold: fontWeightBold(v.FontWeight), Italic: isTrue(v.FontItalic)}
 	var err error
-	if out.Color, err = sdColor(v.Color, symbology.Color{A: 255}); err != nil {
+	if out.Color, err = colorIn(v.Color, symbology.Color{A: 255}); err != nil {
 		return operation.Invalid("%s/Color: %v", what, err)
 	}
 	return nil

@@ -336,7 +336,7 @@ func pictureStyleIn(ps *symbology.PictureStyle, fg, col, bg, trans gisxml.Color,
 		if c == nil {
 			return nil, nil
 		}
-		v, err := sdColor(c, symbology.Color{})
+		v, err := colorIn(c, symbology.Color{})
 		if err != nil {
 			return nil, operation.Invalid("%s/%s: %v", what, name, err)
 		}
