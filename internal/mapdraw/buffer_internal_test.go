@@ -12,6 +12,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // TestBufferLayerDistance: a selection buffer distance that is not finite, negative or longer
@@ -26,7 +27,7 @@ func TestBufferLayerDistance(t *testing.T) {
 		{math.NaN(), false}, {math.Inf(1), false}, {-1, false}, {5000.001, false}, {1e308, false},
 		{0, true}, {100, true}, {5000, true},
 	} {
-		_, err := bufferLayer(fs, LayerState{Drawing: Drawing{ShowBuffer: true, BufferDistance: tc.d}}, color.NRGBA{0, 255, 255, 255}, v)
+		_, err := bufferLayer(fs, LayerState{Drawing: symbology.Drawing{ShowBuffer: true, BufferDistance: tc.d}}, color.NRGBA{0, 255, 255, 255}, v)
 		var bad *ErrBadRequest
 		if tc.ok && err != nil || !tc.ok && !errors.As(err, &bad) {
 			t.Errorf("distance %g: err = %v, want ok %v", tc.d, err, tc.ok)
@@ -53,7 +54,7 @@ func TestBufferLayerBounded(t *testing.T) {
 	}
 	d := MaxBufferDistance(v.Extent)
 	start := time.Now()
-	l, err := bufferLayer(fs, LayerState{Drawing: Drawing{ShowBuffer: true, BufferDistance: d}}, color.NRGBA{255, 0, 0, 255}, v)
+	l, err := bufferLayer(fs, LayerState{Drawing: symbology.Drawing{ShowBuffer: true, BufferDistance: d}}, color.NRGBA{255, 0, 0, 255}, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func BenchmarkBufferLayerWidest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	state := LayerState{Drawing: Drawing{ShowBuffer: true, BufferDistance: MaxBufferDistance(v.Extent)}}
+	state := LayerState{Drawing: symbology.Drawing{ShowBuffer: true, BufferDistance: MaxBufferDistance(v.Extent)}}
 	for b.Loop() {
 		l, err := bufferLayer(fs, state, color.NRGBA{255, 0, 0, 255}, v)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"reflect"
 	"strings"
 
 	"github.com/paulmach/orb"
@@ -16,46 +15,8 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
-
-// Drawing is what a request changes of how one layer is drawn: its LayerDrawingDescription
-// (renderer, labels, transparency) and its selection. The zero value changes nothing. Its
-// symbols, renderer and labels are the service definition's own types, the one model of a
-// drawing that the layer's definition, a request's overrides and the renderer's conversion
-// (convertSymbol) share. It does not travel in the farm's task payload: the payload has its own
-// plain types (task.Drawing), converted both ways in payload.go.
-type Drawing struct {
-	// Renderer replaces the layer's renderer when not nil.
-	Renderer *servicedef.Renderer
-	// Labels replace the layer's label classes when not nil (empty: no labels).
-	Labels []servicedef.Label
-	// Transparency is the layer's transparency in percent, 0 (opaque) to 100 (invisible).
-	Transparency float64
-	// ScaleSymbols, when not nil, replaces the layer's scaleSymbols (LayerDescription and
-	// FeatureLayerDrawingDescription ScaleSymbols): whether its symbol sizes scale with the map's
-	// reference scale (see SymbolScale).
-	ScaleSymbols *bool
-
-	// Selection lists the ids of the selected features, drawn over the layer in SelectionColor
-	// (or the map's) or with SelectionSymbol.
-	Selection       []int64
-	SelectionColor  *color.NRGBA
-	SelectionSymbol *servicedef.Symbol
-	// BufferDistance, in map units, with ShowBuffer draws a buffer around each selected feature
-	// with BufferSymbol (a fill; default the selection colour at 50% opacity) under the selection.
-	BufferDistance float64
-	ShowBuffer     bool
-	BufferSymbol   *servicedef.Symbol
-}
-
-// IsZero reports whether d changes nothing (an empty, non-nil Labels does: it removes the labels).
-func (d *Drawing) IsZero() bool { return reflect.ValueOf(d).Elem().IsZero() }
-
-// opacity is the render.Layer opacity for the transparency (1 is opaque).
-func (d Drawing) opacity() float64 {
-	return 1 - max(0, min(100, d.Transparency))/100
-}
 
 // selectionLayers returns the layers that draw a layer's selection: its buffer, then the
 // selected features.
@@ -319,43 +280,8 @@ func circleN(c orb.Point, r float64, n int) orb.Polygon {
 	return orb.Polygon{ring}
 }
 
-// GraphicKind is the kind of a custom graphic.
-type GraphicKind string
-
-// Graphic kinds. Rectangles, circles and ellipses arrive as polygons; groups are flattened.
-const (
-	GraphicMarker  GraphicKind = "marker"
-	GraphicLine    GraphicKind = "line"
-	GraphicPolygon GraphicKind = "polygon"
-	GraphicText    GraphicKind = "text"
-)
-
-// Graphic is one custom graphic in map coordinates: a marker at Parts[0][0], a line of Parts, a
-// polygon of rings Parts, or Text anchored at Parts[0][0].
-type Graphic struct {
-	Kind   GraphicKind
-	Parts  [][][2]float64
-	Symbol *servicedef.Symbol
-	Text   string
-	Font   *GraphicFont
-	// Align anchors text: horizontally 0 left, 0.5 centre, 1 right; vertically 0 the first
-	// line's baseline, 1 the top, 0.5 the middle, -1 the bottom of the block.
-	Align [2]float64
-	Angle float64 // text angle, degrees anticlockwise
-}
-
-// GraphicFont is the font of a text graphic: a label's font (Size in points; drawn with DejaVu
-// Sans in its weight, slant and decorations, see render.Fonts) with its colour, halo and
-// background box.
-type GraphicFont struct {
-	servicedef.Font
-	Color servicedef.Color
-	Halo  *servicedef.Halo
-	Back  *servicedef.Color // a background box colour
-}
-
 // DrawGraphics draws graphics over a map drawn for v, on s; fonts draws character markers.
-func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.View) {
+func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []symbology.Graphic, v render.View) {
 	m := v.Matrix()
 	px := func(p [2]float64) (float64, float64) { return m.Apply(p[0], p[1]) }
 	for _, g := range gs {
@@ -363,8 +289,8 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 			continue
 		}
 		switch g.Kind {
-		case GraphicMarker:
-			sym := &servicedef.Symbol{Type: servicedef.SimpleMarker, Color: servicedef.Color{A: 255}, Size: 8}
+		case symbology.GraphicMarker:
+			sym := &symbology.Symbol{Type: symbology.SimpleMarker, Color: symbology.Color{A: 255}, Size: 8}
 			if g.Symbol != nil {
 				sym = g.Symbol
 			}
@@ -387,14 +313,14 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 				continue
 			}
 			s.Marker(x, y, rs.Marker, size, rs.MarkerAngle, rs.Fill, stroke)
-		case GraphicLine, GraphicPolygon:
-			closed := g.Kind == GraphicPolygon
+		case symbology.GraphicLine, symbology.GraphicPolygon:
+			closed := g.Kind == symbology.GraphicPolygon
 			sym := g.Symbol
 			if sym == nil {
 				if closed {
-					sym = &servicedef.Symbol{Type: servicedef.SimpleFill, Color: servicedef.Color{A: 255}}
+					sym = &symbology.Symbol{Type: symbology.SimpleFill, Color: symbology.Color{A: 255}}
 				} else {
-					sym = &servicedef.Symbol{Type: servicedef.SimpleLine, Color: servicedef.Color{A: 255}, Width: 1}
+					sym = &symbology.Symbol{Type: symbology.SimpleLine, Color: symbology.Color{A: 255}, Width: 1}
 				}
 			}
 			rs := convertSymbol(sym)
@@ -425,7 +351,7 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 				}
 				s.Stroke(st)
 			}
-		case GraphicText:
+		case symbology.GraphicText:
 			drawGraphicText(s, g, v, px)
 		}
 	}
@@ -434,8 +360,8 @@ func DrawGraphics(s render.Surface, fonts *render.Fonts, gs []Graphic, v render.
 // drawGraphicText draws a text graphic: lines separated by "\n", aligned on the anchor by
 // Align (0 left, 0.5 centre, 1 right; vertically 0 baseline of the first line, 1 top, -1 bottom,
 // 0.5 centre of the block).
-func drawGraphicText(s render.Surface, g Graphic, v render.View, px func([2]float64) (float64, float64)) {
-	f := GraphicFont{Font: servicedef.Font{Size: 10}, Color: servicedef.Color{A: 255}}
+func drawGraphicText(s render.Surface, g symbology.Graphic, v render.View, px func([2]float64) (float64, float64)) {
+	f := symbology.GraphicFont{Font: symbology.Font{Size: 10}, Color: symbology.Color{A: 255}}
 	if g.Font != nil {
 		f = *g.Font
 	}
@@ -494,7 +420,7 @@ type Patch struct {
 // a rectangle for fills, a horizontal line for lines, a marker in the middle for points (or the
 // patch's shape for fills and lines, when patch is not nil), on a transparent background, encoded in
 // f.
-func Swatch(ctx context.Context, r *render.Renderer, sym *servicedef.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format, patch *Patch) ([]byte, error) {
+func Swatch(ctx context.Context, r *render.Renderer, sym *symbology.Symbol, gt feature.GeometryType, w, h int, dpi float64, f render.Format, patch *Patch) ([]byte, error) {
 	v := render.View{Extent: orb.Bound{Max: orb.Point{float64(w), float64(h)}}, Width: w, Height: h, DPI: dpi}
 	rs := convertSymbol(sym)
 	var geom orb.Geometry
@@ -556,8 +482,8 @@ func reprojectGeom(g orb.Geometry, fn func(orb.Point) orb.Point) orb.Geometry {
 }
 
 // FillColor is the colour a fill symbol paints (a picture fill's average colour), for backgrounds.
-func FillColor(s *servicedef.Symbol) color.NRGBA {
-	if s.Type == servicedef.PictureFill {
+func FillColor(s *symbology.Symbol) color.NRGBA {
+	if s.Type == symbology.PictureFill {
 		return pictureColor(s)
 	}
 	return convertSymbol(s).Fill

@@ -4,12 +4,12 @@
 // definition expressions), draws and encodes. Workers call it for ExportMapImage; legends and
 // tiles will too.
 //
-// A drawing has one model: the service definition's symbology types (servicedef.Symbol,
-// Renderer, Label, Font, Color), which a layer's definition holds, which a request's
-// overrides (Drawing, Graphic) hold too once the SOAP and REST front ends have decoded them,
-// and which convertSymbol turns into the renderer's resolved render.Symbol as the map is
-// drawn. The one other form is the queue's: the task payload keeps plain types of its own so
-// that its format stays stable, converted both ways in payload.go.
+// A drawing has one model, package symbology: the symbols, renderers and label classes a
+// layer's definition holds, and the overrides (symbology.Drawing) and custom graphics
+// (symbology.Graphic) of a request once a front end has decoded them. convertSymbol,
+// labelStyle and labelPlacement turn it into the renderer's resolved render.Symbol and label
+// styles as the map is drawn. The one other form is the queue's: the task payload keeps plain
+// types of its own so that its format stays stable, converted both ways in payload.go.
 package mapdraw
 
 import (
@@ -30,7 +30,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
 
@@ -41,7 +41,7 @@ type LayerState struct {
 	ShowLabels           bool
 	DefinitionExpression string
 	// Drawing holds the request's drawing description and selection (see cartography.go).
-	Drawing
+	symbology.Drawing
 }
 
 // Request is one drawing of a map.
@@ -58,7 +58,7 @@ type Request struct {
 	// SelectionColor is the map's selection colour, for layers without their own; nil is cyan.
 	SelectionColor *color.NRGBA
 	// Graphics are drawn over the map (the MapDescription's CustomGraphics).
-	Graphics []Graphic
+	Graphics []symbology.Graphic
 	// SR is the system the map is drawn in (View's extent is in it) when it is not the map's
 	// own; the zero SR means the map's. Data are clipped to what the system can show and
 	// projected on the fly (projection.go).
@@ -250,8 +250,8 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 		}
 		rendererIdx = append(rendererIdx, i)
 	}
-	symbols := map[*servicedef.Symbol]*render.Symbol{}
-	symbolOf := func(s *servicedef.Symbol) *render.Symbol {
+	symbols := map[*symbology.Symbol]*render.Symbol{}
+	symbolOf := func(s *symbology.Symbol) *render.Symbol {
 		if rs, ok := symbols[s]; ok {
 			return rs
 		}
@@ -259,8 +259,8 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 		symbols[s] = &rs
 		return &rs
 	}
-	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Opacity: st.opacity()}
-	if rd.Type == servicedef.SimpleRenderer || rd.Type == "" {
+	rl := render.Layer{Name: l.Name, MinScale: l.Def.MinScale, MaxScale: l.Def.MaxScale, Opacity: st.Opacity()}
+	if rd.Type == symbology.SimpleRenderer || rd.Type == "" {
 		if rd.Symbol != nil {
 			rl.Symbol = convertSymbol(rd.Symbol).Scaled(f)
 		}
@@ -269,7 +269,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 	// Label classes: the first one in scale range of the layer's own; every one in range of a
 	// request's LabelingDescription, each for the features its where clause matches (the first
 	// here, the others as label-only layers; see labelOnlyLayer).
-	var active []*servicedef.Label
+	var active []*symbology.Label
 	if st.ShowLabels {
 		labels := l.Def.Labels
 		if st.Labels != nil {
@@ -285,7 +285,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 			}
 		}
 	}
-	var label *servicedef.Label
+	var label *symbology.Label
 	var labelIdx []int
 	var labelPred *where.Predicate
 	if len(active) > 0 {
@@ -306,7 +306,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 		}
 		extra = append(extra, el)
 	}
-	simple := rd.Type == servicedef.SimpleRenderer || rd.Type == ""
+	simple := rd.Type == symbology.SimpleRenderer || rd.Type == ""
 	// Read only the columns the renderer and the label need, in id order so that every provider
 	// draws the same picture.
 	cols := slices.Clone(rendererIdx)
@@ -429,7 +429,7 @@ func scanDraw(ctx context.Context, data feature.Source, q *feature.Query, fn fun
 var errStopDraw = errors.New("draw stopped")
 
 // labelFields returns the column index of each part of a label's text (-1 for literals).
-func labelFields(lb *servicedef.Label, fields []feature.Field) ([]int, error) {
+func labelFields(lb *symbology.Label, fields []feature.Field) ([]int, error) {
 	var idx []int
 	for _, p := range lb.Text {
 		i := -1
@@ -446,7 +446,7 @@ func labelFields(lb *servicedef.Label, fields []feature.Field) ([]int, error) {
 // labelOnlyLayer labels the features of a layer (within its definition expression pred) that a
 // label class's where clause matches, drawing no symbols: the renderer places one label per
 // feature, so a further class needs a layer of its own.
-func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, defWhere *where.Expr, f float64) (render.Layer, error) {
+func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr, f float64) (render.Layer, error) {
 	data := l.Data
 	fields := data.Info().Fields
 	idx, err := labelFields(lb, fields)
@@ -473,13 +473,13 @@ func labelOnlyLayer(l *catalog.Layer, lb *servicedef.Label, defWhere *where.Expr
 	return rl, nil
 }
 
-func labelText(l *servicedef.Label, idx []int, vals []any) string {
+func labelText(l *symbology.Label, idx []int, vals []any) string {
 	if len(l.Text) == 1 && idx[0] >= 0 {
 		if v := vals[idx[0]]; v != nil {
 			if s, ok := v.(string); ok {
 				return s
 			}
-			return servicedef.FormatValue(v)
+			return symbology.FormatValue(v)
 		}
 		return ""
 	}
@@ -490,13 +490,13 @@ func labelText(l *servicedef.Label, idx []int, vals []any) string {
 			continue
 		}
 		if v := vals[idx[i]]; v != nil {
-			b = append(b, servicedef.FormatValue(v)...)
+			b = append(b, symbology.FormatValue(v)...)
 		}
 	}
 	return string(b)
 }
 
-func labelStyle(l *servicedef.Label) *render.LabelStyle {
+func labelStyle(l *symbology.Label) *render.LabelStyle {
 	ls := &render.LabelStyle{Font: l.Font.Family, FontStyle: fontStyle(l.Font), Size: l.Font.Size, Color: l.Color.NRGBA(), Priority: -l.Priority,
 		Offset: l.Placement.Offset, Placement: labelPlacement(l.Placement)}
 	if l.Halo != nil {
@@ -505,15 +505,15 @@ func labelStyle(l *servicedef.Label) *render.LabelStyle {
 	return ls
 }
 
-var pointPositions = map[servicedef.PointPosition]render.PointPosition{
-	servicedef.PointRight: render.PointRight, servicedef.PointAboveRight: render.PointAboveRight, servicedef.PointBelowRight: render.PointBelowRight,
-	servicedef.PointLeft: render.PointLeft, servicedef.PointAboveLeft: render.PointAboveLeft, servicedef.PointBelowLeft: render.PointBelowLeft,
-	servicedef.PointAbove: render.PointAbove, servicedef.PointBelow: render.PointBelow, servicedef.PointCenter: render.PointCenter,
+var pointPositions = map[symbology.PointPosition]render.PointPosition{
+	symbology.PointRight: render.PointRight, symbology.PointAboveRight: render.PointAboveRight, symbology.PointBelowRight: render.PointBelowRight,
+	symbology.PointLeft: render.PointLeft, symbology.PointAboveLeft: render.PointAboveLeft, symbology.PointBelowLeft: render.PointBelowLeft,
+	symbology.PointAbove: render.PointAbove, symbology.PointBelow: render.PointBelow, symbology.PointCenter: render.PointCenter,
 }
 
 // labelPlacement is the renderer's placement of a label class's (the offset goes to
 // LabelStyle.Offset).
-func labelPlacement(p servicedef.LabelPlacement) render.LabelPlacement {
+func labelPlacement(p symbology.LabelPlacement) render.LabelPlacement {
 	out := render.LabelPlacement{LineRepeat: p.Repeat, LineAllParts: p.AllParts, PolygonStraight: p.PolygonStraight,
 		PolygonOutside: p.Outside, RemoveDuplicates: p.RemoveDuplicates}
 	for _, pp := range p.Points {
@@ -522,85 +522,85 @@ func labelPlacement(p servicedef.LabelPlacement) render.LabelPlacement {
 		}
 	}
 	switch p.Line {
-	case servicedef.LineAbove:
+	case symbology.LineAbove:
 		out.LineSide = render.LineAbove
-	case servicedef.LineBelow:
+	case symbology.LineBelow:
 		out.LineSide = render.LineBelow
 	}
 	switch p.Along {
-	case servicedef.LineStart:
+	case symbology.LineStart:
 		out.LineAnchor = render.LineStart
-	case servicedef.LineEnd:
+	case symbology.LineEnd:
 		out.LineAnchor = render.LineEnd
 	}
 	switch p.Orientation {
-	case servicedef.LineStraight:
+	case symbology.LineStraight:
 		out.LineOrientation = render.LineStraight
-	case servicedef.LineHorizontal:
+	case symbology.LineHorizontal:
 		out.LineOrientation = render.LineHorizontal
 	}
 	return out
 }
 
-// fontStyle is the renderer's style of a service-definition font.
-func fontStyle(f servicedef.Font) render.FontStyle {
+// fontStyle is the renderer's style of a label's font.
+func fontStyle(f symbology.Font) render.FontStyle {
 	return render.FontStyle{Bold: f.Bold, Italic: f.Italic, Underline: f.Underline, Strikethrough: f.Strikethrough}
 }
 
-var dashes = map[servicedef.LineStyle][]float64{
-	servicedef.LineDash:       {4, 3},
-	servicedef.LineDot:        {1, 2},
-	servicedef.LineDashDot:    {4, 2, 1, 2},
-	servicedef.LineDashDotDot: {4, 2, 1, 2, 1, 2},
+var dashes = map[symbology.LineStyle][]float64{
+	symbology.LineDash:       {4, 3},
+	symbology.LineDot:        {1, 2},
+	symbology.LineDashDot:    {4, 2, 1, 2},
+	symbology.LineDashDotDot: {4, 2, 1, 2, 1, 2},
 }
 
-var hatches = map[servicedef.FillStyle]render.HatchStyle{
-	servicedef.FillHorizontal: render.HatchHorizontal, servicedef.FillVertical: render.HatchVertical,
-	servicedef.FillForwardDiagonal: render.HatchForwardDiagonal, servicedef.FillBackwardDiagonal: render.HatchBackwardDiagonal,
-	servicedef.FillCross: render.HatchCross, servicedef.FillDiagonalCross: render.HatchDiagonalCross,
+var hatches = map[symbology.FillStyle]render.HatchStyle{
+	symbology.FillHorizontal: render.HatchHorizontal, symbology.FillVertical: render.HatchVertical,
+	symbology.FillForwardDiagonal: render.HatchForwardDiagonal, symbology.FillBackwardDiagonal: render.HatchBackwardDiagonal,
+	symbology.FillCross: render.HatchCross, symbology.FillDiagonalCross: render.HatchDiagonalCross,
 }
 
-var markers = map[servicedef.MarkerStyle]render.MarkerStyle{
-	servicedef.MarkerCircle: render.MarkerCircle, servicedef.MarkerSquare: render.MarkerSquare,
-	servicedef.MarkerCross: render.MarkerCross, servicedef.MarkerX: render.MarkerX, servicedef.MarkerDiamond: render.MarkerDiamond,
+var markers = map[symbology.MarkerStyle]render.MarkerStyle{
+	symbology.MarkerCircle: render.MarkerCircle, symbology.MarkerSquare: render.MarkerSquare,
+	symbology.MarkerCross: render.MarkerCross, symbology.MarkerX: render.MarkerX, symbology.MarkerDiamond: render.MarkerDiamond,
 }
 
-// convertSymbol turns a service-definition symbol into the renderer's.
-func convertSymbol(s *servicedef.Symbol) *render.Symbol {
+// convertSymbol turns a symbol of the model (package symbology) into the renderer's.
+func convertSymbol(s *symbology.Symbol) *render.Symbol {
 	rs := &render.Symbol{}
-	outline := func(o *servicedef.Outline) {
-		if o == nil || o.Style == servicedef.LineNull {
+	outline := func(o *symbology.Outline) {
+		if o == nil || o.Style == symbology.LineNull {
 			return
 		}
 		rs.Stroke, rs.StrokeWidth, rs.Dash = o.Color.NRGBA(), o.Width, dashes[o.Style]
 	}
 	switch s.Type {
-	case servicedef.SimpleFill:
-		if s.FillStyle != servicedef.FillNull {
+	case symbology.SimpleFill:
+		if s.FillStyle != symbology.FillNull {
 			rs.Fill = s.Color.NRGBA()
 		}
 		rs.Hatch = hatches[s.FillStyle]
 		outline(s.Outline)
-	case servicedef.SimpleLine:
-		if s.LineStyle != servicedef.LineNull {
+	case symbology.SimpleLine:
+		if s.LineStyle != symbology.LineNull {
 			rs.Stroke, rs.StrokeWidth, rs.Dash = s.Color.NRGBA(), s.Width, dashes[s.LineStyle]
 		}
-	case servicedef.SimpleMarker:
+	case symbology.SimpleMarker:
 		rs.Fill, rs.Marker, rs.MarkerSize = s.Color.NRGBA(), markers[s.MarkerStyle], s.Size
 		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
 		outline(s.Outline)
-	case servicedef.CharacterMarker:
+	case symbology.CharacterMarker:
 		rs.Fill, rs.MarkerSize, rs.Character = s.Color.NRGBA(), s.Size, s.Character
 		rs.CharacterFont, rs.CharacterStyle = s.CharacterFont.Family, fontStyle(s.CharacterFont)
 		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
-	case servicedef.PictureMarker:
+	case symbology.PictureMarker:
 		rs.MarkerAngle, rs.MarkerOffset = s.Angle, [2]float64{s.XOffset, s.YOffset}
 		if img := pictureImage(s); img != nil {
 			pictureMarker(rs, s, img)
 		} else {
 			rs.Fill, rs.MarkerSize = s.Color.NRGBA(), max(s.Size, 6)
 		}
-	case servicedef.PictureFill:
+	case symbology.PictureFill:
 		if img := pictureImage(s); img != nil {
 			pictureFill(rs, s, img)
 		} else {

@@ -8,7 +8,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
@@ -48,7 +48,7 @@ func RequestFromPayload(m *catalog.Map, job task.ExportMap, format render.Format
 }
 
 // DrawingPayload is d in the task payload's form (nil for nil).
-func DrawingPayload(d *Drawing) *task.Drawing {
+func DrawingPayload(d *symbology.Drawing) *task.Drawing {
 	if d == nil {
 		return nil
 	}
@@ -73,11 +73,11 @@ func DrawingPayload(d *Drawing) *task.Drawing {
 }
 
 // DrawingFromPayload is the Drawing a payload describes (nil for nil).
-func DrawingFromPayload(p *task.Drawing) *Drawing {
+func DrawingFromPayload(p *task.Drawing) *symbology.Drawing {
 	if p == nil {
 		return nil
 	}
-	d := &Drawing{
+	d := &symbology.Drawing{
 		Renderer:        rendererFromPayload(p.Renderer),
 		Transparency:    p.Transparency,
 		ScaleSymbols:    p.ScaleSymbols,
@@ -89,7 +89,7 @@ func DrawingFromPayload(p *task.Drawing) *Drawing {
 		BufferSymbol:    symbolFromPayload(p.BufferSymbol),
 	}
 	if p.Labels != nil {
-		d.Labels = make([]servicedef.Label, len(p.Labels))
+		d.Labels = make([]symbology.Label, len(p.Labels))
 		for i, l := range p.Labels {
 			d.Labels[i] = labelFromPayload(l)
 		}
@@ -98,7 +98,7 @@ func DrawingFromPayload(p *task.Drawing) *Drawing {
 }
 
 // GraphicsPayload is gs in the task payload's form.
-func GraphicsPayload(gs []Graphic) []task.Graphic {
+func GraphicsPayload(gs []symbology.Graphic) []task.Graphic {
 	if gs == nil {
 		return nil
 	}
@@ -116,15 +116,15 @@ func GraphicsPayload(gs []Graphic) []task.Graphic {
 }
 
 // GraphicsFromPayload is the graphics a payload describes.
-func GraphicsFromPayload(ps []task.Graphic) []Graphic {
+func GraphicsFromPayload(ps []task.Graphic) []symbology.Graphic {
 	if ps == nil {
 		return nil
 	}
-	out := make([]Graphic, len(ps))
+	out := make([]symbology.Graphic, len(ps))
 	for i, p := range ps {
-		out[i] = Graphic{Kind: GraphicKind(p.Kind), Parts: p.Parts, Symbol: symbolFromPayload(p.Symbol), Text: p.Text, Align: p.Align, Angle: p.Angle}
+		out[i] = symbology.Graphic{Kind: symbology.GraphicKind(p.Kind), Parts: p.Parts, Symbol: symbolFromPayload(p.Symbol), Text: p.Text, Align: p.Align, Angle: p.Angle}
 		if f := p.Font; f != nil {
-			out[i].Font = &GraphicFont{
+			out[i].Font = &symbology.GraphicFont{
 				Font:  fontFromPayload(f.Font),
 				Color: colorFromPayload(f.Color), Halo: haloFromPayload(f.Halo), Back: colorPtrFromPayload(f.Back),
 			}
@@ -181,7 +181,7 @@ func scaleTextFromPayload(t task.ScaleText) render.ScaleText {
 	return render.ScaleText{Font: t.Font, Size: t.Size, Color: nrgba(t.Color)}
 }
 
-func rendererPayload(r *servicedef.Renderer) *task.Renderer {
+func rendererPayload(r *symbology.Renderer) *task.Renderer {
 	if r == nil {
 		return nil
 	}
@@ -205,31 +205,31 @@ func rendererPayload(r *servicedef.Renderer) *task.Renderer {
 	return p
 }
 
-func rendererFromPayload(p *task.Renderer) *servicedef.Renderer {
+func rendererFromPayload(p *task.Renderer) *symbology.Renderer {
 	if p == nil {
 		return nil
 	}
-	r := &servicedef.Renderer{
-		Type: servicedef.RendererType(p.Type), Symbol: symbolFromPayload(p.Symbol), Label: p.Label, Description: p.Description,
+	r := &symbology.Renderer{
+		Type: symbology.RendererType(p.Type), Symbol: symbolFromPayload(p.Symbol), Label: p.Label, Description: p.Description,
 		Fields: p.Fields, FieldDelimiter: p.FieldDelimiter, Field: p.Field, MinValue: p.MinValue,
 		DefaultSymbol: symbolFromPayload(p.DefaultSymbol), DefaultLabel: p.DefaultLabel,
 	}
 	if p.Values != nil {
-		r.Values = make([]servicedef.UniqueValue, len(p.Values))
+		r.Values = make([]symbology.UniqueValue, len(p.Values))
 		for i, v := range p.Values {
-			r.Values[i] = servicedef.UniqueValue{Values: v.Values, Label: v.Label, Description: v.Description, Symbol: *symbolFromPayload(&v.Symbol)}
+			r.Values[i] = symbology.UniqueValue{Values: v.Values, Label: v.Label, Description: v.Description, Symbol: *symbolFromPayload(&v.Symbol)}
 		}
 	}
 	if p.Breaks != nil {
-		r.Breaks = make([]servicedef.ClassBreak, len(p.Breaks))
+		r.Breaks = make([]symbology.ClassBreak, len(p.Breaks))
 		for i, b := range p.Breaks {
-			r.Breaks[i] = servicedef.ClassBreak{MaxValue: b.MaxValue, Label: b.Label, Description: b.Description, Symbol: *symbolFromPayload(&b.Symbol)}
+			r.Breaks[i] = symbology.ClassBreak{MaxValue: b.MaxValue, Label: b.Label, Description: b.Description, Symbol: *symbolFromPayload(&b.Symbol)}
 		}
 	}
 	return r
 }
 
-func symbolPayload(s *servicedef.Symbol) *task.Symbol {
+func symbolPayload(s *symbology.Symbol) *task.Symbol {
 	if s == nil {
 		return nil
 	}
@@ -247,28 +247,28 @@ func symbolPayload(s *servicedef.Symbol) *task.Symbol {
 	return p
 }
 
-func symbolFromPayload(p *task.Symbol) *servicedef.Symbol {
+func symbolFromPayload(p *task.Symbol) *symbology.Symbol {
 	if p == nil {
 		return nil
 	}
-	s := &servicedef.Symbol{
-		Type: servicedef.SymbolType(p.Type), Color: colorFromPayload(p.Color), FillStyle: servicedef.FillStyle(p.FillStyle),
-		LineStyle: servicedef.LineStyle(p.LineStyle), MarkerStyle: servicedef.MarkerStyle(p.MarkerStyle),
+	s := &symbology.Symbol{
+		Type: symbology.SymbolType(p.Type), Color: colorFromPayload(p.Color), FillStyle: symbology.FillStyle(p.FillStyle),
+		LineStyle: symbology.LineStyle(p.LineStyle), MarkerStyle: symbology.MarkerStyle(p.MarkerStyle),
 		Width: p.Width, Size: p.Size, Angle: p.Angle, XOffset: p.XOffset, YOffset: p.YOffset, Picture: p.Picture,
-		PictureStyle: servicedef.PictureStyle{
+		PictureStyle: symbology.PictureStyle{
 			Height: p.Height, XScale: p.XScale, YScale: p.YScale, XSeparation: p.XSeparation, YSeparation: p.YSeparation,
 			FgColor: colorPtrFromPayload(p.FgColor), BgColor: colorPtrFromPayload(p.BgColor), Swap1Bit: p.Swap1Bit,
 			TransparentColor: colorPtrFromPayload(p.TransparentColor),
 		},
-		CharacterStyle: servicedef.CharacterStyle{Character: p.Character, CharacterFont: fontFromPayload(p.CharacterFont)},
+		CharacterStyle: symbology.CharacterStyle{Character: p.Character, CharacterFont: fontFromPayload(p.CharacterFont)},
 	}
 	if o := p.Outline; o != nil {
-		s.Outline = &servicedef.Outline{Color: colorFromPayload(o.Color), Width: o.Width, Style: servicedef.LineStyle(o.Style)}
+		s.Outline = &symbology.Outline{Color: colorFromPayload(o.Color), Width: o.Width, Style: symbology.LineStyle(o.Style)}
 	}
 	return s
 }
 
-func labelPayload(l servicedef.Label) task.Label {
+func labelPayload(l symbology.Label) task.Label {
 	p := task.Label{
 		Field: l.Field, Expression: l.Expression, Font: fontPayload(l.Font), Color: colorPayload(l.Color), Halo: haloPayload(l.Halo),
 		MinScale: l.MinScale, MaxScale: l.MaxScale, Priority: l.Priority, Where: l.Where,
@@ -293,56 +293,56 @@ func labelPayload(l servicedef.Label) task.Label {
 	return p
 }
 
-func labelFromPayload(p task.Label) servicedef.Label {
-	l := servicedef.Label{
+func labelFromPayload(p task.Label) symbology.Label {
+	l := symbology.Label{
 		Field: p.Field, Expression: p.Expression, Font: fontFromPayload(p.Font), Color: colorFromPayload(p.Color), Halo: haloFromPayload(p.Halo),
-		ScaleRange: servicedef.ScaleRange{MinScale: p.MinScale, MaxScale: p.MaxScale}, Priority: p.Priority, Where: p.Where,
-		Placement: servicedef.LabelPlacement{
-			Offset: p.Placement.Offset, Line: servicedef.LineSide(p.Placement.Line), Along: servicedef.LineAnchor(p.Placement.Along),
-			Orientation: servicedef.LineOrientation(p.Placement.Orientation), Repeat: p.Placement.Repeat, AllParts: p.Placement.AllParts,
+		ScaleRange: symbology.ScaleRange{MinScale: p.MinScale, MaxScale: p.MaxScale}, Priority: p.Priority, Where: p.Where,
+		Placement: symbology.LabelPlacement{
+			Offset: p.Placement.Offset, Line: symbology.LineSide(p.Placement.Line), Along: symbology.LineAnchor(p.Placement.Along),
+			Orientation: symbology.LineOrientation(p.Placement.Orientation), Repeat: p.Placement.Repeat, AllParts: p.Placement.AllParts,
 			PolygonStraight: p.Placement.PolygonStraight, Outside: p.Placement.Outside, RemoveDuplicates: p.Placement.RemoveDuplicates,
 		},
 	}
 	if p.Text != nil {
-		l.Text = make([]servicedef.TextPart, len(p.Text))
+		l.Text = make([]symbology.TextPart, len(p.Text))
 		for i, t := range p.Text {
-			l.Text[i] = servicedef.TextPart(t)
+			l.Text[i] = symbology.TextPart(t)
 		}
 	}
 	if p.Placement.Points != nil {
-		l.Placement.Points = make([]servicedef.PointPosition, len(p.Placement.Points))
+		l.Placement.Points = make([]symbology.PointPosition, len(p.Placement.Points))
 		for i, pt := range p.Placement.Points {
-			l.Placement.Points[i] = servicedef.PointPosition(pt)
+			l.Placement.Points[i] = symbology.PointPosition(pt)
 		}
 	}
 	return l
 }
 
-func fontPayload(f servicedef.Font) task.Font { return task.Font(f) }
+func fontPayload(f symbology.Font) task.Font { return task.Font(f) }
 
-func fontFromPayload(f task.Font) servicedef.Font { return servicedef.Font(f) }
+func fontFromPayload(f task.Font) symbology.Font { return symbology.Font(f) }
 
-func haloPayload(h *servicedef.Halo) *task.Halo {
+func haloPayload(h *symbology.Halo) *task.Halo {
 	if h == nil {
 		return nil
 	}
 	return &task.Halo{Color: colorPayload(h.Color), Width: h.Width}
 }
 
-func haloFromPayload(h *task.Halo) *servicedef.Halo {
+func haloFromPayload(h *task.Halo) *symbology.Halo {
 	if h == nil {
 		return nil
 	}
-	return &servicedef.Halo{Color: colorFromPayload(h.Color), Width: h.Width}
+	return &symbology.Halo{Color: colorFromPayload(h.Color), Width: h.Width}
 }
 
-func colorPayload(c servicedef.Color) task.Color { return task.Color{c.R, c.G, c.B, c.A} }
+func colorPayload(c symbology.Color) task.Color { return task.Color{c.R, c.G, c.B, c.A} }
 
-func colorFromPayload(c task.Color) servicedef.Color {
-	return servicedef.Color{R: c[0], G: c[1], B: c[2], A: c[3]}
+func colorFromPayload(c task.Color) symbology.Color {
+	return symbology.Color{R: c[0], G: c[1], B: c[2], A: c[3]}
 }
 
-func colorPtrPayload(c *servicedef.Color) *task.Color {
+func colorPtrPayload(c *symbology.Color) *task.Color {
 	if c == nil {
 		return nil
 	}
@@ -350,7 +350,7 @@ func colorPtrPayload(c *servicedef.Color) *task.Color {
 	return &p
 }
 
-func colorPtrFromPayload(c *task.Color) *servicedef.Color {
+func colorPtrFromPayload(c *task.Color) *symbology.Color {
 	if c == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
@@ -75,11 +75,11 @@ func viaJSON[T any](t *testing.T, p T) T {
 // the payload, through JSON and back. The values are filled in by reflection, so a field added
 // to the drawing types and forgotten by the conversions fails here.
 func TestPayloadRoundTrip(t *testing.T) {
-	d := filled[mapdraw.Drawing](t)
+	d := filled[symbology.Drawing](t)
 	if back := mapdraw.DrawingFromPayload(viaJSON(t, mapdraw.DrawingPayload(&d))); !reflect.DeepEqual(*back, d) {
 		t.Errorf("drawing:\n got %+v\nwant %+v", *back, d)
 	}
-	gs := filled[[]mapdraw.Graphic](t)
+	gs := filled[[]symbology.Graphic](t)
 	if back := mapdraw.GraphicsFromPayload(viaJSON(t, mapdraw.GraphicsPayload(gs))); !reflect.DeepEqual(back, gs) {
 		t.Errorf("graphics:\n got %+v\nwant %+v", back, gs)
 	}
@@ -104,11 +104,11 @@ func TestNoDrawingTravelsAsNil(t *testing.T) {
 	if p := mapdraw.DrawingPayload(nil); p != nil {
 		t.Errorf("nil drawing → %+v", p)
 	}
-	var zero mapdraw.Drawing
+	var zero symbology.Drawing
 	if !zero.IsZero() {
 		t.Error("zero drawing is not IsZero")
 	}
-	off := mapdraw.Drawing{Labels: []servicedef.Label{}}
+	off := symbology.Drawing{Labels: []symbology.Label{}}
 	if off.IsZero() {
 		t.Error("labels turned off reads as no change")
 	}

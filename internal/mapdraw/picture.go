@@ -12,12 +12,12 @@ import (
 	xdraw "golang.org/x/image/draw"
 
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // This file turns picture symbols (PictureMarkerSymbol, PictureFillSymbol) into the renderer's
 // pictures and patterns: decoding with limits, the transparent colour, the two colours of 1-bit
-// pictures, and the sizes in points (servicedef/picture.go says what each field means).
+// pictures, and the sizes in points (symbology/picture.go says what each field means).
 
 // MaxPictureSide is the largest width or height, in pixels, of a picture symbol's image, so a
 // picture holds at most 1024 × 1024 = 1,048,576 pixels (4 MiB decoded): pictures come from
@@ -52,7 +52,7 @@ func decodePicture(b []byte) image.Image {
 // pictureImage decodes a picture symbol's image with its style applied: pixels of the
 // transparent colour cleared, and a two-colour picture's colours replaced by FgColor (the darker)
 // and BgColor (the lighter), swapped by Swap1Bit. nil when the picture cannot be decoded.
-func pictureImage(s *servicedef.Symbol) image.Image {
+func pictureImage(s *symbology.Symbol) image.Image {
 	img := decodePicture(s.Picture)
 	if img == nil {
 		return nil
@@ -116,7 +116,7 @@ func twoColours(img image.Image) (dark, light color.NRGBA, ok bool) {
 
 // pictureColor is the average colour of a picture fill's image, for a map background (a colour):
 // the fill looks like the picture from afar. The symbol's colour when there is no image.
-func pictureColor(s *servicedef.Symbol) color.NRGBA {
+func pictureColor(s *symbology.Symbol) color.NRGBA {
 	img := pictureImage(s)
 	if img == nil {
 		return s.Color.NRGBA()
@@ -146,7 +146,7 @@ func scaleOr1(f float64) float64 {
 
 // pictureMarker sets a picture marker's image and size on rs: its width in points as
 // MarkerSize, the image stretched when the marker's aspect ratio is not the picture's.
-func pictureMarker(rs *render.Symbol, s *servicedef.Symbol, img image.Image) {
+func pictureMarker(rs *render.Symbol, s *symbology.Symbol, img image.Image) {
 	b := img.Bounds()
 	aspect := float64(b.Dy()) / float64(b.Dx())
 	var w, h float64
@@ -187,7 +187,7 @@ func stretch(img image.Image, aspect float64) image.Image {
 // pictureFill sets a picture fill's pattern on rs: the tile size in points (Width × Height, a
 // missing one from the aspect ratio, both missing the picture's own size at 96 DPI, times the
 // scales), the gaps, offset and angle.
-func pictureFill(rs *render.Symbol, s *servicedef.Symbol, img image.Image) {
+func pictureFill(rs *render.Symbol, s *symbology.Symbol, img image.Image) {
 	w, h := render.PictureSize(img, s.Width, s.Height)
 	rs.Pattern = img
 	rs.PatternWidth, rs.PatternHeight = w*scaleOr1(s.XScale), h*scaleOr1(s.YScale)

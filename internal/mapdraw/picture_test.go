@@ -14,6 +14,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 func encodePNG(t *testing.T, img image.Image) []byte {
@@ -40,19 +41,19 @@ func TestPictureColours(t *testing.T) {
 			bw.SetColorIndex(x, y, 1)
 		}
 	}
-	red, blue := &servicedef.Color{R: 200, A: 255}, &servicedef.Color{B: 200, A: 255}
+	red, blue := &symbology.Color{R: 200, A: 255}, &symbology.Color{B: 200, A: 255}
 	for _, c := range []struct {
 		name        string
-		style       servicedef.PictureStyle
+		style       symbology.PictureStyle
 		left, right color.NRGBA
 	}{
-		{"own colours", servicedef.PictureStyle{}, color.NRGBA{0, 0, 0, 255}, color.NRGBA{255, 255, 255, 255}},
-		{"fg and bg", servicedef.PictureStyle{FgColor: red, BgColor: blue}, red.NRGBA(), blue.NRGBA()},
-		{"swapped", servicedef.PictureStyle{FgColor: red, BgColor: blue, Swap1Bit: true}, blue.NRGBA(), red.NRGBA()},
-		{"fg only", servicedef.PictureStyle{FgColor: red}, red.NRGBA(), color.NRGBA{255, 255, 255, 255}},
-		{"white transparent", servicedef.PictureStyle{FgColor: red, TransparentColor: &servicedef.Color{R: 255, G: 255, B: 255, A: 255}}, red.NRGBA(), color.NRGBA{}},
+		{"own colours", symbology.PictureStyle{}, color.NRGBA{0, 0, 0, 255}, color.NRGBA{255, 255, 255, 255}},
+		{"fg and bg", symbology.PictureStyle{FgColor: red, BgColor: blue}, red.NRGBA(), blue.NRGBA()},
+		{"swapped", symbology.PictureStyle{FgColor: red, BgColor: blue, Swap1Bit: true}, blue.NRGBA(), red.NRGBA()},
+		{"fg only", symbology.PictureStyle{FgColor: red}, red.NRGBA(), color.NRGBA{255, 255, 255, 255}},
+		{"white transparent", symbology.PictureStyle{FgColor: red, TransparentColor: &symbology.Color{R: 255, G: 255, B: 255, A: 255}}, red.NRGBA(), color.NRGBA{}},
 	} {
-		img := pictureImage(&servicedef.Symbol{Type: servicedef.PictureFill, Picture: encodePNG(t, bw), PictureStyle: c.style})
+		img := pictureImage(&symbology.Symbol{Type: symbology.PictureFill, Picture: encodePNG(t, bw), PictureStyle: c.style})
 		if l, r := at(img, 0, 1), at(img, 3, 1); l != c.left || r != c.right {
 			t.Errorf("%s: left %v right %v, want %v and %v", c.name, l, r, c.left, c.right)
 		}
@@ -62,12 +63,12 @@ func TestPictureColours(t *testing.T) {
 	col.SetNRGBA(0, 0, color.NRGBA{10, 20, 30, 255})
 	col.SetNRGBA(1, 0, color.NRGBA{0, 255, 0, 255})
 	col.SetNRGBA(2, 0, color.NRGBA{90, 90, 90, 255})
-	img := pictureImage(&servicedef.Symbol{Type: servicedef.PictureFill, Picture: encodePNG(t, col),
-		PictureStyle: servicedef.PictureStyle{FgColor: red, TransparentColor: &servicedef.Color{G: 255, A: 255}}})
+	img := pictureImage(&symbology.Symbol{Type: symbology.PictureFill, Picture: encodePNG(t, col),
+		PictureStyle: symbology.PictureStyle{FgColor: red, TransparentColor: &symbology.Color{G: 255, A: 255}}})
 	if a, b, c := at(img, 0, 0), at(img, 1, 0), at(img, 2, 0); a != (color.NRGBA{10, 20, 30, 255}) || b.A != 0 || c != (color.NRGBA{90, 90, 90, 255}) {
 		t.Errorf("colour picture: %v %v %v", a, b, c)
 	}
-	if pictureImage(&servicedef.Symbol{Picture: []byte("not a picture")}) != nil {
+	if pictureImage(&symbology.Symbol{Picture: []byte("not a picture")}) != nil {
 		t.Error("garbage decoded")
 	}
 }
@@ -80,17 +81,17 @@ func TestPictureSizes(t *testing.T) {
 	tall := encodePNG(t, image.NewNRGBA(image.Rect(0, 0, 20, 40)))
 	for _, c := range []struct {
 		name string
-		s    servicedef.Symbol
+		s    symbology.Symbol
 		w, h float64 // points
 	}{
-		{"own size", servicedef.Symbol{Picture: wide}, 30, 15},
-		{"size is the wide side", servicedef.Symbol{Picture: wide, Size: 10}, 10, 5},
-		{"size is the tall side", servicedef.Symbol{Picture: tall, Size: 10}, 5, 10},
-		{"width and size", servicedef.Symbol{Picture: wide, Size: 10, Width: 10}, 10, 10},
-		{"width alone", servicedef.Symbol{Picture: tall, Width: 6}, 6, 12},
-		{"scales", servicedef.Symbol{Picture: wide, Size: 10, PictureStyle: servicedef.PictureStyle{XScale: 2, YScale: 3}}, 20, 15},
+		{"own size", symbology.Symbol{Picture: wide}, 30, 15},
+		{"size is the wide side", symbology.Symbol{Picture: wide, Size: 10}, 10, 5},
+		{"size is the tall side", symbology.Symbol{Picture: tall, Size: 10}, 5, 10},
+		{"width and size", symbology.Symbol{Picture: wide, Size: 10, Width: 10}, 10, 10},
+		{"width alone", symbology.Symbol{Picture: tall, Width: 6}, 6, 12},
+		{"scales", symbology.Symbol{Picture: wide, Size: 10, PictureStyle: symbology.PictureStyle{XScale: 2, YScale: 3}}, 20, 15},
 	} {
-		c.s.Type = servicedef.PictureMarker
+		c.s.Type = symbology.PictureMarker
 		rs := convertSymbol(&c.s)
 		b := rs.Picture.Bounds()
 		h := rs.MarkerSize * float64(b.Dy()) / float64(b.Dx())
@@ -100,15 +101,15 @@ func TestPictureSizes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		s    servicedef.Symbol
+		s    symbology.Symbol
 		w, h float64
 	}{
-		{"own size", servicedef.Symbol{Picture: wide}, 30, 15},
-		{"width", servicedef.Symbol{Picture: wide, Width: 10}, 10, 5},
-		{"height", servicedef.Symbol{Picture: wide, PictureStyle: servicedef.PictureStyle{Height: 10}}, 20, 10},
-		{"both, scaled", servicedef.Symbol{Picture: wide, Width: 10, PictureStyle: servicedef.PictureStyle{Height: 10, XScale: 0.5}}, 5, 10},
+		{"own size", symbology.Symbol{Picture: wide}, 30, 15},
+		{"width", symbology.Symbol{Picture: wide, Width: 10}, 10, 5},
+		{"height", symbology.Symbol{Picture: wide, PictureStyle: symbology.PictureStyle{Height: 10}}, 20, 10},
+		{"both, scaled", symbology.Symbol{Picture: wide, Width: 10, PictureStyle: symbology.PictureStyle{Height: 10, XScale: 0.5}}, 5, 10},
 	} {
-		c.s.Type = servicedef.PictureFill
+		c.s.Type = symbology.PictureFill
 		c.s.XSeparation, c.s.YSeparation, c.s.Angle, c.s.XOffset = 1, 2, 30, 4
 		rs := convertSymbol(&c.s)
 		if math.Abs(rs.PatternWidth-c.w) > 0.01 || math.Abs(rs.PatternHeight-c.h) > 0.01 || rs.PatternGap != [2]float64{1, 2} ||
@@ -117,7 +118,7 @@ func TestPictureSizes(t *testing.T) {
 		}
 	}
 	// A picture that cannot be drawn falls back to the symbol's colour.
-	if rs := convertSymbol(&servicedef.Symbol{Type: servicedef.PictureFill, Color: servicedef.Color{R: 9, A: 255}}); rs.Pattern != nil || rs.Fill.R != 9 {
+	if rs := convertSymbol(&symbology.Symbol{Type: symbology.PictureFill, Color: symbology.Color{R: 9, A: 255}}); rs.Pattern != nil || rs.Fill.R != 9 {
 		t.Errorf("fill without a picture: %+v", rs)
 	}
 }
@@ -146,7 +147,7 @@ func TestSymbolScale(t *testing.T) {
 		{"no scale", 1e6, true, nil, 0, 1},
 	} {
 		m.Def.ReferenceScale, l.Def.ScaleSymbols = c.ref, c.layer
-		if got := SymbolScale(m, l, LayerState{Drawing: Drawing{ScaleSymbols: c.req}}, c.scale); got != c.want {
+		if got := SymbolScale(m, l, LayerState{Drawing: symbology.Drawing{ScaleSymbols: c.req}}, c.scale); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

@@ -7,18 +7,18 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // TestLabelPlacement: every service-definition placement option reaches the renderer's.
 func TestLabelPlacement(t *testing.T) {
-	in := servicedef.Label{Placement: servicedef.LabelPlacement{
-		Points: []servicedef.PointPosition{servicedef.PointAboveLeft, servicedef.PointCenter, "nowhere"},
-		Offset: 4, Line: servicedef.LineBelow, Along: servicedef.LineEnd, Orientation: servicedef.LineStraight,
+	in := symbology.Label{Placement: symbology.LabelPlacement{
+		Points: []symbology.PointPosition{symbology.PointAboveLeft, symbology.PointCenter, "nowhere"},
+		Offset: 4, Line: symbology.LineBelow, Along: symbology.LineEnd, Orientation: symbology.LineStraight,
 		Repeat: 120, AllParts: true, PolygonStraight: true, Outside: true, RemoveDuplicates: true,
 	}}
 	ls := labelStyle(&in)
@@ -31,11 +31,11 @@ func TestLabelPlacement(t *testing.T) {
 		t.Errorf("placement %+v offset %v, want %+v offset 4", ls.Placement, ls.Offset, want)
 	}
 	for _, c := range []struct {
-		in   servicedef.LabelPlacement
+		in   symbology.LabelPlacement
 		want render.LabelPlacement
 	}{
-		{servicedef.LabelPlacement{}, render.LabelPlacement{}},
-		{servicedef.LabelPlacement{Line: servicedef.LineAbove, Along: servicedef.LineStart, Orientation: servicedef.LineHorizontal},
+		{symbology.LabelPlacement{}, render.LabelPlacement{}},
+		{symbology.LabelPlacement{Line: symbology.LineAbove, Along: symbology.LineStart, Orientation: symbology.LineHorizontal},
 			render.LabelPlacement{LineSide: render.LineAbove, LineAnchor: render.LineStart, LineOrientation: render.LineHorizontal}},
 	} {
 		if got := labelPlacement(c.in); !reflect.DeepEqual(got, c.want) {

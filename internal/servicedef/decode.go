@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"gopkg.in/yaml.v3"
 )
 
@@ -240,13 +241,13 @@ func (d *decoder) seq(n *yaml.Node, what string, fn func(item *yaml.Node)) {
 }
 
 // color decodes [r,g,b], [r,g,b,a] or "#rrggbb"/"#rrggbbaa".
-func (d *decoder) color(n *yaml.Node, what string) Color {
+func (d *decoder) color(n *yaml.Node, what string) symbology.Color {
 	n = resolve(n)
 	switch {
 	case n != nil && n.Kind == yaml.SequenceNode:
 		if len(n.Content) != 3 && len(n.Content) != 4 {
 			d.errorf(n, "%s must have 3 or 4 components [r, g, b(, a)], not %d", what, len(n.Content))
-			return Color{A: 255}
+			return symbology.Color{A: 255}
 		}
 		c := [4]uint8{3: 255}
 		for i, it := range n.Content {
@@ -258,15 +259,15 @@ func (d *decoder) color(n *yaml.Node, what string) Color {
 			}
 			c[i] = uint8(v)
 		}
-		return Color{c[0], c[1], c[2], c[3]}
+		return symbology.Color{R: c[0], G: c[1], B: c[2], A: c[3]}
 	case n != nil && n.Kind == yaml.ScalarNode && strings.HasPrefix(n.Value, "#"):
 		h := n.Value[1:]
 		if len(h) == 6 || len(h) == 8 {
 			if v, err := strconv.ParseUint(h, 16, 32); err == nil {
 				if len(h) == 6 {
-					return Color{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}
+					return symbology.Color{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
 				}
-				return Color{uint8(v >> 24), uint8(v >> 16), uint8(v >> 8), uint8(v)}
+				return symbology.Color{R: uint8(v >> 24), G: uint8(v >> 16), B: uint8(v >> 8), A: uint8(v)}
 			}
 		}
 		d.errorf(n, "%s %q is not a colour: want \"#rrggbb\" or \"#rrggbbaa\"", what, n.Value)
@@ -277,5 +278,5 @@ func (d *decoder) color(n *yaml.Node, what string) Color {
 		}
 		d.errorf(n, "%s must be [r, g, b], [r, g, b, a] or \"#rrggbb\", not %q", what, v)
 	}
-	return Color{A: 255}
+	return symbology.Color{A: 255}
 }

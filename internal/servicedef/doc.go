@@ -12,6 +12,11 @@
 // file:line:col, in one *ValidationError, so a user fixes a file in one
 // pass instead of one error per run.
 //
+// How a layer is drawn (its renderer, symbols and label classes) is held in
+// the types of package symbology, the one model of a drawing that requests,
+// the renderer and the style generators share; this package only decodes
+// them from YAML (symbology.go) and checks them against the layer.
+//
 // A layer's `source:` mapping is decoded by the provider it names, from the
 // provider.Registry Load is given: the provider owns its keys and reads
 // what it can of the data at load (a GeoPackage table's or a GeoJSON

@@ -1,9 +1,11 @@
 package servicedef_test
 
 import (
-	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"strings"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/app/providers"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -21,7 +23,7 @@ func TestLabelFontStyles(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls := cfg.Services[0].Maps[0].Layers[0].Labels
-	want := []servicedef.Font{
+	want := []symbology.Font{
 		{Family: "Arial", Size: 9, Bold: true, Italic: true, Underline: true},
 		{Family: "DejaVuSans", Size: 8, Italic: true, Strikethrough: true},
 		{Family: "DejaVuSans", Size: 8},

@@ -15,6 +15,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
 	"github.com/mapfarm/mapfarm/internal/provider"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/where"
 )
 
@@ -209,7 +210,7 @@ type mapCtx struct {
 }
 
 func (l *loader) mapDef(n *yaml.Node, s *Service) (*Map, *yaml.Node) {
-	m := &Map{Name: "Layers", CopyrightText: s.CopyrightText, BackgroundColor: Color{255, 255, 255, 255}}
+	m := &Map{Name: "Layers", CopyrightText: s.CopyrightText, BackgroundColor: symbology.Color{R: 255, G: 255, B: 255, A: 255}}
 	var nameNode, layersNode, tablesNode, srNode, cacheNode, relNode *yaml.Node
 	if !l.fields(n, "map", map[string]func(*yaml.Node){
 		"name":             func(v *yaml.Node) { nameNode = v; m.Name = l.str(v, "name") },
@@ -432,7 +433,7 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 	if rendNode != nil {
 		ly.Renderer = l.renderer(rendNode, ly.GeometryType, &refs)
 	} else {
-		ly.Renderer = defaultRenderer(ly.GeometryType)
+		ly.Renderer = symbology.DefaultRenderer(ly.GeometryType)
 	}
 	if labelsNode != nil {
 		l.seq(labelsNode, "labels", func(it *yaml.Node) {
@@ -522,7 +523,7 @@ func whereSchema(t *provider.Schema) where.Schema {
 }
 
 // scaleRange checks that a non-zero range is not inverted.
-func (l *loader) scaleRange(at *yaml.Node, r ScaleRange) {
+func (l *loader) scaleRange(at *yaml.Node, r symbology.ScaleRange) {
 	if r.MinScale != 0 && r.MaxScale != 0 && r.MinScale <= r.MaxScale {
 		l.errorf(resolve(at), "inverted scale range: minScale (1:%g) must be a larger denominator than maxScale (1:%g); 0 means no limit",
 			r.MinScale, r.MaxScale)

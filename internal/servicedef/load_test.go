@@ -12,6 +12,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature/geojson"
 	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 func TestLoadSamples(t *testing.T) {
@@ -28,7 +29,7 @@ func TestLoadSamples(t *testing.T) {
 	}
 	world := cfg.Services[0]
 	m := world.Maps[0]
-	if m.Name != "Layers" || m.SpatialReference.WKID != 3857 || m.BackgroundColor != (servicedef.Color{198, 219, 239, 255}) {
+	if m.Name != "Layers" || m.SpatialReference.WKID != 3857 || m.BackgroundColor != (symbology.Color{R: 198, G: 219, B: 239, A: 255}) {
 		t.Errorf("world map = %q SR %v background %v", m.Name, m.SpatialReference, m.BackgroundColor)
 	}
 	if m.CopyrightText != "Natural Earth (public domain)" || world.DocumentInfo.Title != "World countries" {
@@ -42,14 +43,14 @@ func TestLoadSamples(t *testing.T) {
 		t.Errorf("source = %+v", countries.Source)
 	}
 	sym := countries.Renderer.Symbol
-	if countries.Renderer.Type != servicedef.SimpleRenderer || sym.Type != servicedef.SimpleFill ||
-		sym.Color != (servicedef.Color{232, 228, 216, 255}) || sym.Outline.Color != (servicedef.Color{96, 96, 96, 255}) ||
+	if countries.Renderer.Type != symbology.SimpleRenderer || sym.Type != symbology.SimpleFill ||
+		sym.Color != (symbology.Color{R: 232, G: 228, B: 216, A: 255}) || sym.Outline.Color != (symbology.Color{R: 96, G: 96, B: 96, A: 255}) ||
 		sym.Outline.Width != 0.75 {
 		t.Errorf("countries symbol = %+v outline %+v", sym, sym.Outline)
 	}
 	lb := countries.Labels[0]
-	if lb.Field != "NAME" || lb.Font != (servicedef.Font{Family: "DejaVuSans", Size: 8}) ||
-		lb.Color != (servicedef.Color{32, 32, 32, 255}) || lb.Halo.Color != (servicedef.Color{255, 255, 255, 255}) {
+	if lb.Field != "NAME" || lb.Font != (symbology.Font{Family: "DejaVuSans", Size: 8}) ||
+		lb.Color != (symbology.Color{R: 32, G: 32, B: 32, A: 255}) || lb.Halo.Color != (symbology.Color{R: 255, G: 255, B: 255, A: 255}) {
 		t.Errorf("countries label = %+v", lb)
 	}
 	if got := lb.Format(func(string) any { return "France" }); got != "France" {
@@ -58,14 +59,14 @@ func TestLoadSamples(t *testing.T) {
 	if len(countries.Fields) != 3 || countries.Fields[1] != (servicedef.Field{Name: "NAME", Alias: "Name"}) {
 		t.Errorf("fields = %+v", countries.Fields)
 	}
-	if pts := m.Layers[0]; pts.Visible || pts.GeometryType != feature.Point || pts.Renderer.Symbol.MarkerStyle != servicedef.MarkerCircle {
+	if pts := m.Layers[0]; pts.Visible || pts.GeometryType != feature.Point || pts.Renderer.Symbol.MarkerStyle != symbology.MarkerCircle {
 		t.Errorf("points layer = %+v", pts)
 	}
 	usa := cfg.Services[2].Maps[0]
 	if usa.InitialExtent == nil || usa.InitialExtent.Min[0] != -14000000 || len(usa.Tables) != 1 || usa.Tables[0].ID != 2 {
 		t.Errorf("usa map extent %v tables %+v", usa.InitialExtent, usa.Tables)
 	}
-	if states := usa.Layers[0]; states.Labels[0].MinScale != 50000000 || states.Renderer.Symbol.FillStyle != servicedef.FillNull {
+	if states := usa.Layers[0]; states.Labels[0].MinScale != 50000000 || states.Renderer.Symbol.FillStyle != symbology.FillNull {
 		t.Errorf("states = %+v", states)
 	}
 }
@@ -106,11 +107,11 @@ func TestDefaults(t *testing.T) {
 	}
 	m := cfg.Services[0].Maps[0]
 	l := m.Layers[0]
-	if m.Name != "Layers" || m.BackgroundColor != (servicedef.Color{255, 255, 255, 255}) || m.InitialExtent != nil {
+	if m.Name != "Layers" || m.BackgroundColor != (symbology.Color{R: 255, G: 255, B: 255, A: 255}) || m.InitialExtent != nil {
 		t.Errorf("map defaults: %+v", m)
 	}
 	if l.ID != 0 || !l.Visible || l.GeometryType != feature.Polygon || l.DisplayField != "ISO_N3" || len(l.Fields) != 3 ||
-		l.Renderer.Type != servicedef.SimpleRenderer || l.Renderer.Symbol.Type != servicedef.SimpleFill {
+		l.Renderer.Type != symbology.SimpleRenderer || l.Renderer.Symbol.Type != symbology.SimpleFill {
 		t.Errorf("layer defaults: %+v", l)
 	}
 }
@@ -152,7 +153,7 @@ func TestRenderers(t *testing.T) {
 	uv := &cfg.Services[0].Maps[0].Layers[0].Renderer
 	tests := []struct {
 		vals []any
-		want *servicedef.Symbol
+		want *symbology.Symbol
 	}{
 		{[]any{"51", "Arlington"}, &uv.Values[0].Symbol},
 		{[]any{"06", "Alameda"}, &uv.Values[1].Symbol},
@@ -166,13 +167,13 @@ func TestRenderers(t *testing.T) {
 	if uv.Fields[0] != "STATEFP" {
 		t.Errorf("renderer field name not made canonical: %q", uv.Fields[0])
 	}
-	if uv.Values[0].Label != "51, Arlington" || uv.Values[1].Symbol.Color.A != 128 || uv.DefaultSymbol.Outline.Style != servicedef.LineDash {
+	if uv.Values[0].Label != "51, Arlington" || uv.Values[1].Symbol.Color.A != 128 || uv.DefaultSymbol.Outline.Style != symbology.LineDash {
 		t.Errorf("unique values = %+v", uv.Values)
 	}
 	cb := &cfg.Services[0].Maps[0].Layers[1].Renderer
 	for _, tc := range []struct {
 		v    any
-		want *servicedef.Symbol
+		want *symbology.Symbol
 	}{
 		{int64(0), nil}, {int64(1), &cb.Breaks[0].Symbol}, {int64(1000), &cb.Breaks[0].Symbol},
 		{1000.5, &cb.Breaks[1].Symbol}, {int64(2001), nil}, {nil, nil},
@@ -360,38 +361,6 @@ func TestLoadMissingFile(t *testing.T) {
 	}
 }
 
-func TestParseLabelExpression(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []servicedef.TextPart
-		err  bool
-	}{
-		{"[NAME]", []servicedef.TextPart{{Field: "NAME"}}, false},
-		{"Pop: [POP] people", []servicedef.TextPart{{Literal: "Pop: "}, {Field: "POP"}, {Literal: " people"}}, false},
-		{"[[x]]", []servicedef.TextPart{{Literal: "[x]"}}, false},
-		{"[NAME", nil, true},
-		{"a]", nil, true},
-		{"[]", nil, true},
-		{"", nil, true},
-	}
-	for _, tc := range tests {
-		got, err := servicedef.ParseLabelExpression(tc.in)
-		if (err != nil) != tc.err {
-			t.Errorf("%q: err = %v", tc.in, err)
-			continue
-		}
-		if len(got) != len(tc.want) {
-			t.Errorf("%q: got %+v, want %+v", tc.in, got, tc.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != tc.want[i] {
-				t.Errorf("%q: got %+v, want %+v", tc.in, got, tc.want)
-			}
-		}
-	}
-}
-
 // TestDocsExample keeps the example in docs/service-definitions.md valid.
 func TestDocsExample(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "service-definitions.md"))
@@ -408,7 +377,7 @@ func TestDocsExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := cfg.Services[0].Maps[0].Layers[1].Renderer
-	if r.Type != servicedef.UniqueValueRenderer || r.Values[0].Label != "France" || r.DefaultSymbol == nil {
+	if r.Type != symbology.UniqueValueRenderer || r.Values[0].Label != "France" || r.DefaultSymbol == nil {
 		t.Errorf("renderer = %+v", r)
 	}
 }

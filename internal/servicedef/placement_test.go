@@ -1,10 +1,12 @@
 package servicedef_test
 
 import (
-	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/app/providers"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
@@ -30,9 +32,9 @@ func TestLabelPlacementKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	labels := cfg.Services[0].Maps[0].Layers[0].Labels
-	want := servicedef.LabelPlacement{
-		Points: []servicedef.PointPosition{servicedef.PointAboveRight, servicedef.PointCenter}, Offset: 3,
-		Line: servicedef.LineBelow, Along: servicedef.LineEnd, Orientation: servicedef.LineStraight, Repeat: 150,
+	want := symbology.LabelPlacement{
+		Points: []symbology.PointPosition{symbology.PointAboveRight, symbology.PointCenter}, Offset: 3,
+		Line: symbology.LineBelow, Along: symbology.LineEnd, Orientation: symbology.LineStraight, Repeat: 150,
 		AllParts: true, PolygonStraight: true, Outside: true, RemoveDuplicates: true,
 	}
 	if !reflect.DeepEqual(labels[0].Placement, want) {
@@ -40,7 +42,7 @@ func TestLabelPlacementKeys(t *testing.T) {
 	}
 	// The defaults, spelt out or left out, are the zero value.
 	for i := 1; i < 3; i++ {
-		if !reflect.DeepEqual(labels[i].Placement, servicedef.LabelPlacement{}) {
+		if !reflect.DeepEqual(labels[i].Placement, symbology.LabelPlacement{}) {
 			t.Errorf("label %d placement %+v, want the zero value", i, labels[i].Placement)
 		}
 	}

@@ -7,44 +7,15 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
-// defaultRenderer is the simple renderer used when a layer has none: a
-// grey symbol fitting the geometry type.
-func defaultRenderer(gt feature.GeometryType) Renderer {
-	grey := Color{110, 110, 110, 255}
-	var s Symbol
-	switch gt {
-	case feature.Polygon:
-		s = Symbol{Type: SimpleFill, FillStyle: FillSolid, Color: Color{204, 204, 204, 255},
-			Outline: &Outline{Color: grey, Width: 0.4, Style: LineSolid}}
-	case feature.Polyline:
-		s = Symbol{Type: SimpleLine, LineStyle: LineSolid, Color: grey, Width: 1}
-	default:
-		s = Symbol{Type: SimpleMarker, MarkerStyle: MarkerCircle, Color: grey, Size: 6}
-	}
-	return Renderer{Type: SimpleRenderer, Symbol: &s}
-}
-
-// symbolTypeFor is the symbol type a geometry type is drawn with.
-func symbolTypeFor(gt feature.GeometryType) SymbolType {
-	switch gt {
-	case feature.Polygon:
-		return SimpleFill
-	case feature.Polyline:
-		return SimpleLine
-	case feature.Point, feature.Multipoint:
-		return SimpleMarker
-	}
-	return ""
-}
-
-func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRef) Renderer {
-	r := Renderer{Type: SimpleRenderer, FieldDelimiter: ", ", DefaultLabel: "<all other values>"}
+func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRef) symbology.Renderer {
+	r := symbology.Renderer{Type: symbology.SimpleRenderer, FieldDelimiter: ", ", DefaultLabel: "<all other values>"}
 	var typeNode, symNode, fieldsNode, valuesNode, fieldNode, breaksNode, minNode *yaml.Node
 	var labelNode *yaml.Node
 	if !l.fields(n, "renderer", map[string]func(*yaml.Node){
-		"type":           func(v *yaml.Node) { typeNode = v; r.Type = RendererType(l.str(v, "renderer type")) },
+		"type":           func(v *yaml.Node) { typeNode = v; r.Type = symbology.RendererType(l.str(v, "renderer type")) },
 		"symbol":         func(v *yaml.Node) { symNode = v },
 		"label":          func(v *yaml.Node) { labelNode = v; r.Label = l.str(v, "label") },
 		"description":    func(v *yaml.Node) { r.Description = l.str(v, "description") },
@@ -60,7 +31,7 @@ func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRe
 		},
 		"defaultLabel": func(v *yaml.Node) { r.DefaultLabel = l.str(v, "defaultLabel") },
 	}) {
-		return defaultRenderer(gt)
+		return symbology.DefaultRenderer(gt)
 	}
 	at := resolve(n)
 	// keys that belong to another renderer type are mistakes, not silently ignored
@@ -70,7 +41,7 @@ func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRe
 		}
 	}
 	switch r.Type {
-	case SimpleRenderer:
+	case symbology.SimpleRenderer:
 		if symNode == nil {
 			l.errorf(at, "simple renderer: missing required key \"symbol\"")
 		} else {
@@ -82,7 +53,7 @@ func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRe
 		misplaced(fieldNode, "field")
 		misplaced(breaksNode, "breaks")
 		misplaced(minNode, "minValue")
-	case UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		misplaced(symNode, "symbol")
 		misplaced(fieldNode, "field")
 		misplaced(breaksNode, "breaks")
@@ -116,7 +87,7 @@ func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRe
 		if len(r.Values) == 0 && r.DefaultSymbol == nil {
 			l.errorf(at, "uniqueValue renderer needs values or a defaultSymbol")
 		}
-	case ClassBreaksRenderer:
+	case symbology.ClassBreaksRenderer:
 		misplaced(symNode, "symbol")
 		misplaced(fieldsNode, "fields")
 		misplaced(valuesNode, "values")
@@ -154,14 +125,14 @@ func (l *loader) renderer(n *yaml.Node, gt feature.GeometryType, refs *[]fieldRe
 	default:
 		l.errorf(resolve(typeNode), "renderer type %q: want simple, uniqueValue or classBreaks", r.Type)
 	}
-	if r.Type != SimpleRenderer && labelNode != nil {
+	if r.Type != symbology.SimpleRenderer && labelNode != nil {
 		l.errorf(resolve(labelNode), "\"label\" applies to simple renderers only; use defaultLabel or each class's label")
 	}
 	return r
 }
 
-func (l *loader) uniqueValue(n *yaml.Node, gt feature.GeometryType, nFields int, delim string) (UniqueValue, bool) {
-	var uv UniqueValue
+func (l *loader) uniqueValue(n *yaml.Node, gt feature.GeometryType, nFields int, delim string) (symbology.UniqueValue, bool) {
+	var uv symbology.UniqueValue
 	var valNode, symNode *yaml.Node
 	if !l.fields(n, "unique value", map[string]func(*yaml.Node){
 		"value":       func(v *yaml.Node) { valNode = v },
@@ -182,7 +153,7 @@ func (l *loader) uniqueValue(n *yaml.Node, gt feature.GeometryType, nFields int,
 	} else {
 		uv.Values = []string{l.str(v, "value")}
 		if v.Tag == "!!null" {
-			uv.Values[0] = NullValue
+			uv.Values[0] = symbology.NullValue
 		}
 	}
 	if nFields > 0 && len(uv.Values) != nFields {
@@ -199,8 +170,8 @@ func (l *loader) uniqueValue(n *yaml.Node, gt feature.GeometryType, nFields int,
 	return uv, true
 }
 
-func (l *loader) classBreak(n *yaml.Node, gt feature.GeometryType) (ClassBreak, *yaml.Node, bool) {
-	var cb ClassBreak
+func (l *loader) classBreak(n *yaml.Node, gt feature.GeometryType) (symbology.ClassBreak, *yaml.Node, bool) {
+	var cb symbology.ClassBreak
 	var maxNode, symNode *yaml.Node
 	if !l.fields(n, "class break", map[string]func(*yaml.Node){
 		"maxValue":    func(v *yaml.Node) { maxNode = v; cb.MaxValue = l.float(v, "maxValue") },
@@ -222,11 +193,11 @@ func (l *loader) classBreak(n *yaml.Node, gt feature.GeometryType) (ClassBreak, 
 	return cb, maxNode, true
 }
 
-func (l *loader) symbol(n *yaml.Node, gt feature.GeometryType) Symbol {
-	s := Symbol{Color: Color{0, 0, 0, 255}}
+func (l *loader) symbol(n *yaml.Node, gt feature.GeometryType) symbology.Symbol {
+	s := symbology.Symbol{Color: symbology.Color{R: 0, G: 0, B: 0, A: 255}}
 	var typeNode, styleNode, widthNode, sizeNode, outlineNode *yaml.Node
 	if !l.fields(n, "symbol", map[string]func(*yaml.Node){
-		"type":    func(v *yaml.Node) { typeNode = v; s.Type = SymbolType(l.str(v, "symbol type")) },
+		"type":    func(v *yaml.Node) { typeNode = v; s.Type = symbology.SymbolType(l.str(v, "symbol type")) },
 		"color":   func(v *yaml.Node) { s.Color = l.color(v, "color") },
 		"style":   func(v *yaml.Node) { styleNode = v },
 		"width":   func(v *yaml.Node) { widthNode = v; s.Width = l.nonNeg(v, "width") },
@@ -250,36 +221,36 @@ func (l *loader) symbol(n *yaml.Node, gt feature.GeometryType) Symbol {
 		}
 	}
 	switch s.Type {
-	case SimpleFill:
+	case symbology.SimpleFill:
 		misplaced(widthNode, "width")
 		misplaced(sizeNode, "size")
-		s.FillStyle = FillSolid
+		s.FillStyle = symbology.FillSolid
 		if style != "" {
-			s.FillStyle = FillStyle(style)
-			if !oneOf(style, FillSolid, FillNull, FillHorizontal, FillVertical, FillCross, FillForwardDiagonal, FillBackwardDiagonal, FillDiagonalCross) {
+			s.FillStyle = symbology.FillStyle(style)
+			if !oneOf(style, symbology.FillSolid, symbology.FillNull, symbology.FillHorizontal, symbology.FillVertical, symbology.FillCross, symbology.FillForwardDiagonal, symbology.FillBackwardDiagonal, symbology.FillDiagonalCross) {
 				l.errorf(resolve(styleNode), "fill style %q: want solid, null, horizontal, vertical, cross, forwardDiagonal, backwardDiagonal or diagonalCross", style)
 			}
 		}
-	case SimpleLine:
+	case symbology.SimpleLine:
 		misplaced(sizeNode, "size")
 		misplaced(outlineNode, "outline")
 		outlineNode = nil
 		if widthNode == nil {
 			s.Width = 1
 		}
-		s.LineStyle = LineSolid
+		s.LineStyle = symbology.LineSolid
 		if style != "" {
 			s.LineStyle = l.lineStyle(styleNode)
 		}
-	case SimpleMarker:
+	case symbology.SimpleMarker:
 		misplaced(widthNode, "width")
 		if sizeNode == nil {
 			s.Size = 6
 		}
-		s.MarkerStyle = MarkerCircle
+		s.MarkerStyle = symbology.MarkerCircle
 		if style != "" {
-			s.MarkerStyle = MarkerStyle(style)
-			if !oneOf(style, MarkerCircle, MarkerSquare, MarkerCross, MarkerX, MarkerDiamond) {
+			s.MarkerStyle = symbology.MarkerStyle(style)
+			if !oneOf(style, symbology.MarkerCircle, symbology.MarkerSquare, symbology.MarkerCross, symbology.MarkerX, symbology.MarkerDiamond) {
 				l.errorf(resolve(styleNode), "marker style %q: want circle, square, cross, x or diamond", style)
 			}
 		}
@@ -287,11 +258,11 @@ func (l *loader) symbol(n *yaml.Node, gt feature.GeometryType) Symbol {
 		l.errorf(resolve(typeNode), "symbol type %q: want simpleFill, simpleLine or simpleMarker", s.Type)
 		return s
 	}
-	if want := symbolTypeFor(gt); want != "" && s.Type != want {
+	if want := symbology.SimpleSymbolType(gt); want != "" && s.Type != want {
 		l.errorf(resolve(typeNode), "a %s symbol cannot draw %s features: use %s", s.Type, gt.Name(), want)
 	}
 	if outlineNode != nil {
-		o := &Outline{Color: Color{0, 0, 0, 255}, Width: 1, Style: LineSolid}
+		o := &symbology.Outline{Color: symbology.Color{R: 0, G: 0, B: 0, A: 255}, Width: 1, Style: symbology.LineSolid}
 		l.fields(outlineNode, "outline", map[string]func(*yaml.Node){
 			"color": func(v *yaml.Node) { o.Color = l.color(v, "outline color") },
 			"width": func(v *yaml.Node) { o.Width = l.nonNeg(v, "outline width") },
@@ -302,13 +273,13 @@ func (l *loader) symbol(n *yaml.Node, gt feature.GeometryType) Symbol {
 	return s
 }
 
-func (l *loader) lineStyle(n *yaml.Node) LineStyle {
+func (l *loader) lineStyle(n *yaml.Node) symbology.LineStyle {
 	s := l.str(n, "line style")
-	if !oneOf(s, LineSolid, LineDash, LineDot, LineDashDot, LineDashDotDot, LineNull) {
+	if !oneOf(s, symbology.LineSolid, symbology.LineDash, symbology.LineDot, symbology.LineDashDot, symbology.LineDashDotDot, symbology.LineNull) {
 		l.errorf(resolve(n), "line style %q: want solid, dash, dot, dashDot, dashDotDot or null", s)
-		return LineSolid
+		return symbology.LineSolid
 	}
-	return LineStyle(s)
+	return symbology.LineStyle(s)
 }
 
 // keyword reads one of opts (an error names them otherwise; the first is then returned).
@@ -330,8 +301,8 @@ func oneOf[T ~string](s string, opts ...T) bool {
 	return false
 }
 
-func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (Label, bool) {
-	lb := Label{Font: Font{Family: "DejaVuSans", Size: 8}, Color: Color{0, 0, 0, 255}}
+func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (symbology.Label, bool) {
+	lb := symbology.Label{Font: symbology.Font{Family: "DejaVuSans", Size: 8}, Color: symbology.Color{R: 0, G: 0, B: 0, A: 255}}
 	var fieldNode, exprNode, minNode *yaml.Node
 	if !l.fields(n, "label", map[string]func(*yaml.Node){
 		"field":      func(v *yaml.Node) { fieldNode = v; lb.Field = l.str(v, "field") },
@@ -358,7 +329,7 @@ func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (Label, bool) {
 		},
 		"color": func(v *yaml.Node) { lb.Color = l.color(v, "label color") },
 		"halo": func(v *yaml.Node) {
-			h := &Halo{Color: Color{255, 255, 255, 255}, Width: 1}
+			h := &symbology.Halo{Color: symbology.Color{R: 255, G: 255, B: 255, A: 255}, Width: 1}
 			l.fields(v, "halo", map[string]func(*yaml.Node){
 				"color": func(x *yaml.Node) { h.Color = l.color(x, "halo color") },
 				"width": func(x *yaml.Node) { h.Width = l.nonNeg(x, "halo width") },
@@ -382,10 +353,10 @@ func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (Label, bool) {
 			l.errorf(resolve(fieldNode), "label field must not be empty")
 			return lb, false
 		}
-		lb.Text = []TextPart{{Field: lb.Field}}
+		lb.Text = []symbology.TextPart{{Field: lb.Field}}
 		*refs = append(*refs, fieldRef{lb.Field, fieldNode, "label field"})
 	case exprNode != nil:
-		parts, err := ParseLabelExpression(lb.Expression)
+		parts, err := symbology.ParseLabelExpression(lb.Expression)
 		if err != nil {
 			l.errorf(resolve(exprNode), "label expression: %v", err)
 			return lb, false
@@ -403,57 +374,9 @@ func (l *loader) label(n *yaml.Node, refs *[]fieldRef) (Label, bool) {
 	return lb, true
 }
 
-// ParseLabelExpression parses a label template: text in which [FIELD]
-// stands for a field's value. "[[" and "]]" are literal brackets.
-func ParseLabelExpression(s string) ([]TextPart, error) {
-	var parts []TextPart
-	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			parts = append(parts, TextPart{Literal: lit.String()})
-			lit.Reset()
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		switch {
-		case strings.HasPrefix(s[i:], "[["):
-			lit.WriteByte('[')
-			i++
-		case strings.HasPrefix(s[i:], "]]"):
-			lit.WriteByte(']')
-			i++
-		case s[i] == '[':
-			end := strings.IndexByte(s[i:], ']')
-			if end < 0 {
-				return nil, errorString("unclosed [ at offset " + strconv.Itoa(i))
-			}
-			name := strings.TrimSpace(s[i+1 : i+end])
-			if name == "" {
-				return nil, errorString("empty field reference [] at offset " + strconv.Itoa(i))
-			}
-			flush()
-			parts = append(parts, TextPart{Field: name})
-			i += end
-		case s[i] == ']':
-			return nil, errorString("unmatched ] at offset " + strconv.Itoa(i))
-		default:
-			lit.WriteByte(s[i])
-		}
-	}
-	flush()
-	if len(parts) == 0 {
-		return nil, errorString("expression is empty")
-	}
-	return parts, nil
-}
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
 // labelPlacement reads a label class's placement.
-func (l *loader) labelPlacement(n *yaml.Node) LabelPlacement {
-	var p LabelPlacement
+func (l *loader) labelPlacement(n *yaml.Node) symbology.LabelPlacement {
+	var p symbology.LabelPlacement
 	positions := []string{"right", "above-right", "below-right", "left", "above-left", "below-left", "above", "below", "center"}
 	l.fields(n, "placement", map[string]func(*yaml.Node){
 		"point": func(v *yaml.Node) {
@@ -462,16 +385,18 @@ func (l *loader) labelPlacement(n *yaml.Node) LabelPlacement {
 				return
 			}
 			l.seq(v, "point placement", func(it *yaml.Node) {
-				p.Points = append(p.Points, PointPosition(l.keyword(it, "point position", positions...)))
+				p.Points = append(p.Points, symbology.PointPosition(l.keyword(it, "point position", positions...)))
 			})
 		},
 		"offset": func(v *yaml.Node) { p.Offset = l.nonNeg(v, "placement offset") },
-		"line":   func(v *yaml.Node) { p.Line = LineSide(l.keyword(v, "line placement", "on", "above", "below")) },
+		"line": func(v *yaml.Node) {
+			p.Line = symbology.LineSide(l.keyword(v, "line placement", "on", "above", "below"))
+		},
 		"along": func(v *yaml.Node) {
-			p.Along = LineAnchor(l.keyword(v, "line placement along", "middle", "start", "end"))
+			p.Along = symbology.LineAnchor(l.keyword(v, "line placement along", "middle", "start", "end"))
 		},
 		"orientation": func(v *yaml.Node) {
-			p.Orientation = LineOrientation(l.keyword(v, "line orientation", "curved", "straight", "horizontal"))
+			p.Orientation = symbology.LineOrientation(l.keyword(v, "line orientation", "curved", "straight", "horizontal"))
 		},
 		"repeat": func(v *yaml.Node) { p.Repeat = l.nonNeg(v, "line label repeat") },
 		"parts":  func(v *yaml.Node) { p.AllParts = l.keyword(v, "line label parts", "longest", "all") == "all" },
@@ -482,13 +407,13 @@ func (l *loader) labelPlacement(n *yaml.Node) LabelPlacement {
 		"duplicates": func(v *yaml.Node) { p.RemoveDuplicates = l.keyword(v, "duplicates", "keep", "remove") == "remove" },
 	})
 	// The defaults are stored as "".
-	if p.Line == LineOn {
+	if p.Line == symbology.LineOn {
 		p.Line = ""
 	}
-	if p.Along == LineMiddle {
+	if p.Along == symbology.LineMiddle {
 		p.Along = ""
 	}
-	if p.Orientation == LineCurved {
+	if p.Orientation == symbology.LineCurved {
 		p.Orientation = ""
 	}
 	return p

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 
 	"github.com/paulmach/orb"
 
@@ -17,32 +18,33 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/proj"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
 // This file converts symbols, renderers, drawing descriptions and custom graphics between the
-// schema's types and the service definition's, in both directions: requests bring
-// LayerDrawingDescriptions and graphics to draw (…In), GetDefaultLayerDrawingDescriptions
-// describes the catalog's renderers (…Out).
+// schema's types and the one model of a drawing (package symbology), in both directions:
+// requests bring LayerDrawingDescriptions and graphics to draw (…In, once, into a
+// symbology.Drawing or symbology.Graphic), GetDefaultLayerDrawingDescriptions describes the
+// catalog's renderers (…Out).
 
-var fillStylesIn = map[gisxml.SimpleFillStyle]servicedef.FillStyle{
-	gisxml.SFSSolid: servicedef.FillSolid, gisxml.SFSNull: servicedef.FillNull, gisxml.SFSHorizontal: servicedef.FillHorizontal,
-	gisxml.SFSVertical: servicedef.FillVertical, gisxml.SFSForwardDiagonal: servicedef.FillForwardDiagonal,
-	gisxml.SFSBackwardDiagonal: servicedef.FillBackwardDiagonal, gisxml.SFSCross: servicedef.FillCross, gisxml.SFSDiagonalCross: servicedef.FillDiagonalCross,
+var fillStylesIn = map[gisxml.SimpleFillStyle]symbology.FillStyle{
+	gisxml.SFSSolid: symbology.FillSolid, gisxml.SFSNull: symbology.FillNull, gisxml.SFSHorizontal: symbology.FillHorizontal,
+	gisxml.SFSVertical: symbology.FillVertical, gisxml.SFSForwardDiagonal: symbology.FillForwardDiagonal,
+	gisxml.SFSBackwardDiagonal: symbology.FillBackwardDiagonal, gisxml.SFSCross: symbology.FillCross, gisxml.SFSDiagonalCross: symbology.FillDiagonalCross,
 }
 
-var lineStylesIn = map[gisxml.SimpleLineStyle]servicedef.LineStyle{
-	gisxml.SLSSolid: servicedef.LineSolid, gisxml.SLSDash: servicedef.LineDash, gisxml.SLSDot: servicedef.LineDot,
-	gisxml.SLSDashDot: servicedef.LineDashDot, gisxml.SLSDashDotDot: servicedef.LineDashDotDot, gisxml.SLSNull: servicedef.LineNull,
-	gisxml.SLSInsideFrame: servicedef.LineSolid,
+var lineStylesIn = map[gisxml.SimpleLineStyle]symbology.LineStyle{
+	gisxml.SLSSolid: symbology.LineSolid, gisxml.SLSDash: symbology.LineDash, gisxml.SLSDot: symbology.LineDot,
+	gisxml.SLSDashDot: symbology.LineDashDot, gisxml.SLSDashDotDot: symbology.LineDashDotDot, gisxml.SLSNull: symbology.LineNull,
+	gisxml.SLSInsideFrame: symbology.LineSolid,
 }
 
-var markerStylesIn = map[gisxml.SimpleMarkerStyle]servicedef.MarkerStyle{
-	gisxml.SMSCircle: servicedef.MarkerCircle, gisxml.SMSSquare: servicedef.MarkerSquare, gisxml.SMSCross: servicedef.MarkerCross,
-	gisxml.SMSX: servicedef.MarkerX, gisxml.SMSDiamond: servicedef.MarkerDiamond,
+var markerStylesIn = map[gisxml.SimpleMarkerStyle]symbology.MarkerStyle{
+	gisxml.SMSCircle: symbology.MarkerCircle, gisxml.SMSSquare: symbology.MarkerSquare, gisxml.SMSCross: symbology.MarkerCross,
+	gisxml.SMSX: symbology.MarkerX, gisxml.SMSDiamond: symbology.MarkerDiamond,
 }
 
-func sdColor(c gisxml.Color, def servicedef.Color) (servicedef.Color, error) {
+// colorIn is a schema colour as the model's; def when c is nil.
+func colorIn(c gisxml.Color, def symbology.Color) (symbology.Color, error) {
 	if c == nil {
 		return def, nil
 	}
@@ -50,21 +52,21 @@ func sdColor(c gisxml.Color, def servicedef.Color) (servicedef.Color, error) {
 	if err != nil {
 		return def, err
 	}
-	return servicedef.Color{R: n.R, G: n.G, B: n.B, A: n.A}, nil
+	return symbology.Color{R: n.R, G: n.G, B: n.B, A: n.A}, nil
 }
 
 // symbolIn converts a request symbol; what names it in errors.
-func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
-	black := servicedef.Color{A: 255}
+func symbolIn(s gisxml.Symbol, what string) (*symbology.Symbol, error) {
+	black := symbology.Color{A: 255}
 	var err error
-	out := &servicedef.Symbol{}
+	out := &symbology.Symbol{}
 	switch v := s.(type) {
 	case *gisxml.SimpleFillSymbol:
-		out.Type, out.FillStyle = servicedef.SimpleFill, fillStylesIn[v.Style]
+		out.Type, out.FillStyle = symbology.SimpleFill, fillStylesIn[v.Style]
 		if out.FillStyle == "" {
-			out.FillStyle = servicedef.FillSolid
+			out.FillStyle = symbology.FillSolid
 		}
-		if out.Color, err = sdColor(v.Color, black); err != nil {
+		if out.Color, err = colorIn(v.Color, black); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if out.Outline, err = outlineIn(v.Outline, what+"/Outline"); err != nil {
@@ -74,12 +76,12 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 		if err := checkPicture(v.Picture, v.PictureUri, what); err != nil {
 			return nil, err
 		}
-		out.Type, out.Picture = servicedef.PictureFill, v.Picture
+		out.Type, out.Picture = symbology.PictureFill, v.Picture
 		out.Width, out.Height = deref(v.Width), deref(v.Height)
 		out.XScale, out.YScale = deref(v.XScale), deref(v.YScale)
 		out.XSeparation, out.YSeparation = deref(v.XSeparation), deref(v.YSeparation)
 		out.Angle, out.XOffset, out.YOffset = deref(v.Angle), deref(v.XOffset), deref(v.YOffset)
-		if out.Color, err = sdColor(v.Color, servicedef.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
+		if out.Color, err = colorIn(v.Color, symbology.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if err := pictureStyleIn(&out.PictureStyle, v.FgColor, v.Color, v.BgColor, v.BitmapTransColor, v.Swap1BitColor, what); err != nil {
@@ -89,37 +91,37 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 			return nil, err
 		}
 	case *gisxml.SimpleLineSymbol:
-		out.Type, out.LineStyle, out.Width = servicedef.SimpleLine, lineStylesIn[v.Style], v.Width
+		out.Type, out.LineStyle, out.Width = symbology.SimpleLine, lineStylesIn[v.Style], v.Width
 		if out.LineStyle == "" {
-			out.LineStyle = servicedef.LineSolid
+			out.LineStyle = symbology.LineSolid
 		}
-		if out.Color, err = sdColor(v.Color, black); err != nil {
+		if out.Color, err = colorIn(v.Color, black); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 	case *gisxml.SimpleMarkerSymbol:
-		out.Type, out.MarkerStyle, out.Size = servicedef.SimpleMarker, markerStylesIn[v.Style], v.Size
+		out.Type, out.MarkerStyle, out.Size = symbology.SimpleMarker, markerStylesIn[v.Style], v.Size
 		out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
 		if out.MarkerStyle == "" {
-			out.MarkerStyle = servicedef.MarkerCircle
+			out.MarkerStyle = symbology.MarkerCircle
 		}
-		if out.Color, err = sdColor(v.Color, black); err != nil {
+		if out.Color, err = colorIn(v.Color, black); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if v.Outline && v.OutlineSize > 0 {
-			oc, err := sdColor(v.OutlineColor, black)
+			oc, err := colorIn(v.OutlineColor, black)
 			if err != nil {
 				return nil, operation.Invalid("%s/OutlineColor: %v", what, err)
 			}
-			out.Outline = &servicedef.Outline{Color: oc, Width: v.OutlineSize, Style: servicedef.LineSolid}
+			out.Outline = &symbology.Outline{Color: oc, Width: v.OutlineSize, Style: symbology.LineSolid}
 		}
 	case *gisxml.PictureMarkerSymbol:
 		if err := checkPicture(v.Picture, v.PictureUri, what); err != nil {
 			return nil, err
 		}
-		out.Type, out.Picture, out.Size, out.Width = servicedef.PictureMarker, v.Picture, v.Size, deref(v.Width)
+		out.Type, out.Picture, out.Size, out.Width = symbology.PictureMarker, v.Picture, v.Size, deref(v.Width)
 		out.XScale, out.YScale = v.XScale, v.YScale
 		out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
-		if out.Color, err = sdColor(v.Color, servicedef.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
+		if out.Color, err = colorIn(v.Color, symbology.Color{R: 128, G: 128, B: 128, A: 255}); err != nil {
 			return nil, operation.Invalid("%s/Color: %v", what, err)
 		}
 		if err := pictureStyleIn(&out.PictureStyle, v.FgColor, v.Color, v.BgColor, v.BitmapTransColor, v.Swap1BitColor, what); err != nil {
@@ -154,16 +156,16 @@ func symbolIn(s gisxml.Symbol, what string) (*servicedef.Symbol, error) {
 	return out, nil
 }
 
-func outlineIn(ls gisxml.LineSymbol, what string) (*servicedef.Outline, error) {
+func outlineIn(ls gisxml.LineSymbol, what string) (*symbology.Outline, error) {
 	if ls == nil {
 		return nil, nil
 	}
 	f := ls.LineSymbolPart()
-	c, err := sdColor(f.Color, servicedef.Color{A: 255})
+	c, err := colorIn(f.Color, symbology.Color{A: 255})
 	if err != nil {
 		return nil, operation.Invalid("%s/Color: %v", what, err)
 	}
-	o := &servicedef.Outline{Color: c, Width: f.Width, Style: servicedef.LineSolid}
+	o := &symbology.Outline{Color: c, Width: f.Width, Style: symbology.LineSolid}
 	if sl, ok := ls.(*gisxml.SimpleLineSymbol); ok {
 		if st, ok := lineStylesIn[sl.Style]; ok {
 			o.Style = st
@@ -192,7 +194,7 @@ func str(p *string) string {
 }
 
 // rendererIn converts a request renderer for a layer, checking its fields.
-func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*servicedef.Renderer, error) {
+func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*symbology.Renderer, error) {
 	hasField := func(name, w string) error {
 		if l.Data.Info().FieldIndex(name) < 0 {
 			return operation.Invalid("%s: %q is not a field of layer %d", w, name, l.ID)
@@ -205,9 +207,9 @@ func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*serv
 		if err != nil {
 			return nil, err
 		}
-		return &servicedef.Renderer{Type: servicedef.SimpleRenderer, Symbol: sym, Label: str(v.Label), Description: str(v.Description)}, nil
+		return &symbology.Renderer{Type: symbology.SimpleRenderer, Symbol: sym, Label: str(v.Label), Description: str(v.Description)}, nil
 	case *gisxml.UniqueValueRenderer:
-		r := &servicedef.Renderer{Type: servicedef.UniqueValueRenderer, FieldDelimiter: ", ", DefaultLabel: "<all other values>"}
+		r := &symbology.Renderer{Type: symbology.UniqueValueRenderer, FieldDelimiter: ", ", DefaultLabel: "<all other values>"}
 		for _, f := range []*string{&v.Field1, v.Field2, v.Field3} {
 			if f == nil || *f == "" {
 				continue
@@ -249,7 +251,7 @@ func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*serv
 			if label == "" {
 				label = uv.Value
 			}
-			r.Values = append(r.Values, servicedef.UniqueValue{Values: vals, Label: label, Description: str(uv.Description), Symbol: *sym})
+			r.Values = append(r.Values, symbology.UniqueValue{Values: vals, Label: label, Description: str(uv.Description), Symbol: *sym})
 		}
 		return r, nil
 	case *gisxml.ClassBreaksRenderer:
@@ -261,7 +263,7 @@ func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*serv
 		default:
 			return nil, operation.Invalid("%s/Field: %q of layer %d is not numeric", what, v.Field, l.ID)
 		}
-		r := &servicedef.Renderer{Type: servicedef.ClassBreaksRenderer, Field: v.Field, MinValue: operation.Ptr(v.MinimumValue)}
+		r := &symbology.Renderer{Type: symbology.ClassBreaksRenderer, Field: v.Field, MinValue: operation.Ptr(v.MinimumValue)}
 		prev := v.MinimumValue
 		for i, cb := range v.ClassBreakInfos {
 			if cb == nil {
@@ -278,7 +280,7 @@ func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*serv
 			if label == "" {
 				label = strconv.FormatFloat(prev, 'f', -1, 64) + " - " + strconv.FormatFloat(cb.ClassMaximumValue, 'f', -1, 64)
 			}
-			r.Breaks = append(r.Breaks, servicedef.ClassBreak{MaxValue: cb.ClassMaximumValue, Label: label, Description: str(cb.Description), Symbol: *sym})
+			r.Breaks = append(r.Breaks, symbology.ClassBreak{MaxValue: cb.ClassMaximumValue, Label: label, Description: str(cb.Description), Symbol: *sym})
 			prev = cb.ClassMaximumValue
 		}
 		if len(r.Breaks) == 0 {
@@ -292,19 +294,19 @@ func rendererIn(fr gisxml.FeatureRenderer, l *catalog.Layer, what string) (*serv
 }
 
 // labelsIn converts a LabelingDescription to label classes.
-func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]servicedef.Label, error) {
-	out := []servicedef.Label{}
+func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]symbology.Label, error) {
+	out := []symbology.Label{}
 	for i, lc := range ld.LabelClassDescriptions {
 		if lc == nil {
 			continue
 		}
 		w := fmt.Sprintf("%s/LabelClassDescriptions[%d]", what, i)
-		lb := servicedef.Label{Font: servicedef.Font{Family: "DejaVuSans", Size: 8}, Color: servicedef.Color{A: 255}}
+		lb := symbology.Label{Font: symbology.Font{Family: "DejaVuSans", Size: 8}, Color: symbology.Color{A: 255}}
 		expr := strings.TrimSpace(str(lc.LabelExpression))
 		if expr == "" {
 			expr = "[" + l.DisplayField + "]"
 		}
-		parts, err := servicedef.ParseLabelExpression(expr)
+		parts, err := symbology.ParseLabelExpression(expr)
 		if err != nil {
 			return nil, operation.Invalid("%s/LabelExpression %q: %v (only [FIELD] templates are supported)", w, expr, err)
 		}
@@ -328,7 +330,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			lb.MaxScale = *lc.MaximumScale
 		}
 		if ts := lc.Symbol; ts != nil {
-			if lb.Color, err = sdColor(ts.Color, lb.Color); err != nil {
+			if lb.Color, err = colorIn(ts.Color, lb.Color); err != nil {
 				return nil, operation.Invalid("%s/Symbol/Color: %v", w, err)
 			}
 			if ts.Size != nil && *ts.Size > 0 {
@@ -342,7 +344,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 			}
 			simpleTextFont(ts, &lb.Font)
 			if ts.OutlineColor != nil {
-				hc, err := sdColor(ts.OutlineColor, servicedef.Color{R: 255, G: 255, B: 255, A: 255})
+				hc, err := colorIn(ts.OutlineColor, symbology.Color{R: 255, G: 255, B: 255, A: 255})
 				if err != nil {
 					return nil, operation.Invalid("%s/Symbol/OutlineColor: %v", w, err)
 				}
@@ -353,7 +355,7 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 				if err := checkSize(width, w+"/Symbol/OutlineWidth"); err != nil {
 					return nil, err
 				}
-				lb.Halo = &servicedef.Halo{Color: hc, Width: width}
+				lb.Halo = &symbology.Halo{Color: hc, Width: width}
 			}
 		}
 		out = append(out, lb)
@@ -361,33 +363,33 @@ func labelsIn(ld *gisxml.LabelingDescription, l *catalog.Layer, what string) ([]
 	return out, nil
 }
 
-// The label placement types of the schema and the service definition's placements, both ways
+// The label placement types of the schema and the model's placements (symbology.LabelPlacement), both ways
 // (docs/cartography.md, "Label placement"). A point type is one position; a line type is a side
 // (Above, Below, Center: on the line) and a position along the line (Along: the middle; Start and
 // Before: the start; End and After: the end); the one polygon type is horizontal.
 var (
-	pointPlacements = map[gisxml.ServerPointLabelPlacementType]servicedef.PointPosition{
-		gisxml.ServerPointLabelPlacementAboveCenter: servicedef.PointAbove, gisxml.ServerPointLabelPlacementAboveLeft: servicedef.PointAboveLeft,
-		gisxml.ServerPointLabelPlacementAboveRight: servicedef.PointAboveRight, gisxml.ServerPointLabelPlacementBelowCenter: servicedef.PointBelow,
-		gisxml.ServerPointLabelPlacementBelowLeft: servicedef.PointBelowLeft, gisxml.ServerPointLabelPlacementBelowRight: servicedef.PointBelowRight,
-		gisxml.ServerPointLabelPlacementCenterCenter: servicedef.PointCenter, gisxml.ServerPointLabelPlacementCenterLeft: servicedef.PointLeft,
-		gisxml.ServerPointLabelPlacementCenterRight: servicedef.PointRight,
+	pointPlacements = map[gisxml.ServerPointLabelPlacementType]symbology.PointPosition{
+		gisxml.ServerPointLabelPlacementAboveCenter: symbology.PointAbove, gisxml.ServerPointLabelPlacementAboveLeft: symbology.PointAboveLeft,
+		gisxml.ServerPointLabelPlacementAboveRight: symbology.PointAboveRight, gisxml.ServerPointLabelPlacementBelowCenter: symbology.PointBelow,
+		gisxml.ServerPointLabelPlacementBelowLeft: symbology.PointBelowLeft, gisxml.ServerPointLabelPlacementBelowRight: symbology.PointBelowRight,
+		gisxml.ServerPointLabelPlacementCenterCenter: symbology.PointCenter, gisxml.ServerPointLabelPlacementCenterLeft: symbology.PointLeft,
+		gisxml.ServerPointLabelPlacementCenterRight: symbology.PointRight,
 	}
-	lineSides   = map[string]servicedef.LineSide{"Above": servicedef.LineAbove, "Below": servicedef.LineBelow, "Center": ""}
-	lineAnchors = map[string]servicedef.LineAnchor{"Along": "", "Start": servicedef.LineStart, "Before": servicedef.LineStart, "End": servicedef.LineEnd, "After": servicedef.LineEnd}
+	lineSides   = map[string]symbology.LineSide{"Above": symbology.LineAbove, "Below": symbology.LineBelow, "Center": ""}
+	lineAnchors = map[string]symbology.LineAnchor{"Along": "", "Start": symbology.LineStart, "Before": symbology.LineStart, "End": symbology.LineEnd, "After": symbology.LineEnd}
 )
 
 // placementIn is the placement of a request's LabelPlacementDescription for a layer of geometry
 // type gt: the default when there is none or it is for another geometry type.
-func placementIn(d gisxml.LabelPlacementDescription, gt feature.GeometryType) servicedef.LabelPlacement {
-	var p servicedef.LabelPlacement
+func placementIn(d gisxml.LabelPlacementDescription, gt feature.GeometryType) symbology.LabelPlacement {
+	var p symbology.LabelPlacement
 	switch v := d.(type) {
 	case *gisxml.PointLabelPlacementDescription:
 		if v == nil || (gt != feature.Point && gt != feature.Multipoint) {
 			break
 		}
 		if pos, ok := pointPlacements[v.Type]; ok {
-			p.Points = []servicedef.PointPosition{pos}
+			p.Points = []symbology.PointPosition{pos}
 		}
 	case *gisxml.LineLabelPlacementDescription:
 		if v != nil && gt == feature.Polyline {
@@ -405,27 +407,27 @@ func placementIn(d gisxml.LabelPlacementDescription, gt feature.GeometryType) se
 // placementOut is the schema's description of a placement for a layer of geometry type gt: the
 // first point position (right for the default order), the line side and position along (the
 // middle as Along), always horizontal for polygons (the schema has no other type).
-func placementOut(p servicedef.LabelPlacement, gt feature.GeometryType) gisxml.LabelPlacementDescription {
+func placementOut(p symbology.LabelPlacement, gt feature.GeometryType) gisxml.LabelPlacementDescription {
 	switch gt {
 	case feature.Polygon:
 		return &gisxml.PolygonLabelPlacementDescription{Type: gisxml.ServerPolygonPlacementAlwaysHorizontal}
 	case feature.Polyline:
 		side, along := "Center", "Along"
 		switch p.Line {
-		case servicedef.LineAbove:
+		case symbology.LineAbove:
 			side = "Above"
-		case servicedef.LineBelow:
+		case symbology.LineBelow:
 			side = "Below"
 		}
 		switch p.Along {
-		case servicedef.LineStart:
+		case symbology.LineStart:
 			along = "Start"
-		case servicedef.LineEnd:
+		case symbology.LineEnd:
 			along = "End"
 		}
 		return &gisxml.LineLabelPlacementDescription{Type: gisxml.ServerLineLabelPlacementType("gisServerLinePlacement" + side + along)}
 	}
-	first := servicedef.PointRight
+	first := symbology.PointRight
 	if len(p.Points) > 0 {
 		first = p.Points[0]
 	}
@@ -438,9 +440,9 @@ func placementOut(p servicedef.LabelPlacement, gt feature.GeometryType) gisxml.L
 }
 
 // drawingOf reads what a LayerDescription changes of how its layer is drawn; nil when nothing.
-func drawingOf(ld *gisxml.LayerDescription, l *catalog.Layer, i int) (*mapdraw.Drawing, error) {
+func drawingOf(ld *gisxml.LayerDescription, l *catalog.Layer, i int) (*symbology.Drawing, error) {
 	what := fmt.Sprintf("LayerDescriptions[%d]", i)
-	d := &mapdraw.Drawing{}
+	d := &symbology.Drawing{}
 	changed := false
 	if dd, ok := ld.DrawingDescription.(*gisxml.FeatureLayerDrawingDescription); ok && dd != nil {
 		r, err := rendererIn(dd.FeatureRenderer, l, what+"/DrawingDescription/FeatureRenderer")
@@ -510,26 +512,13 @@ func drawingOf(ld *gisxml.LayerDescription, l *catalog.Layer, i int) (*mapdraw.D
 }
 
 // fitsGeometry checks that a renderer's symbols can draw the layer's geometry.
-func fitsGeometry(r *servicedef.Renderer, l *catalog.Layer, what string) error {
-	want := map[feature.GeometryType][]servicedef.SymbolType{
-		feature.Polygon:    {servicedef.SimpleFill, servicedef.PictureFill},
-		feature.Polyline:   {servicedef.SimpleLine},
-		feature.Point:      {servicedef.SimpleMarker, servicedef.PictureMarker, servicedef.CharacterMarker},
-		feature.Multipoint: {servicedef.SimpleMarker, servicedef.PictureMarker, servicedef.CharacterMarker},
-	}[l.Data.Info().GeometryType]
-	if want == nil {
-		return nil
-	}
-	check := func(s *servicedef.Symbol) error {
-		if s == nil {
+func fitsGeometry(r *symbology.Renderer, l *catalog.Layer, what string) error {
+	gt := l.Data.Info().GeometryType
+	check := func(s *symbology.Symbol) error {
+		if s == nil || s.Type.Draws(gt) {
 			return nil
 		}
-		for _, t := range want {
-			if s.Type == t {
-				return nil
-			}
-		}
-		return operation.Invalid("%s: a %s symbol cannot draw the %s features of layer %d", what, s.Type, l.Data.Info().GeometryType.Name(), l.ID)
+		return operation.Invalid("%s: a %s symbol cannot draw the %s features of layer %d", what, s.Type, gt.Name(), l.ID)
 	}
 	if err := check(r.Symbol); err != nil {
 		return err
@@ -552,8 +541,8 @@ func fitsGeometry(r *servicedef.Renderer, l *catalog.Layer, what string) error {
 
 // graphicsIn converts CustomGraphics to graphics in map coordinates (groups flattened; rectangles,
 // circles and ellipses as polygons inscribed in their envelope).
-func graphicsIn(els gisxml.ArrayOfGraphicElement, what string) ([]mapdraw.Graphic, error) {
-	var out []mapdraw.Graphic
+func graphicsIn(els gisxml.ArrayOfGraphicElement, what string) ([]symbology.Graphic, error) {
+	var out []symbology.Graphic
 	for i, el := range els {
 		w := fmt.Sprintf("%s[%d]", what, i)
 		gs, err := graphicIn(el, w)
@@ -565,8 +554,8 @@ func graphicsIn(els gisxml.ArrayOfGraphicElement, what string) ([]mapdraw.Graphi
 	return out, nil
 }
 
-func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
-	symOf := func(s gisxml.Symbol) (*servicedef.Symbol, error) {
+func graphicIn(el gisxml.GraphicElement, w string) ([]symbology.Graphic, error) {
+	symOf := func(s gisxml.Symbol) (*symbology.Symbol, error) {
 		if s == nil {
 			return nil, nil
 		}
@@ -584,7 +573,7 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		return og.Bound(), nil
 	}
 	// pathGraphic is a graphic of kind k along the paths or rings of a line or polygon element.
-	pathGraphic := func(k mapdraw.GraphicKind, g gisxml.GeometryKind, name string, s gisxml.Symbol) ([]mapdraw.Graphic, error) {
+	pathGraphic := func(k symbology.GraphicKind, g gisxml.GeometryKind, name string, s gisxml.Symbol) ([]symbology.Graphic, error) {
 		og, err := geom(g, name)
 		if err != nil {
 			return nil, err
@@ -593,7 +582,7 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []mapdraw.Graphic{{Kind: k, Parts: partsOf(og), Symbol: sym}}, nil
+		return []symbology.Graphic{{Kind: k, Parts: partsOf(og), Symbol: sym}}, nil
 	}
 	switch e := el.(type) {
 	case *gisxml.MarkerElement:
@@ -605,11 +594,11 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicMarker, Parts: [][][2]float64{{p}}, Symbol: sym}}, nil
+		return []symbology.Graphic{{Kind: symbology.GraphicMarker, Parts: [][][2]float64{{p}}, Symbol: sym}}, nil
 	case *gisxml.LineElement:
-		return pathGraphic(mapdraw.GraphicLine, e.Line, "Line", e.Symbol)
+		return pathGraphic(symbology.GraphicLine, e.Line, "Line", e.Symbol)
 	case *gisxml.PolygonElement:
-		return pathGraphic(mapdraw.GraphicPolygon, e.Polygon, "Polygon", e.Symbol)
+		return pathGraphic(symbology.GraphicPolygon, e.Polygon, "Polygon", e.Symbol)
 	case *gisxml.RectangleElement, *gisxml.CircleElement, *gisxml.EllipseElement:
 		var rect gisxml.GeometryKind
 		var s gisxml.Symbol
@@ -646,7 +635,7 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 		} else {
 			ring = [][2]float64{{b.Min[0], b.Min[1]}, {b.Max[0], b.Min[1]}, {b.Max[0], b.Max[1]}, {b.Min[0], b.Max[1]}, {b.Min[0], b.Min[1]}}
 		}
-		return []mapdraw.Graphic{{Kind: mapdraw.GraphicPolygon, Parts: [][][2]float64{ring}, Symbol: sym}}, nil
+		return []symbology.Graphic{{Kind: symbology.GraphicPolygon, Parts: [][][2]float64{ring}, Symbol: sym}}, nil
 	case *gisxml.TextElement:
 		return textGraphic(str(e.Text), e.TextGeometry, e.Symbol, w, false)
 	case *gisxml.ParagraphTextElement:
@@ -658,12 +647,12 @@ func graphicIn(el gisxml.GraphicElement, w string) ([]mapdraw.Graphic, error) {
 }
 
 // textGraphic anchors text at a point, or for paragraph text in an envelope at its top left.
-func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, paragraph bool) ([]mapdraw.Graphic, error) {
+func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, paragraph bool) ([]symbology.Graphic, error) {
 	og, _, err := operation.GeometryIn(g, w+"/TextGeometry")
 	if err != nil {
 		return nil, err
 	}
-	gr := mapdraw.Graphic{Kind: mapdraw.GraphicText, Text: text}
+	gr := symbology.Graphic{Kind: symbology.GraphicText, Text: text}
 	b := og.Bound()
 	if p, ok := og.(orb.Point); ok {
 		gr.Parts = [][][2]float64{{p}}
@@ -674,10 +663,10 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 		gr.Parts = [][][2]float64{{b.Center()}}
 		gr.Align = [2]float64{0.5, 0.5}
 	}
-	font := &mapdraw.GraphicFont{Font: servicedef.Font{Size: 10}, Color: servicedef.Color{A: 255}}
+	font := &symbology.GraphicFont{Font: symbology.Font{Size: 10}, Color: symbology.Color{A: 255}}
 	switch ts := s.(type) {
 	case *gisxml.TextSymbol:
-		if font.Color, err = sdColor(ts.Color, font.Color); err != nil {
+		if font.Color, err = colorIn(ts.Color, font.Color); err != nil {
 			return nil, operation.Invalid("%s/Symbol/Color: %v", w, err)
 		}
 		if ts.Size > 0 {
@@ -711,7 +700,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			gr.Text = ts.Text
 		}
 	case *gisxml.SimpleTextSymbol:
-		if font.Color, err = sdColor(ts.Color, font.Color); err != nil {
+		if font.Color, err = colorIn(ts.Color, font.Color); err != nil {
 			return nil, operation.Invalid("%s/Symbol/Color: %v", w, err)
 		}
 		if ts.Size != nil && *ts.Size > 0 {
@@ -723,7 +712,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			gr.Angle = *ts.Angle
 		}
 		if ts.OutlineColor != nil {
-			hc, err := sdColor(ts.OutlineColor, servicedef.Color{R: 255, G: 255, B: 255, A: 255})
+			hc, err := colorIn(ts.OutlineColor, symbology.Color{R: 255, G: 255, B: 255, A: 255})
 			if err != nil {
 				return nil, operation.Invalid("%s/Symbol/OutlineColor: %v", w, err)
 			}
@@ -731,10 +720,10 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 			if ts.OutlineWidth != nil {
 				hw = *ts.OutlineWidth
 			}
-			font.Halo = &servicedef.Halo{Color: hc, Width: hw}
+			font.Halo = &symbology.Halo{Color: hc, Width: hw}
 		}
 		if ts.BackgroundColor != nil {
-			bc, err := sdColor(ts.BackgroundColor, servicedef.Color{})
+			bc, err := colorIn(ts.BackgroundColor, symbology.Color{})
 			if err != nil {
 				return nil, operation.Invalid("%s/Symbol/BackgroundColor: %v", w, err)
 			}
@@ -756,7 +745,7 @@ func textGraphic(text string, g gisxml.GeometryKind, s gisxml.Symbol, w string, 
 	if strings.TrimSpace(gr.Text) == "" {
 		return nil, nil
 	}
-	return []mapdraw.Graphic{gr}, nil
+	return []symbology.Graphic{gr}, nil
 }
 
 // partsOf returns the paths or rings of a line or polygon geometry.
@@ -788,16 +777,16 @@ func colorNRGBA4(c color.NRGBA) *[4]uint8 { return &[4]uint8{c.R, c.G, c.B, c.A}
 // its font, Size points, in Color, turned by Angle and moved by XOffset, YOffset points. Every font
 // is drawn with DejaVu Sans in the weight and slant asked for; XScale, YScale and the font's
 // decorations are not drawn.
-func characterIn(v *gisxml.CharacterMarkerSymbol, out *servicedef.Symbol, what string) error {
+func characterIn(v *gisxml.CharacterMarkerSymbol, out *symbology.Symbol, what string) error {
 	c := rune(v.CharacterIndex)
 	if c <= 0 || c > unicode.MaxRune || (c >= 0xd800 && c <= 0xdfff) {
 		return operation.Invalid("%s/CharacterIndex %d is not a Unicode character", what, v.CharacterIndex)
 	}
-	out.Type, out.Size, out.Character = servicedef.CharacterMarker, v.Size, c
+	out.Type, out.Size, out.Character = symbology.CharacterMarker, v.Size, c
 	out.Angle, out.XOffset, out.YOffset = v.Angle, v.XOffset, v.YOffset
-	out.CharacterFont = servicedef.Font{Family: str(v.FontName), Bold: fontWeightBold(v.FontWeight), Italic: isTrue(v.FontItalic)}
+	out.CharacterFont = symbology.Font{Family: str(v.FontName), Bold: fontWeightBold(v.FontWeight), Italic: isTrue(v.FontItalic)}
 	var err error
-	if out.Color, err = sdColor(v.Color, servicedef.Color{A: 255}); err != nil {
+	if out.Color, err = colorIn(v.Color, symbology.Color{A: 255}); err != nil {
 		return operation.Invalid("%s/Color: %v", what, err)
 	}
 	return nil
@@ -805,7 +794,7 @@ func characterIn(v *gisxml.CharacterMarkerSymbol, out *servicedef.Symbol, what s
 
 // simpleTextFont reads a SimpleTextSymbol's FontWeight (bold and bolder are bold), FontStyle
 // (italic and oblique are italic) and FontDecoration into f.
-func simpleTextFont(ts *gisxml.SimpleTextSymbol, f *servicedef.Font) {
+func simpleTextFont(ts *gisxml.SimpleTextSymbol, f *symbology.Font) {
 	if ts.FontWeight != nil {
 		f.Bold = *ts.FontWeight == gisxml.FontWeightBold || *ts.FontWeight == gisxml.FontWeightBolder
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // GetDefaultLayerDrawingDescriptions describes how each layer asked for (all when LayerIDs is
@@ -62,29 +62,29 @@ func drawingDescriptionOut(ctx context.Context, m *catalog.Map, l *catalog.Layer
 	return d
 }
 
-var fillStylesOut = map[servicedef.FillStyle]gisxml.SimpleFillStyle{
-	servicedef.FillSolid: gisxml.SFSSolid, servicedef.FillNull: gisxml.SFSNull, servicedef.FillHorizontal: gisxml.SFSHorizontal,
-	servicedef.FillVertical: gisxml.SFSVertical, servicedef.FillForwardDiagonal: gisxml.SFSForwardDiagonal,
-	servicedef.FillBackwardDiagonal: gisxml.SFSBackwardDiagonal, servicedef.FillCross: gisxml.SFSCross, servicedef.FillDiagonalCross: gisxml.SFSDiagonalCross,
+var fillStylesOut = map[symbology.FillStyle]gisxml.SimpleFillStyle{
+	symbology.FillSolid: gisxml.SFSSolid, symbology.FillNull: gisxml.SFSNull, symbology.FillHorizontal: gisxml.SFSHorizontal,
+	symbology.FillVertical: gisxml.SFSVertical, symbology.FillForwardDiagonal: gisxml.SFSForwardDiagonal,
+	symbology.FillBackwardDiagonal: gisxml.SFSBackwardDiagonal, symbology.FillCross: gisxml.SFSCross, symbology.FillDiagonalCross: gisxml.SFSDiagonalCross,
 }
 
-var lineStylesOut = map[servicedef.LineStyle]gisxml.SimpleLineStyle{
-	servicedef.LineSolid: gisxml.SLSSolid, servicedef.LineDash: gisxml.SLSDash, servicedef.LineDot: gisxml.SLSDot,
-	servicedef.LineDashDot: gisxml.SLSDashDot, servicedef.LineDashDotDot: gisxml.SLSDashDotDot, servicedef.LineNull: gisxml.SLSNull,
+var lineStylesOut = map[symbology.LineStyle]gisxml.SimpleLineStyle{
+	symbology.LineSolid: gisxml.SLSSolid, symbology.LineDash: gisxml.SLSDash, symbology.LineDot: gisxml.SLSDot,
+	symbology.LineDashDot: gisxml.SLSDashDot, symbology.LineDashDotDot: gisxml.SLSDashDotDot, symbology.LineNull: gisxml.SLSNull,
 }
 
-var markerStylesOut = map[servicedef.MarkerStyle]gisxml.SimpleMarkerStyle{
-	servicedef.MarkerCircle: gisxml.SMSCircle, servicedef.MarkerSquare: gisxml.SMSSquare, servicedef.MarkerCross: gisxml.SMSCross,
-	servicedef.MarkerX: gisxml.SMSX, servicedef.MarkerDiamond: gisxml.SMSDiamond,
+var markerStylesOut = map[symbology.MarkerStyle]gisxml.SimpleMarkerStyle{
+	symbology.MarkerCircle: gisxml.SMSCircle, symbology.MarkerSquare: gisxml.SMSSquare, symbology.MarkerCross: gisxml.SMSCross,
+	symbology.MarkerX: gisxml.SMSX, symbology.MarkerDiamond: gisxml.SMSDiamond,
 }
 
 // symbolOut describes a catalog symbol in schema types.
-func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
+func symbolOut(s *symbology.Symbol) gisxml.Symbol {
 	if s == nil {
 		return nil
 	}
 	switch s.Type {
-	case servicedef.SimpleFill:
+	case symbology.SimpleFill:
 		fs := &gisxml.SimpleFillSymbol{Style: fillStylesOut[s.FillStyle], FillSymbolFields: gisxml.FillSymbolFields{Color: operation.RGB(s.Color)}}
 		if fs.Style == "" {
 			fs.Style = gisxml.SFSSolid
@@ -93,19 +93,19 @@ func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
 			fs.Outline = lineOut(o.Color, o.Width, o.Style)
 		}
 		return fs
-	case servicedef.SimpleLine:
+	case symbology.SimpleLine:
 		return lineOut(s.Color, s.Width, s.LineStyle)
-	case servicedef.SimpleMarker:
+	case symbology.SimpleMarker:
 		ms := &gisxml.SimpleMarkerSymbol{MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: operation.RGB(s.Color), Size: s.Size, Angle: s.Angle, XOffset: s.XOffset, YOffset: s.YOffset},
-			Style: markerStylesOut[s.MarkerStyle], OutlineColor: operation.RGB(servicedef.Color{A: 255})}
+			Style: markerStylesOut[s.MarkerStyle], OutlineColor: operation.RGB(symbology.Color{A: 255})}
 		if ms.Style == "" {
 			ms.Style = gisxml.SMSCircle
 		}
-		if o := s.Outline; o != nil && o.Style != servicedef.LineNull {
+		if o := s.Outline; o != nil && o.Style != symbology.LineNull {
 			ms.Outline, ms.OutlineSize, ms.OutlineColor = true, o.Width, operation.RGB(o.Color)
 		}
 		return ms
-	case servicedef.PictureMarker:
+	case symbology.PictureMarker:
 		pm := &gisxml.PictureMarkerSymbol{CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{
 			MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: s.Size, Angle: s.Angle, XOffset: s.XOffset, YOffset: s.YOffset},
 			XScale:             scaleOut(s.XScale), YScale: scaleOut(s.YScale)}, Picture: s.Picture,
@@ -114,7 +114,7 @@ func symbolOut(s *servicedef.Symbol) gisxml.Symbol {
 			pm.Width = operation.Ptr(s.Width)
 		}
 		return pm
-	case servicedef.PictureFill:
+	case symbology.PictureFill:
 		ps := &gisxml.PictureFillSymbol{FillSymbolFields: gisxml.FillSymbolFields{Color: operation.RGB(s.Color)}, Picture: s.Picture,
 			XScale: operation.Ptr(scaleOut(s.XScale)), YScale: operation.Ptr(scaleOut(s.YScale)), XSeparation: operation.Ptr(s.XSeparation), YSeparation: operation.Ptr(s.YSeparation),
 			Angle: operation.Ptr(s.Angle), XOffset: operation.Ptr(s.XOffset), YOffset: operation.Ptr(s.YOffset),
@@ -142,14 +142,14 @@ func scaleOut(f float64) float64 {
 }
 
 // optRGB describes an optional colour; nil stays absent.
-func optRGB(c *servicedef.Color) gisxml.Color {
+func optRGB(c *symbology.Color) gisxml.Color {
 	if c == nil {
 		return nil
 	}
 	return operation.RGB(*c)
 }
 
-func lineOut(c servicedef.Color, width float64, style servicedef.LineStyle) *gisxml.SimpleLineSymbol {
+func lineOut(c symbology.Color, width float64, style symbology.LineStyle) *gisxml.SimpleLineSymbol {
 	st := lineStylesOut[style]
 	if st == "" {
 		st = gisxml.SLSSolid
@@ -179,9 +179,9 @@ func fieldMin(ctx context.Context, l *catalog.Layer, field string) float64 {
 
 // rendererOut describes a catalog renderer in schema types; dataMin gives a field's smallest value,
 // the MinimumValue of a class breaks renderer without a lower bound.
-func rendererOut(r *servicedef.Renderer, dataMin func(field string) float64) gisxml.FeatureRenderer {
+func rendererOut(r *symbology.Renderer, dataMin func(field string) float64) gisxml.FeatureRenderer {
 	switch r.Type {
-	case servicedef.UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		u := &gisxml.UniqueValueRenderer{FieldDelimiter: operation.Ptr(r.FieldDelimiter), DefaultLabel: operation.Ptr(r.DefaultLabel), UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{}}
 		for i, f := range r.Fields {
 			switch i {
@@ -202,7 +202,7 @@ func rendererOut(r *servicedef.Renderer, dataMin func(field string) float64) gis
 				Label: operation.Ptr(v.Label), Description: operation.Ptr(v.Description), Symbol: symbolOut(&v.Symbol)})
 		}
 		return u
-	case servicedef.ClassBreaksRenderer:
+	case symbology.ClassBreaksRenderer:
 		cb := &gisxml.ClassBreaksRenderer{Field: r.Field, ClassBreakInfos: gisxml.ArrayOfClassBreakInfo{}}
 		lo := 0.0
 		if r.MinValue != nil {
@@ -227,7 +227,7 @@ func rendererOut(r *servicedef.Renderer, dataMin func(field string) float64) gis
 
 // labelOut describes a label class; convert keeps [FIELD] templates (simple expressions),
 // otherwise they are written as VBScript concatenations.
-func labelOut(lb *servicedef.Label, gt feature.GeometryType, convert bool) *gisxml.LabelClassDescription {
+func labelOut(lb *symbology.Label, gt feature.GeometryType, convert bool) *gisxml.LabelClassDescription {
 	expr, typ := "", gisxml.LabelExpressionSimple
 	if convert {
 		for _, p := range lb.Text {

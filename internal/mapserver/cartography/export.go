@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 
 	"github.com/paulmach/orb"
 
@@ -185,7 +186,7 @@ func layerPayloads(states []mapdraw.LayerState) []task.LayerOverride {
 // layer's state in drawing order plus the ids of the layers that draw at this scale.
 func LayerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float64) ([]mapdraw.LayerState, gisxml.ArrayOfInt, error) {
 	byID := map[int]*gisxml.LayerDescription{}
-	drawings := map[int]*mapdraw.Drawing{}
+	drawings := map[int]*symbology.Drawing{}
 	for i, ld := range lds {
 		if ld == nil {
 			continue
@@ -211,7 +212,7 @@ func LayerStates(m *catalog.Map, lds gisxml.ArrayOfLayerDescription, scale float
 		}
 		if scaleSymbols != operation.ScaleSymbolsDefault(m, l) {
 			if d == nil {
-				d = &mapdraw.Drawing{}
+				d = &symbology.Drawing{}
 			}
 			d.ScaleSymbols = &scaleSymbols
 		}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // TestLabelPlacementMapping: each schema placement type maps to its placement, and back to the
 // same type (Before and After come back as Start and End); descriptions for another geometry
 // type are ignored.
 func TestLabelPlacementMapping(t *testing.T) {
-	points := map[gisxml.ServerPointLabelPlacementType]servicedef.PointPosition{
+	points := map[gisxml.ServerPointLabelPlacementType]symbology.PointPosition{
 		gisxml.ServerPointLabelPlacementAboveCenter: "above", gisxml.ServerPointLabelPlacementAboveLeft: "above-left",
 		gisxml.ServerPointLabelPlacementAboveRight: "above-right", gisxml.ServerPointLabelPlacementBelowCenter: "below",
 		gisxml.ServerPointLabelPlacementBelowLeft: "below-left", gisxml.ServerPointLabelPlacementBelowRight: "below-right",
@@ -22,7 +22,7 @@ func TestLabelPlacementMapping(t *testing.T) {
 	}
 	for typ, pos := range points {
 		p := placementIn(&gisxml.PointLabelPlacementDescription{Type: typ}, feature.Point)
-		if !reflect.DeepEqual(p, servicedef.LabelPlacement{Points: []servicedef.PointPosition{pos}}) {
+		if !reflect.DeepEqual(p, symbology.LabelPlacement{Points: []symbology.PointPosition{pos}}) {
 			t.Errorf("%s: %+v, want %s", typ, p, pos)
 		}
 		if out := placementOut(p, feature.Point); out.(*gisxml.PointLabelPlacementDescription).Type != typ {
@@ -31,8 +31,8 @@ func TestLabelPlacementMapping(t *testing.T) {
 	}
 	lines := []struct {
 		typ   gisxml.ServerLineLabelPlacementType
-		side  servicedef.LineSide
-		along servicedef.LineAnchor
+		side  symbology.LineSide
+		along symbology.LineAnchor
 		back  gisxml.ServerLineLabelPlacementType
 	}{
 		{gisxml.ServerLinePlacementAboveAfter, "above", "end", gisxml.ServerLinePlacementAboveEnd},
@@ -61,11 +61,11 @@ func TestLabelPlacementMapping(t *testing.T) {
 		}
 	}
 	poly := placementIn(&gisxml.PolygonLabelPlacementDescription{Type: gisxml.ServerPolygonPlacementAlwaysHorizontal}, feature.Polygon)
-	if !reflect.DeepEqual(poly, servicedef.LabelPlacement{}) {
+	if !reflect.DeepEqual(poly, symbology.LabelPlacement{}) {
 		t.Errorf("polygon placement %+v, want the default", poly)
 	}
 	// Straight polygon labels have no schema type: described as horizontal.
-	if out := placementOut(servicedef.LabelPlacement{PolygonStraight: true}, feature.Polygon); out.(*gisxml.PolygonLabelPlacementDescription).Type != gisxml.ServerPolygonPlacementAlwaysHorizontal {
+	if out := placementOut(symbology.LabelPlacement{PolygonStraight: true}, feature.Polygon); out.(*gisxml.PolygonLabelPlacementDescription).Type != gisxml.ServerPolygonPlacementAlwaysHorizontal {
 		t.Errorf("polygon placement out %v", out)
 	}
 	// Another geometry type's description, or none: the default.
@@ -78,15 +78,15 @@ func TestLabelPlacementMapping(t *testing.T) {
 		{nil, feature.Polyline},
 		{(*gisxml.PointLabelPlacementDescription)(nil), feature.Point},
 	} {
-		if p := placementIn(c.d, c.gt); !reflect.DeepEqual(p, servicedef.LabelPlacement{}) {
+		if p := placementIn(c.d, c.gt); !reflect.DeepEqual(p, symbology.LabelPlacement{}) {
 			t.Errorf("%T for geometry %v: %+v, want the default", c.d, c.gt, p)
 		}
 	}
 	// Defaults are described as the first position tried: right of points, centred along lines.
-	if out := placementOut(servicedef.LabelPlacement{}, feature.Point); out.(*gisxml.PointLabelPlacementDescription).Type != gisxml.ServerPointLabelPlacementCenterRight {
+	if out := placementOut(symbology.LabelPlacement{}, feature.Point); out.(*gisxml.PointLabelPlacementDescription).Type != gisxml.ServerPointLabelPlacementCenterRight {
 		t.Errorf("default point placement out %v", out)
 	}
-	if out := placementOut(servicedef.LabelPlacement{}, feature.Polyline); out.(*gisxml.LineLabelPlacementDescription).Type != gisxml.ServerLinePlacementCenterAlong {
+	if out := placementOut(symbology.LabelPlacement{}, feature.Polyline); out.(*gisxml.LineLabelPlacementDescription).Type != gisxml.ServerLinePlacementCenterAlong {
 		t.Errorf("default line placement out %v", out)
 	}
 }
@@ -94,11 +94,11 @@ func TestLabelPlacementMapping(t *testing.T) {
 // TestLabelOutPlacement: GetDefaultLayerDrawingDescriptions describes the service definition's
 // placement.
 func TestLabelOutPlacement(t *testing.T) {
-	lb := &servicedef.Label{Placement: servicedef.LabelPlacement{Line: servicedef.LineBelow, Along: servicedef.LineStart}}
+	lb := &symbology.Label{Placement: symbology.LabelPlacement{Line: symbology.LineBelow, Along: symbology.LineStart}}
 	if d := labelOut(lb, feature.Polyline, true).LabelPlacementDescription; d.(*gisxml.LineLabelPlacementDescription).Type != gisxml.ServerLinePlacementBelowStart {
 		t.Errorf("line label described as %v", d)
 	}
-	lb = &servicedef.Label{Placement: servicedef.LabelPlacement{Points: []servicedef.PointPosition{servicedef.PointBelowLeft, servicedef.PointAbove}}}
+	lb = &symbology.Label{Placement: symbology.LabelPlacement{Points: []symbology.PointPosition{symbology.PointBelowLeft, symbology.PointAbove}}}
 	if d := labelOut(lb, feature.Point, true).LabelPlacementDescription; d.(*gisxml.PointLabelPlacementDescription).Type != gisxml.ServerPointLabelPlacementBelowLeft {
 		t.Errorf("point label described as %v", d)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/render"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // Legend swatches are small and drawn in the api, by the same renderer and symbol conversion the
@@ -53,7 +53,7 @@ func (s *Service) GetLegendInfo2(ctx context.Context, c *operation.Call, req *gi
 	if err != nil {
 		return nil, err
 	}
-	renderers := map[int]*servicedef.Renderer{}
+	renderers := map[int]*symbology.Renderer{}
 	for _, st := range states {
 		if st.Drawing.Renderer != nil {
 			renderers[st.ID] = st.Drawing.Renderer
@@ -69,19 +69,19 @@ func (s *Service) GetLegendInfo2(ctx context.Context, c *operation.Call, req *gi
 // legendClass is one class of a renderer: its label, description and symbol.
 type legendClass struct {
 	label, description string
-	symbol             *servicedef.Symbol
+	symbol             *symbology.Symbol
 }
 
 // legendClasses lists a renderer's classes in legend order, the default symbol last.
-func legendClasses(r *servicedef.Renderer) []legendClass {
+func legendClasses(r *symbology.Renderer) []legendClass {
 	var out []legendClass
 	switch r.Type {
-	case servicedef.UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		for i := range r.Values {
 			v := &r.Values[i]
 			out = append(out, legendClass{v.Label, v.Description, &v.Symbol})
 		}
-	case servicedef.ClassBreaksRenderer:
+	case symbology.ClassBreaksRenderer:
 		for i := range r.Breaks {
 			b := &r.Breaks[i]
 			out = append(out, legendClass{b.Label, b.Description, &b.Symbol})
@@ -99,9 +99,9 @@ func legendClasses(r *servicedef.Renderer) []legendClass {
 }
 
 // legendHeading is ArcMap's heading of a renderer's legend group: the classified field names.
-func legendHeading(r *servicedef.Renderer) string {
+func legendHeading(r *symbology.Renderer) string {
 	switch r.Type {
-	case servicedef.UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		d := r.FieldDelimiter
 		if d == "" {
 			d = ", "
@@ -114,13 +114,13 @@ func legendHeading(r *servicedef.Renderer) string {
 			h += f
 		}
 		return h
-	case servicedef.ClassBreaksRenderer:
+	case symbology.ClassBreaksRenderer:
 		return r.Field
 	}
 	return ""
 }
 
-func (s *Service) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOfInt, patch *gisxml.MapServerLegendPatch, it *gisxml.ImageType, renderers map[int]*servicedef.Renderer) (gisxml.ArrayOfMapServerLegendInfo, error) {
+func (s *Service) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOfInt, patch *gisxml.MapServerLegendPatch, it *gisxml.ImageType, renderers map[int]*symbology.Renderer) (gisxml.ArrayOfMapServerLegendInfo, error) {
 	w, h, dpi := defaultPatchSize, defaultPatchSize, 96.0
 	var areaPatch, linePatch *mapdraw.Patch
 	if patch != nil {
@@ -175,7 +175,7 @@ func (s *Service) legend(ctx context.Context, m *catalog.Map, ids gisxml.ArrayOf
 		return nil, err
 	}
 	out := gisxml.ArrayOfMapServerLegendInfo{}
-	cache := map[*servicedef.Symbol][]byte{}
+	cache := map[*symbology.Symbol][]byte{}
 	for _, l := range layers {
 		rd := &l.Def.Renderer
 		if o := renderers[l.ID]; o != nil {

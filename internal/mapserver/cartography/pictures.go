@@ -16,7 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // This file fetches the pictures that request symbols name by PictureUri instead of carrying
@@ -331,12 +331,12 @@ func checkPicture(pic []byte, uri *string, what string) error {
 
 // pictureStyleIn reads a picture symbol's colours: the foreground of a two-colour picture is
 // FgColor, else the symbol's Color when given (ArcObjects' IPictureFillSymbol.Color).
-func pictureStyleIn(ps *servicedef.PictureStyle, fg, col, bg, trans gisxml.Color, swap *bool, what string) error {
-	opt := func(c gisxml.Color, name string) (*servicedef.Color, error) {
+func pictureStyleIn(ps *symbology.PictureStyle, fg, col, bg, trans gisxml.Color, swap *bool, what string) error {
+	opt := func(c gisxml.Color, name string) (*symbology.Color, error) {
 		if c == nil {
 			return nil, nil
 		}
-		v, err := sdColor(c, servicedef.Color{})
+		v, err := colorIn(c, symbology.Color{})
 		if err != nil {
 			return nil, operation.Invalid("%s/%s: %v", what, name, err)
 		}
@@ -360,7 +360,7 @@ func pictureStyleIn(ps *servicedef.PictureStyle, fg, col, bg, trans gisxml.Color
 }
 
 // checkPictureSizes bounds a picture symbol's height, separations (points) and scales.
-func checkPictureSizes(ps *servicedef.PictureStyle, what string) error {
+func checkPictureSizes(ps *symbology.PictureStyle, what string) error {
 	for _, c := range []struct {
 		v    float64
 		name string

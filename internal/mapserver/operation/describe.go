@@ -10,7 +10,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapview"
 	"github.com/mapfarm/mapfarm/internal/proj"
-	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // This file turns catalog values into the schema's descriptions of them.
@@ -28,7 +28,7 @@ func Envelope(b orb.Bound, sr proj.SR) *gisxml.EnvelopeN {
 }
 
 // RGB is a service-definition colour in the schema's form.
-func RGB(c servicedef.Color) *gisxml.RgbColor {
+func RGB(c symbology.Color) *gisxml.RgbColor {
 	return &gisxml.RgbColor{ColorFields: gisxml.ColorFields{AlphaValue: Ptr(c.A)}, Red: c.R, Green: c.G, Blue: c.B}
 }
 

@@ -1,4 +1,4 @@
-package servicedef
+package symbology
 
 // Picture symbol types. They come from requests (PictureMarkerSymbol and PictureFillSymbol in a
 // LayerDrawingDescription, a selection symbol or a custom graphic), not from the YAML service

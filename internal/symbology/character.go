@@ -1,4 +1,4 @@
-package servicedef
+package symbology
 
 // CharacterMarker symbols come from requests (CharacterMarkerSymbol in a LayerDrawingDescription, a
 // selection symbol or a custom graphic), not from the YAML service definition: a marker drawn as a
