@@ -13,6 +13,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/vectorsprite"
 	"github.com/mapfarm/mapfarm/internal/vectorstyle"
 )
@@ -112,7 +113,7 @@ func TestSheet(t *testing.T) {
 			if got, want := nrgba(sh.img.At(cx, cy)), ic.Symbol.Color.NRGBA(); !near(got, want) {
 				t.Errorf("@%dx: %s: middle pixel %v, want the marker's colour %v", k, ic.Name, got, want)
 			}
-			if ic.Symbol.MarkerStyle != servicedef.MarkerSquare {
+			if ic.Symbol.MarkerStyle != symbology.MarkerSquare {
 				if a := nrgba(sh.img.At(e.X+1, e.Y+1)).A; a != 0 {
 					t.Errorf("@%dx: %s (%s): corner alpha %d, want 0", k, ic.Name, ic.Symbol.MarkerStyle, a)
 				}
@@ -182,7 +183,7 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := vectorstyle.Icon{Name: "big", Symbol: &servicedef.Symbol{Type: servicedef.SimpleMarker, MarkerStyle: servicedef.MarkerSquare, Size: 500}}
+	big := vectorstyle.Icon{Name: "big", Symbol: &symbology.Symbol{Type: symbology.SimpleMarker, MarkerStyle: symbology.MarkerSquare, Size: 500}}
 	if _, err := vectorsprite.Draw(context.Background(), r, []vectorstyle.Icon{big}, 1); err == nil {
 		t.Error("a 500 pt marker: no error")
 	}

@@ -6,12 +6,13 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // classes is a layer's renderer as the style reads it: its symbols with their icon names, the
 // expression choosing among them and the filter dropping what none takes.
 type classes struct {
-	r      *servicedef.Renderer
+	r      *symbology.Renderer
 	layer  *servicedef.Layer
 	filter any // nil: every feature is drawn
 	key    any // the match input (unique values)
@@ -20,7 +21,7 @@ type classes struct {
 func classesOf(l *servicedef.Layer) (*classes, error) {
 	c := &classes{r: &l.Renderer, layer: l}
 	switch c.r.Type {
-	case servicedef.UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		c.key = uniqueKey(c.r)
 		if c.r.DefaultSymbol == nil {
 			keys := make([]any, 0, len(c.r.Values))
@@ -33,7 +34,7 @@ func classesOf(l *servicedef.Layer) (*classes, error) {
 			}
 			c.filter = []any{"match", c.key, keys, true, false}
 		}
-	case servicedef.ClassBreaksRenderer:
+	case symbology.ClassBreaksRenderer:
 		if c.r.DefaultSymbol == nil && len(c.r.Breaks) > 0 {
 			get := []any{"get", c.r.Field}
 			f := []any{"all", []any{"==", []any{"typeof", get}, "number"}}
@@ -52,13 +53,13 @@ func classesOf(l *servicedef.Layer) (*classes, error) {
 
 // uniqueKey is the expression of a feature's unique value key: each field's value as text
 // (NULL as "<Null>"), joined by the renderer's delimiter.
-func uniqueKey(r *servicedef.Renderer) any {
+func uniqueKey(r *symbology.Renderer) any {
 	parts := []any{"concat"}
 	for i, f := range r.Fields {
 		if i > 0 {
 			parts = append(parts, r.FieldDelimiter)
 		}
-		parts = append(parts, []any{"to-string", []any{"coalesce", []any{"get", f}, servicedef.NullValue}})
+		parts = append(parts, []any{"to-string", []any{"coalesce", []any{"get", f}, symbology.NullValue}})
 	}
 	if len(parts) == 2 {
 		return parts[1]
@@ -66,7 +67,7 @@ func uniqueKey(r *servicedef.Renderer) any {
 	return parts
 }
 
-func joinValues(r *servicedef.Renderer, uv servicedef.UniqueValue) string {
+func joinValues(r *symbology.Renderer, uv symbology.UniqueValue) string {
 	k := ""
 	for i, v := range uv.Values {
 		if i > 0 {
@@ -80,22 +81,22 @@ func joinValues(r *servicedef.Renderer, uv servicedef.UniqueValue) string {
 // symbol is one symbol of a renderer with its icon name.
 type symbol struct {
 	name string
-	s    *servicedef.Symbol
+	s    *symbology.Symbol
 }
 
 // named lists the renderer's symbols with their names: the default one first.
 func (c *classes) named() []symbol {
 	id := c.layer.ID
 	var out []symbol
-	if c.r.DefaultSymbol != nil && c.r.Type != servicedef.SimpleRenderer {
+	if c.r.DefaultSymbol != nil && c.r.Type != symbology.SimpleRenderer {
 		out = append(out, symbol{IconName(id, "default"), c.r.DefaultSymbol})
 	}
 	switch c.r.Type {
-	case servicedef.UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		for i := range c.r.Values {
 			out = append(out, symbol{IconName(id, fmt.Sprintf("value%d", i)), &c.r.Values[i].Symbol})
 		}
-	case servicedef.ClassBreaksRenderer:
+	case symbology.ClassBreaksRenderer:
 		for i := range c.r.Breaks {
 			out = append(out, symbol{IconName(id, fmt.Sprintf("break%d", i)), &c.r.Breaks[i].Symbol})
 		}
@@ -106,20 +107,20 @@ func (c *classes) named() []symbol {
 }
 
 // symbols lists the symbols features are drawn with, in class order (the default last).
-func (c *classes) symbols() []*servicedef.Symbol {
-	var out []*servicedef.Symbol
+func (c *classes) symbols() []*symbology.Symbol {
+	var out []*symbology.Symbol
 	for _, s := range c.named() {
-		if s.s != c.r.DefaultSymbol || c.r.Type == servicedef.SimpleRenderer {
+		if s.s != c.r.DefaultSymbol || c.r.Type == symbology.SimpleRenderer {
 			out = append(out, s.s)
 		}
 	}
-	if c.r.DefaultSymbol != nil && c.r.Type != servicedef.SimpleRenderer {
+	if c.r.DefaultSymbol != nil && c.r.Type != symbology.SimpleRenderer {
 		out = append(out, c.r.DefaultSymbol)
 	}
 	return out
 }
 
-func (c *classes) any(pred func(*servicedef.Symbol) bool) bool {
+func (c *classes) any(pred func(*symbology.Symbol) bool) bool {
 	for _, s := range c.symbols() {
 		if pred(s) {
 			return true
@@ -128,28 +129,28 @@ func (c *classes) any(pred func(*servicedef.Symbol) bool) bool {
 	return false
 }
 
-func (c *classes) all(pred func(*servicedef.Symbol) bool) bool {
-	return !c.any(func(s *servicedef.Symbol) bool { return !pred(s) })
+func (c *classes) all(pred func(*symbology.Symbol) bool) bool {
+	return !c.any(func(s *symbology.Symbol) bool { return !pred(s) })
 }
 
 // circles reports whether every symbol is a simple circle marker: a circle layer draws them,
 // without icons.
 func (c *classes) circles() bool {
-	return c.all(func(s *servicedef.Symbol) bool {
-		return s.Type == servicedef.SimpleMarker && s.MarkerStyle == servicedef.MarkerCircle
+	return c.all(func(s *symbology.Symbol) bool {
+		return s.Type == symbology.SimpleMarker && s.MarkerStyle == symbology.MarkerCircle
 	})
 }
 
 // expr is a property's value for every feature, from each class's symbol.
-func (c *classes) expr(val func(*servicedef.Symbol) any) any {
-	return c.exprNamed(func(_ string, s *servicedef.Symbol) any { return val(s) })
+func (c *classes) expr(val func(*symbology.Symbol) any) any {
+	return c.exprNamed(func(_ string, s *symbology.Symbol) any { return val(s) })
 }
 
 // exprNamed is expr with the symbol's icon name: a literal when every class gives the same value,
 // else a match (unique values, keys of equal output grouped) or a step (class breaks).
-func (c *classes) exprNamed(val func(string, *servicedef.Symbol) any) any {
+func (c *classes) exprNamed(val func(string, *symbology.Symbol) any) any {
 	ns := c.named()
-	if c.r.Type == servicedef.SimpleRenderer {
+	if c.r.Type == symbology.SimpleRenderer {
 		return val(ns[0].name, ns[0].s)
 	}
 	var def any
@@ -172,7 +173,7 @@ func (c *classes) exprNamed(val func(string, *servicedef.Symbol) any) any {
 		return def
 	}
 	switch c.r.Type {
-	case servicedef.UniqueValueRenderer:
+	case symbology.UniqueValueRenderer:
 		out := []any{"match", c.key}
 		var order []any
 		groups := map[any][]any{}
@@ -218,7 +219,7 @@ func IconName(layerID int, key string) string { return fmt.Sprintf("layer%d-%s",
 // Icon is a marker symbol a style's icon layers name, for the sprite sheet.
 type Icon struct {
 	Name   string
-	Symbol *servicedef.Symbol
+	Symbol *symbology.Symbol
 }
 
 // Icons lists the marker symbols of m's point layers that its style draws as sprite icons: those of

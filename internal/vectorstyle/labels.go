@@ -6,26 +6,27 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/vectorfonts"
 )
 
 // anchors are MapLibre's text anchors for the positions of a label around its point: a label to
 // the right of its point is anchored by its left side.
-var anchors = map[servicedef.PointPosition]string{
-	servicedef.PointRight: "left", servicedef.PointAboveRight: "bottom-left", servicedef.PointBelowRight: "top-left",
-	servicedef.PointLeft: "right", servicedef.PointAboveLeft: "bottom-right", servicedef.PointBelowLeft: "top-right",
-	servicedef.PointAbove: "bottom", servicedef.PointBelow: "top", servicedef.PointCenter: "center",
+var anchors = map[symbology.PointPosition]string{
+	symbology.PointRight: "left", symbology.PointAboveRight: "bottom-left", symbology.PointBelowRight: "top-left",
+	symbology.PointLeft: "right", symbology.PointAboveLeft: "bottom-right", symbology.PointBelowLeft: "top-right",
+	symbology.PointAbove: "bottom", symbology.PointBelow: "top", symbology.PointCenter: "center",
 }
 
 // best is the order of the `best` point placement.
-var best = []servicedef.PointPosition{
-	servicedef.PointRight, servicedef.PointAboveRight, servicedef.PointBelowRight, servicedef.PointLeft,
-	servicedef.PointAboveLeft, servicedef.PointBelowLeft, servicedef.PointAbove, servicedef.PointBelow,
+var best = []symbology.PointPosition{
+	symbology.PointRight, symbology.PointAboveRight, symbology.PointBelowRight, symbology.PointLeft,
+	symbology.PointAboveLeft, symbology.PointBelowLeft, symbology.PointAbove, symbology.PointBelow,
 }
 
 // textField is the text of a label class: its field, or its expression's literals and fields
 // concatenated (NULL as "").
-func textField(lb *servicedef.Label) any {
+func textField(lb *symbology.Label) any {
 	parts := []any{"concat"}
 	for _, p := range lb.Text {
 		if p.Field == "" {
@@ -64,7 +65,7 @@ func labelLayerOf(l *servicedef.Layer, j int, sz sizes) (Layer, bool) {
 		} else {
 			lay["symbol-placement"] = "line-center"
 		}
-		if p.Orientation == servicedef.LineHorizontal {
+		if p.Orientation == symbology.LineHorizontal {
 			lay["text-rotation-alignment"] = "viewport"
 		}
 		off := p.Offset
@@ -72,9 +73,9 @@ func labelLayerOf(l *servicedef.Layer, j int, sz sizes) (Layer, bool) {
 			off = 2
 		}
 		switch p.Line {
-		case servicedef.LineAbove:
+		case symbology.LineAbove:
 			lay["text-offset"] = []any{0, -em(px(off)+size/2, size)}
-		case servicedef.LineBelow:
+		case symbology.LineBelow:
 			lay["text-offset"] = []any{0, em(px(off)+size/2, size)}
 		}
 	case feature.Polygon:

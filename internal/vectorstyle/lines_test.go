@@ -7,6 +7,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/vectorstyle"
 )
 
@@ -15,16 +16,16 @@ import (
 func roads() *servicedef.Service {
 	l := &servicedef.Layer{
 		ID: 4, Name: "Roads", GeometryType: feature.Polyline, Visible: true,
-		Renderer: servicedef.Renderer{Type: servicedef.SimpleRenderer, Symbol: &servicedef.Symbol{
-			Type: servicedef.SimpleLine, LineStyle: servicedef.LineDash, Width: 2, Color: servicedef.Color{R: 200, A: 255},
+		Renderer: symbology.Renderer{Type: symbology.SimpleRenderer, Symbol: &symbology.Symbol{
+			Type: symbology.SimpleLine, LineStyle: symbology.LineDash, Width: 2, Color: symbology.Color{R: 200, A: 255},
 		}},
-		Labels: []servicedef.Label{{
-			Text: []servicedef.TextPart{{Field: "NAME"}, {Literal: " road"}},
-			Font: servicedef.Font{Size: 6}, Color: servicedef.Color{A: 255},
-			Placement: servicedef.LabelPlacement{Repeat: 100, Line: servicedef.LineAbove},
+		Labels: []symbology.Label{{
+			Text: []symbology.TextPart{{Field: "NAME"}, {Literal: " road"}},
+			Font: symbology.Font{Size: 6}, Color: symbology.Color{A: 255},
+			Placement: symbology.LabelPlacement{Repeat: 100, Line: symbology.LineAbove},
 		}},
 	}
-	return &servicedef.Service{Name: "roads", Maps: []*servicedef.Map{{Name: "Layers", Layers: []*servicedef.Layer{l}, BackgroundColor: servicedef.Color{R: 255, G: 255, B: 255, A: 255}}}}
+	return &servicedef.Service{Name: "roads", Maps: []*servicedef.Map{{Name: "Layers", Layers: []*servicedef.Layer{l}, BackgroundColor: symbology.Color{R: 255, G: 255, B: 255, A: 255}}}}
 }
 
 func TestLines(t *testing.T) {

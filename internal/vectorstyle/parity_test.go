@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 	"github.com/mapfarm/mapfarm/internal/vectorstyle"
 )
 
@@ -40,7 +41,7 @@ type parityCase struct {
 	want  any
 }
 
-func rgb(c servicedef.Color) string {
+func rgb(c symbology.Color) string {
 	st := &servicedef.Map{BackgroundColor: c}
 	s, _ := vectorstyle.New(&servicedef.Service{Name: "x"}, st, vectorstyle.Options{ServiceURL: "http://h/VectorTileServer"})
 	return s.Layers[0].Paint["background-color"].(string)
@@ -73,25 +74,25 @@ func parityCases(t *testing.T) (map[string]any, []parityCase) {
 	for _, c := range []struct {
 		layer, styleLayer, prop string
 		features                []feature
-		value                   func(*servicedef.Symbol) any
+		value                   func(*symbology.Symbol) any
 	}{
 		{"Regions", "Regions/fill", "fill-color",
 			[]feature{integer(1), integer(2), integer(3), integer(4), integer(9), null, {[]any{"1"}, []any{"1"}}},
-			func(s *servicedef.Symbol) any {
-				if s.FillStyle == servicedef.FillNull {
-					return rgb(servicedef.Color{})
+			func(s *symbology.Symbol) any {
+				if s.FillStyle == symbology.FillNull {
+					return rgb(symbology.Color{})
 				}
 				return rgb(s.Color)
 			}},
 		{"Regions", "Regions/outline", "line-width",
 			[]feature{integer(1), integer(9), null},
-			func(s *servicedef.Symbol) any { return float64(int(s.Outline.Width*4/3*1000+0.5)) / 1000 }},
+			func(s *symbology.Symbol) any { return float64(int(s.Outline.Width*4/3*1000+0.5)) / 1000 }},
 		{"County counts", "County counts/fill", "fill-color",
 			[]feature{num(0), num(0.999), integer(1), num(49.5), integer(50), num(50.000001), integer(100), integer(101), integer(300), integer(301), null, {[]any{"60"}, []any{"60"}}},
-			func(s *servicedef.Symbol) any { return rgb(s.Color) }},
+			func(s *symbology.Symbol) any { return rgb(s.Color) }},
 		{"Region pairs", "Region pairs/fill", "fill-color",
 			[]feature{{[]any{3.0, "48"}, []any{int64(3), "48"}}, {[]any{4.0, "06"}, []any{int64(4), "06"}}, {[]any{3.0, "06"}, []any{int64(3), "06"}}, {[]any{nil, "48"}, []any{nil, "48"}}},
-			func(s *servicedef.Symbol) any { return rgb(s.Color) }},
+			func(s *symbology.Symbol) any { return rgb(s.Color) }},
 		{"Country points", "Country points/icon", "icon-image",
 			[]feature{{[]any{"250"}, []any{"250"}}, {[]any{"276"}, []any{"276"}}, {[]any{"004"}, []any{"004"}}, null},
 			nil},
@@ -124,7 +125,7 @@ func parityCases(t *testing.T) (map[string]any, []parityCase) {
 }
 
 // iconOf is the icon name of the class whose symbol sym is.
-func iconOf(l *servicedef.Layer, sym *servicedef.Symbol) string {
+func iconOf(l *servicedef.Layer, sym *symbology.Symbol) string {
 	r := &l.Renderer
 	if sym == r.DefaultSymbol {
 		return vectorstyle.IconName(l.ID, "default")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
+	"github.com/mapfarm/mapfarm/internal/symbology"
 )
 
 // SourceName is the name of the style's one source, as ArcGIS names it.
@@ -136,7 +137,7 @@ func New(svc *servicedef.Service, m *servicedef.Map, opts Options) (*Style, erro
 }
 
 // base returns the properties every style layer of l shares.
-func base(l *servicedef.Layer, suffix, typ string, r servicedef.ScaleRange) Layer {
+func base(l *servicedef.Layer, suffix, typ string, r symbology.ScaleRange) Layer {
 	out := Layer{ID: l.Name + "/" + suffix, Type: typ, Source: SourceName, SourceLayer: l.Name}
 	out.MinZoom, out.MaxZoom = zooms(r)
 	if !l.Visible {
@@ -146,7 +147,7 @@ func base(l *servicedef.Layer, suffix, typ string, r servicedef.ScaleRange) Laye
 }
 
 // zooms turns a scale range into minzoom and maxzoom (0 for none).
-func zooms(r servicedef.ScaleRange) (minZoom, maxZoom float64) {
+func zooms(r symbology.ScaleRange) (minZoom, maxZoom float64) {
 	if r.MinScale > 0 {
 		minZoom = max(0, ZoomFor(r.MinScale))
 	}
@@ -162,7 +163,7 @@ func ZoomFor(scale float64) float64 {
 }
 
 // intersect is the scale range inside both.
-func intersect(a, b servicedef.ScaleRange) servicedef.ScaleRange {
+func intersect(a, b symbology.ScaleRange) symbology.ScaleRange {
 	r := a
 	if b.MinScale > 0 && (r.MinScale == 0 || b.MinScale < r.MinScale) {
 		r.MinScale = b.MinScale
@@ -177,7 +178,7 @@ func intersect(a, b servicedef.ScaleRange) servicedef.ScaleRange {
 func px(pt float64) float64 { return math.Round(pt*4/3*1000) / 1000 }
 
 // color writes c as CSS, which style colours are.
-func color(c servicedef.Color) string {
+func color(c symbology.Color) string {
 	if c.A == 255 {
 		return fmt.Sprintf("rgb(%d,%d,%d)", c.R, c.G, c.B)
 	}
@@ -207,25 +208,25 @@ func featureLayers(l *servicedef.Layer, sz sizes) ([]Layer, error) {
 	}
 	switch l.GeometryType {
 	case feature.Polygon:
-		if c.any(func(s *servicedef.Symbol) bool {
-			return s.Type == servicedef.PictureFill || s.FillStyle != servicedef.FillNull
+		if c.any(func(s *symbology.Symbol) bool {
+			return s.Type == symbology.PictureFill || s.FillStyle != symbology.FillNull
 		}) {
 			add("fill", "fill", map[string]any{
-				"fill-color":   c.expr(func(s *servicedef.Symbol) any { return color(fillColor(s)) }),
+				"fill-color":   c.expr(func(s *symbology.Symbol) any { return color(fillColor(s)) }),
 				"fill-opacity": c.expr(fillOpacity),
 			}, nil)
 		}
-		if c.any(func(s *servicedef.Symbol) bool { return outlineWidth(s.Outline) > 0 }) {
-			add("outline", "line", linePaint(c, sz, func(s *servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle) {
+		if c.any(func(s *symbology.Symbol) bool { return outlineWidth(s.Outline) > 0 }) {
+			add("outline", "line", linePaint(c, sz, func(s *symbology.Symbol) (symbology.Color, float64, symbology.LineStyle) {
 				if s.Outline == nil {
-					return servicedef.Color{}, 0, servicedef.LineNull
+					return symbology.Color{}, 0, symbology.LineNull
 				}
 				return s.Outline.Color, outlineWidth(s.Outline), s.Outline.Style
 			}), map[string]any{"line-join": "round"})
 		}
 	case feature.Polyline:
-		add("line", "line", linePaint(c, sz, func(s *servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle) {
-			if s.LineStyle == servicedef.LineNull {
+		add("line", "line", linePaint(c, sz, func(s *symbology.Symbol) (symbology.Color, float64, symbology.LineStyle) {
+			if s.LineStyle == symbology.LineNull {
 				return s.Color, 0, s.LineStyle
 			}
 			return s.Color, s.Width, s.LineStyle
@@ -233,17 +234,17 @@ func featureLayers(l *servicedef.Layer, sz sizes) ([]Layer, error) {
 	default:
 		if c.circles() {
 			add("circle", "circle", map[string]any{
-				"circle-color": c.expr(func(s *servicedef.Symbol) any { return color(s.Color) }),
+				"circle-color": c.expr(func(s *symbology.Symbol) any { return color(s.Color) }),
 				// the raster strokes a marker's outline on its edge, a style outside its radius
-				"circle-radius": sz.scaled(c.expr(func(s *servicedef.Symbol) any {
+				"circle-radius": sz.scaled(c.expr(func(s *symbology.Symbol) any {
 					return max(0, px(s.Size)/2-px(outlineWidth(s.Outline))/2)
 				})),
-				"circle-stroke-color": c.expr(func(s *servicedef.Symbol) any { return color(outlineColor(s.Outline)) }),
-				"circle-stroke-width": sz.scaled(c.expr(func(s *servicedef.Symbol) any { return px(outlineWidth(s.Outline)) })),
+				"circle-stroke-color": c.expr(func(s *symbology.Symbol) any { return color(outlineColor(s.Outline)) }),
+				"circle-stroke-width": sz.scaled(c.expr(func(s *symbology.Symbol) any { return px(outlineWidth(s.Outline)) })),
 			}, nil)
 		} else {
 			layout := map[string]any{
-				"icon-image":            c.exprNamed(func(name string, _ *servicedef.Symbol) any { return name }),
+				"icon-image":            c.exprNamed(func(name string, _ *symbology.Symbol) any { return name }),
 				"icon-allow-overlap":    true,
 				"icon-ignore-placement": true,
 			}
@@ -256,54 +257,54 @@ func featureLayers(l *servicedef.Layer, sz sizes) ([]Layer, error) {
 	return out, nil
 }
 
-func fillColor(s *servicedef.Symbol) servicedef.Color {
-	if s.FillStyle == servicedef.FillNull && s.Type == servicedef.SimpleFill {
-		return servicedef.Color{}
+func fillColor(s *symbology.Symbol) symbology.Color {
+	if s.FillStyle == symbology.FillNull && s.Type == symbology.SimpleFill {
+		return symbology.Color{}
 	}
 	return s.Color
 }
 
 // fillOpacity is 1 for a solid fill, 0 for a null one, and a quarter for a hatch (a tint of
 // its colour: a style has no hatches).
-func fillOpacity(s *servicedef.Symbol) any {
+func fillOpacity(s *symbology.Symbol) any {
 	switch {
-	case s.Type != servicedef.SimpleFill, s.FillStyle == servicedef.FillSolid, s.FillStyle == "":
+	case s.Type != symbology.SimpleFill, s.FillStyle == symbology.FillSolid, s.FillStyle == "":
 		return 1.0
-	case s.FillStyle == servicedef.FillNull:
+	case s.FillStyle == symbology.FillNull:
 		return 0.0
 	}
 	return 0.25
 }
 
-func outlineWidth(o *servicedef.Outline) float64 {
-	if o == nil || o.Style == servicedef.LineNull {
+func outlineWidth(o *symbology.Outline) float64 {
+	if o == nil || o.Style == symbology.LineNull {
 		return 0
 	}
 	return o.Width
 }
 
-func outlineColor(o *servicedef.Outline) servicedef.Color {
-	if o == nil || o.Style == servicedef.LineNull {
-		return servicedef.Color{}
+func outlineColor(o *symbology.Outline) symbology.Color {
+	if o == nil || o.Style == symbology.LineNull {
+		return symbology.Color{}
 	}
 	return o.Color
 }
 
 // dashes are the raster renderer's dash patterns, in points.
-var dashes = map[servicedef.LineStyle][]float64{
-	servicedef.LineDash:       {4, 3},
-	servicedef.LineDot:        {1, 2},
-	servicedef.LineDashDot:    {4, 2, 1, 2},
-	servicedef.LineDashDotDot: {4, 2, 1, 2, 1, 2},
+var dashes = map[symbology.LineStyle][]float64{
+	symbology.LineDash:       {4, 3},
+	symbology.LineDot:        {1, 2},
+	symbology.LineDashDot:    {4, 2, 1, 2},
+	symbology.LineDashDotDot: {4, 2, 1, 2, 1, 2},
 }
 
 // linePaint is the paint of lines whose colour, width (points) and style each class gives. A
 // dash pattern cannot vary by feature in a style: the first drawn class's pattern applies to the
 // layer, in units of its width.
-func linePaint(c *classes, sz sizes, line func(*servicedef.Symbol) (servicedef.Color, float64, servicedef.LineStyle)) map[string]any {
+func linePaint(c *classes, sz sizes, line func(*symbology.Symbol) (symbology.Color, float64, symbology.LineStyle)) map[string]any {
 	p := map[string]any{
-		"line-color": c.expr(func(s *servicedef.Symbol) any { col, _, _ := line(s); return color(col) }),
-		"line-width": sz.scaled(c.expr(func(s *servicedef.Symbol) any { _, w, _ := line(s); return px(w) })),
+		"line-color": c.expr(func(s *symbology.Symbol) any { col, _, _ := line(s); return color(col) }),
+		"line-width": sz.scaled(c.expr(func(s *symbology.Symbol) any { _, w, _ := line(s); return px(w) })),
 	}
 	for _, s := range c.symbols() {
 		_, w, ls := line(s)
