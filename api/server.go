@@ -180,7 +180,7 @@ func New(p Params) *Server {
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Ops != nil {
-		routeTiles(e, wmts.New(wmts.Params{Ops: p.Ops, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
+		routeTiles(e, wmts.New(wmts.Params{Services: p.Ops, Caches: p.Ops.Families().Caches, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
 	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)
