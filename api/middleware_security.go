@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"crypto/subtle"
+	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/url"
@@ -15,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"golang.org/x/time/rate"
 
+	"github.com/mapfarm/mapfarm/internal/kvp"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -66,28 +69,51 @@ const grantKey = "grant"
 // noTokenKey marks a Catalog request that came without a token while tokens are on.
 const noTokenKey = "no_token"
 
-// paramFold is the first value of the parameter named name in any letter case: ArcGIS reads
-// its parameters so (esri-leaflet sends token, older clients TOKEN).
-func paramFold(v url.Values, name string) string {
-	if s := v.Get(name); s != "" {
-		return s
-	}
+// errTokenTwice refuses a request that gives the token parameter more than once, in any letter
+// case, with different values (token=a&TOKEN=b): which one a reader takes would be a choice,
+// and the same request must always get the same answer.
+var errTokenTwice = errors.New("the token parameter is given more than once with different values; give it once")
+
+// tokenParam is the value of the token parameter of v in any letter case, as ArcGIS reads its
+// parameters (esri-leaflet sends token, older clients TOKEN), read by internal/kvp: given twice
+// with different values it is errTokenTwice. Only the token's spellings are read here; the
+// other parameters are their handler's.
+func tokenParam(v url.Values) (string, error) {
+	var spellings url.Values
 	for k, vs := range v {
-		if strings.EqualFold(k, name) && len(vs) > 0 {
-			return vs[0]
+		if strings.EqualFold(k, "token") {
+			if spellings == nil {
+				spellings = url.Values{}
+			}
+			spellings[k] = vs
 		}
 	}
-	return ""
+	if spellings == nil {
+		return "", nil
+	}
+	p, err := kvp.Read(spellings)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errTokenTwice, err)
+	}
+	return p.Get("token"), nil
 }
 
 // bearer is the token the request carries before its body: the token parameter of the query
 // string, else an Authorization header's Bearer token (the scheme in any letter case). It never
 // reads the body; a REST form's token field is read by authenticate, under the body limit.
-func bearer(c *gin.Context) string {
-	if tok := paramFold(c.Request.URL.Query(), "token"); tok != "" {
-		return tok
+// A token parameter given twice with different values is an error (errTokenTwice).
+func bearer(c *gin.Context) (string, error) {
+	tok, err := tokenParam(c.Request.URL.Query())
+	if tok != "" || err != nil {
+		return tok, err
 	}
-	return bearerToken(c.GetHeader("Authorization"))
+	return bearerToken(c.GetHeader("Authorization")), nil
+}
+
+// denyTokenTwice refuses a request whose token parameter is ambiguous (errTokenTwice), 400.
+func (s *Server) denyTokenTwice(c *gin.Context, err error) {
+	s.p.Logger.Info("token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
+	s.deny(c, http.StatusBadRequest, errTokenTwice.Error(), errTokenTwice.Error())
 }
 
 // authenticate applies the request policy (policy.go) to every request: it sets the answer's
@@ -119,13 +145,20 @@ func (s *Server) authenticate(c *gin.Context) {
 		}
 		return
 	}
-	tok := bearer(c)
+	tok, err := bearer(c)
+	if err != nil {
+		s.denyTokenTwice(c, err)
+		return
+	}
 	if tok == "" && restPost {
 		// ArcGIS clients POST long REST requests as forms, the token among the fields.
 		if !s.restForm(c) {
 			return
 		}
-		tok = paramFold(req.PostForm, "token")
+		if tok, err = tokenParam(req.PostForm); err != nil {
+			s.denyTokenTwice(c, err)
+			return
+		}
 	}
 	if tok == "" && rt.family == familyCatalog && req.Method == http.MethodPost {
 		// The Catalog answers RequiresTokens and GetTokenServiceURL without a token, as
@@ -171,7 +204,11 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 		return
 	}
 	sec := s.p.Security
-	tok := bearer(c)
+	tok, err := bearer(c)
+	if err != nil {
+		s.denyTokenTwice(c, err)
+		return
+	}
 	switch {
 	case tok == "":
 		s.deny(c, http.StatusUnauthorized, "the admin routes need an admin credential: Authorization: Bearer <token>", "")

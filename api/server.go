@@ -6,13 +6,16 @@
 //	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
 //	GET  /healthz, /readyz                            liveness and readiness (output.go)
-//	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths (cache.go)
+//	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths, read from the store (cache.go)
 //	GET/HEAD/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
 //	GET  /arcgis/rest/services/<service>/MapServer/tile/…  REST tiles and WMTS (…/WMTS…): tiles.go, internal/wmts
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
 // The api answers information operations itself and sends renders to the farm through the
-// operations in internal/mapserver; it knows nothing of maps beyond that.
+// operations in internal/mapserver; it knows nothing of maps beyond that. SOAP runs them by name
+// (mapserver.Server.Do); REST, the tiles and WMTS call the typed operations
+// (mapserver.Families). SOAP and REST run under the one Admission (admission.go); tile reads,
+// never heavy, do not (docs/render-lanes.md, "Tile reads").
 package api
 
 import (
@@ -180,7 +183,7 @@ func New(p Params) *Server {
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Ops != nil {
-		routeTiles(e, wmts.New(wmts.Params{Ops: p.Ops, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
+		routeTiles(e, wmts.New(wmts.Params{Services: p.Ops, Caches: p.Ops.Families().Caches, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
 	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)

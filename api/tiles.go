@@ -11,7 +11,8 @@ import (
 // tileRoutePrefix is the route prefix of a REST map service, under which tiles and WMTS are.
 const tileRoutePrefix = "/arcgis/rest/services/:service/MapServer"
 
-// routeTiles serves the REST tile resource and WMTS (internal/wmts) for GET and HEAD.
+// routeTiles serves the REST tile resource and WMTS (internal/wmts) for GET and HEAD. The
+// handler calls the typed cache operations, outside the Admission (docs/render-lanes.md).
 func routeTiles(e *gin.Engine, h *wmts.Handler) {
 	for _, method := range []string{http.MethodGet, http.MethodHead} {
 		e.Handle(method, tileRoutePrefix+"/tile/:level/:row/:col", tileHandler(h.ServeTile, "service", "level", "row", "col"))

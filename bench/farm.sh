@@ -28,8 +28,10 @@
 #                          'GetMapTile$/layout=compactV2/index=warm/memory=on/pages=on'
 #                          (no spaces or glob characters: scripts/test.sh splits the flags on spaces)
 #   MAPFARM_SOAK_DURATION, MAPFARM_SOAK_WINDOW, MAPFARM_SOAK_WARMUP, MAPFARM_SOAK_RPS,
-#   MAPFARM_SOAK_HOSTILE_RPS, MAPFARM_SOAK_SAMPLE  the soak's settings (e2e/soak_bench_test.go;
-#                          default 1 min of warm-up, then 20 min of 1-minute quiet and mixed windows)
+#   MAPFARM_SOAK_REST_RPS, MAPFARM_SOAK_HOSTILE_RPS, MAPFARM_SOAK_SAMPLE  the soak's settings
+#                          (e2e/soak_bench_test.go; default 1 min of warm-up, then 20 min of
+#                          1-minute quiet and mixed windows; SOAP 10 and REST/WMTS/directory 5
+#                          normal req/s, 2 hostile req/s of every front end)
 #   MAPFARM_BENCH_IDLE_SECONDS  idle window of `idle` (default 60)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -132,7 +132,7 @@ func TestHostileTokens(t *testing.T) {
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport}
 
-	for i, r := range hostileTokenRows(world, usa) {
+	for i, r := range slices.Concat(hostileTokenRows(world, usa), hostileTokenTwiceRows(world)) { // hostile_tokentwice_test.go
 		t.Run(r.name, func(t *testing.T) {
 			a := r.send(client, base, fmt.Sprintf("hostile-token-%03d", i))
 			t.Logf("HTTP %d %.120q in %v (err %v)", a.status, a.body, a.took.Round(time.Millisecond), a.err)

@@ -27,7 +27,8 @@ type soakSettings struct {
 	window     time.Duration // one window: MAPFARM_SOAK_WINDOW, default 1m
 	warmup     time.Duration // normal traffic before the baseline: MAPFARM_SOAK_WARMUP, default 1m
 	sample     time.Duration // MAPFARM_SOAK_SAMPLE, default 5s
-	normalRPS  float64       // MAPFARM_SOAK_RPS, default 10
+	normalRPS  float64       // MAPFARM_SOAK_RPS, default 10: SOAP's normal requests
+	restRPS    float64       // MAPFARM_SOAK_REST_RPS, default 5: REST, WMTS and directory normal requests
 	hostileRPS float64       // MAPFARM_SOAK_HOSTILE_RPS, default 2
 }
 
@@ -57,7 +58,7 @@ func soakSettingsFromEnv(b *testing.B) soakSettings {
 	}
 	return soakSettings{duration: dur("MAPFARM_SOAK_DURATION", 20*time.Minute), window: dur("MAPFARM_SOAK_WINDOW", time.Minute),
 		warmup: dur("MAPFARM_SOAK_WARMUP", time.Minute), sample: dur("MAPFARM_SOAK_SAMPLE", 5*time.Second),
-		normalRPS: num("MAPFARM_SOAK_RPS", 10), hostileRPS: num("MAPFARM_SOAK_HOSTILE_RPS", 2)}
+		normalRPS: num("MAPFARM_SOAK_RPS", 10), restRPS: num("MAPFARM_SOAK_REST_RPS", 5), hostileRPS: num("MAPFARM_SOAK_HOSTILE_RPS", 2)}
 }
 
 // windows is how many windows the soak has: duration/window, rounded to an even number of at
@@ -196,6 +197,12 @@ func (l *latencies) summary() string {
 	return b.String()
 }
 
+// traffic is the normal requests of one phase or window, by front end: SOAP (normalRequest)
+// and REST with WMTS and the cache directory (normalRESTRequest), each reported on its own.
+type traffic struct{ soap, rest *latencies }
+
+func newTraffic() traffic { return traffic{soap: &latencies{}, rest: &latencies{}} }
+
 // openLoop starts one request every 1/rps until stop is closed, each in its own goroutine (at
 // most 64 in flight; one that finds them all busy is counted in dropped and not sent), and waits
 // for those in flight.
@@ -230,14 +237,19 @@ func openLoop(rps float64, stop <-chan struct{}, dropped *atomic.Int64, send fun
 // coordinator, one worker with 2 render slots) on real Redis and MinIO, and shows whether it
 // stays flat.
 //
-// Traffic, open-loop: normal requests (normalRequest) at MAPFARM_SOAK_RPS (10/s) all the time;
-// hostile ones at MAPFARM_SOAK_HOSTILE_RPS (2/s), the rows of TestHostile's table in turn. After a
+// Traffic, open-loop: normal requests all the time, SOAP's (normalRequest) at MAPFARM_SOAK_RPS
+// (10/s) and, beside them, REST, WMTS and cache-directory GETs (normalRESTRequest) at
+// MAPFARM_SOAK_REST_RPS (5/s); hostile ones at MAPFARM_SOAK_HOSTILE_RPS (2/s), the rows of
+// TestHostile's table in turn, a SOAP row and one of REST, tiles/WMTS, the cache directory or
+// another route alternating (hostileOrder), so every mixed window carries both. After a
 // warm-up of normal traffic only (MAPFARM_SOAK_WARMUP, 1 min, plus 10 s, and longer until the
 // api's caches stop growing: 30 s more at a time while they grew by 0.5 MB or more, at most
 // 4 min more), quiet windows (normal traffic only) and mixed windows (normal
 // beside hostile) of MAPFARM_SOAK_WINDOW (1 min) alternate for MAPFARM_SOAK_DURATION (20 min: 10
 // of each), quiet first, mixed last. The normal requests' p99 of the mixed windows is compared
-// with that of the quiet windows (the target: within 20%); since the two kinds alternate minute
+// with that of the quiet windows (the target: within 20%), for SOAP and for REST apart
+// (soap-p99-ratio, rest-p99-ratio) and for both together (p99-ratio); the hostile requests are
+// counted by front end (hostileSurface). Since the two kinds alternate minute
 // by minute, load from other work on the machine falls on both alike, where one quiet phase
 // before a long mixed one compared two different stretches of the machine's day.
 //
@@ -252,8 +264,8 @@ func openLoop(rps float64, stop <-chan struct{}, dropped *atomic.Int64, send fun
 //
 //	go test ./e2e -run '^$' -bench Soak -benchtime 1x -timeout 0
 //
-// (bench/farm.sh soak starts Redis and MinIO and runs it; MAPFARM_SOAK_DURATION=4m for a short
-// run.)
+// (bench/farm.sh soak starts Redis and MinIO and runs it; MAPFARM_SOAK_DURATION=2m
+// MAPFARM_SOAK_WINDOW=30s MAPFARM_SOAK_WARMUP=30s for a short run: bench/README.md.)
 func BenchmarkSoak(b *testing.B) {
 	set := soakSettingsFromEnv(b)
 	bin := buildBinary(b, "github.com/mapfarm/mapfarm")
@@ -283,6 +295,28 @@ func BenchmarkSoak(b *testing.B) {
 				_, err = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				failed = err != nil || resp.StatusCode != 200
+			}
+			record(op, time.Since(start), failed)
+		}
+	}
+	// normalREST sends one request of normalRESTRequest: a success is HTTP 200 with an image,
+	// or ArcGIS JSON holding no error.
+	normalREST := func(record func(op string, d time.Duration, failed bool), rng *rand.Rand, mu *sync.Mutex) func(int) {
+		return func(int) {
+			mu.Lock()
+			op, path, isJSON := normalRESTRequest(rng)
+			mu.Unlock()
+			start := time.Now()
+			resp, err := client.Get(base + path)
+			failed := err != nil
+			if err == nil {
+				var body []byte
+				body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+				resp.Body.Close()
+				ct := resp.Header.Get("Content-Type")
+				ok := resp.StatusCode == 200 && (isJSON && strings.HasPrefix(ct, "application/json") && !strings.Contains(string(body), `"error"`) ||
+					!isJSON && strings.HasPrefix(ct, "image/"))
+				failed = err != nil || !ok
 			}
 			record(op, time.Since(start), failed)
 		}
@@ -333,9 +367,14 @@ func BenchmarkSoak(b *testing.B) {
 		}
 	}()
 	rows := hostileRows()
+	order := hostileOrder(rows)
+	rowsBySurface := map[string]int{}
+	for _, r := range rows {
+		rowsBySurface[hostileSurface(r)]++
+	}
 	nw := set.windows()
-	fmt.Printf("soak: warm-up %v of normal traffic (%g req/s), then %d windows of %v, quiet (normal only) and mixed (normal + hostile at %g req/s, %d rows of TestHostile in turn) alternating\n",
-		set.warmup, set.normalRPS, nw, set.window, set.hostileRPS, len(rows))
+	fmt.Printf("soak: warm-up %v of normal traffic (SOAP %g req/s, REST/WMTS/directory %g req/s), then %d windows of %v, quiet (normal only) and mixed (normal + hostile at %g req/s, %d rows of TestHostile in turn, SOAP and the other front ends alternating: %v) alternating\n",
+		set.warmup, set.normalRPS, set.restRPS, nw, set.window, set.hostileRPS, len(rows), rowsBySurface)
 
 	b.ResetTimer()
 	var dropped atomic.Int64
@@ -346,21 +385,29 @@ func BenchmarkSoak(b *testing.B) {
 		time.AfterFunc(d, func() { close(stop) })
 		return stop
 	}
+	// load runs the normal traffic, SOAP's and REST's side by side, until stop is closed.
+	load := func(stop <-chan struct{}, soapRec, restRec func(op string, d time.Duration, failed bool)) {
+		var wg sync.WaitGroup
+		wg.Go(func() { openLoop(set.normalRPS, stop, &dropped, normal(soapRec, rng, &rngMu)) })
+		wg.Go(func() { openLoop(set.restRPS, stop, &dropped, normalREST(restRec, rng, &rngMu)) })
+		wg.Wait()
+	}
 	// Warm-up, then the baseline.
 	// The warm-up goes on, 30 s at a time (at most 8 more), until the api's caches have stopped
 	// growing: normal traffic fills them to their bounds (recent outputs expire only when read),
 	// which took about 4 min at 10 req/s.
-	warm := &latencies{}
-	openLoop(set.normalRPS, after(10*time.Second+set.warmup), &dropped, normal(warm.add, rng, &rngMu))
+	warm := newTraffic()
+	load(after(10*time.Second+set.warmup), warm.soap.add, warm.rest.add)
 	apiCaches := func() float64 { return procs[len(procs)-1].sample(0, "").cacheMB }
 	for range 8 {
 		before := apiCaches()
-		openLoop(set.normalRPS, after(30*time.Second), &dropped, normal(warm.add, rng, &rngMu))
+		load(after(30*time.Second), warm.soap.add, warm.rest.add)
 		if now := apiCaches(); now-before < 0.5 {
 			break
 		}
 	}
-	fmt.Printf("soak: warm-up done after %v: %s\n", time.Since(start).Round(time.Second), warm.summary())
+	fmt.Printf("soak: warm-up done after %v: SOAP %s\n", time.Since(start).Round(time.Second), warm.soap.summary())
+	fmt.Printf("soak: warm-up REST/WMTS/directory %s\n", warm.rest.summary())
 	takeSamples("baseline")
 
 	type rowResult struct{ sent, bad int }
@@ -369,7 +416,7 @@ func BenchmarkSoak(b *testing.B) {
 	var firstBad []string
 	hostileClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	sendHostile := func(i int) {
-		k := i % len(rows)
+		k := order[i%len(order)]
 		r := rows[k]
 		a := r.send(hostileClient, base, fmt.Sprintf("soak-%07d", i))
 		bad := r.check(a)
@@ -383,28 +430,37 @@ func BenchmarkSoak(b *testing.B) {
 			}
 		}
 	}
-	quiet, mixed := &latencies{}, &latencies{}
-	var windowP99 [2][]float64 // quiet, mixed: each window's normal p99
-	var hostileN atomic.Int64  // hostile requests sent, across windows: the next row
+	quiet, mixed := newTraffic(), newTraffic()
+	var soapP99, restP99 [2][]float64 // quiet, mixed: each window's normal p99, by front end
+	var hostileN atomic.Int64         // hostile requests sent, across windows: the next row
 	for w := range nw {
 		kind, lat := "quiet", quiet
 		if w%2 == 1 {
 			kind, lat = "mixed", mixed
 		}
 		phase.Store(kind)
-		this := &latencies{}
-		both := func(op string, d time.Duration, failed bool) { this.add(op, d, failed); lat.add(op, d, failed) }
+		this := newTraffic()
+		soapRec := func(op string, d time.Duration, failed bool) {
+			this.soap.add(op, d, failed)
+			lat.soap.add(op, d, failed)
+		}
+		restRec := func(op string, d time.Duration, failed bool) {
+			this.rest.add(op, d, failed)
+			lat.rest.add(op, d, failed)
+		}
 		stop := after(set.window)
 		var wg sync.WaitGroup
-		wg.Go(func() { openLoop(set.normalRPS, stop, &dropped, normal(both, rng, &rngMu)) })
+		wg.Go(func() { load(stop, soapRec, restRec) })
 		if kind == "mixed" {
 			wg.Go(func() {
 				openLoop(set.hostileRPS, stop, &dropped, func(int) { sendHostile(int(hostileN.Add(1) - 1)) })
 			})
 		}
 		wg.Wait()
-		windowP99[w%2] = append(windowP99[w%2], percentile(this.all, 99))
-		fmt.Printf("soak: window %d/%d %s: %s\n", w+1, nw, kind, this.summary())
+		soapP99[w%2] = append(soapP99[w%2], percentile(this.soap.all, 99))
+		restP99[w%2] = append(restP99[w%2], percentile(this.rest.all, 99))
+		fmt.Printf("soak: window %d/%d %s: SOAP %s\n", w+1, nw, kind, this.soap.summary())
+		fmt.Printf("soak: window %d/%d %s: REST/WMTS/directory %s\n", w+1, nw, kind, this.rest.summary())
 	}
 	b.StopTimer()
 	takeSamples("end")
@@ -415,16 +471,32 @@ func BenchmarkSoak(b *testing.B) {
 	takeSamples("after")
 
 	// Report.
-	fmt.Printf("soak: normal requests, quiet windows: %s\n", quiet.summary())
-	fmt.Printf("soak: normal requests, mixed windows: %s\n", mixed.summary())
-	fmt.Printf("soak: p99 of each quiet window (ms): %.1f\n", windowP99[0])
-	fmt.Printf("soak: p99 of each mixed window (ms): %.1f\n", windowP99[1])
-	q99, m99 := percentile(quiet.all, 99), percentile(mixed.all, 99)
-	q50, m50 := percentile(quiet.all, 50), percentile(mixed.all, 50)
-	fmt.Printf("soak: p50 mixed/quiet %.2f, p99 mixed/quiet %.2f (target ≤ 1.2); %d requests not sent (64 in flight)\n", m50/q50, m99/q99, dropped.Load())
+	for _, f := range []struct {
+		name, metric string
+		quiet, mixed *latencies
+		perWindow    [2][]float64
+	}{
+		{"SOAP", "soap-", quiet.soap, mixed.soap, soapP99},
+		{"REST/WMTS/directory", "rest-", quiet.rest, mixed.rest, restP99},
+	} {
+		fmt.Printf("soak: %s normal requests, quiet windows: %s\n", f.name, f.quiet.summary())
+		fmt.Printf("soak: %s normal requests, mixed windows: %s\n", f.name, f.mixed.summary())
+		fmt.Printf("soak: %s p99 of each quiet window (ms): %.1f\n", f.name, f.perWindow[0])
+		fmt.Printf("soak: %s p99 of each mixed window (ms): %.1f\n", f.name, f.perWindow[1])
+		q99, m99 := percentile(f.quiet.all, 99), percentile(f.mixed.all, 99)
+		q50, m50 := percentile(f.quiet.all, 50), percentile(f.mixed.all, 50)
+		fmt.Printf("soak: %s p50 mixed/quiet %.2f, p99 mixed/quiet %.2f (target ≤ 1.2); %d failed\n", f.name, m50/q50, m99/q99, f.quiet.errors+f.mixed.errors)
+		b.ReportMetric(m99/q99, f.metric+"p99-ratio")
+		b.ReportMetric(m50/q50, f.metric+"p50-ratio")
+		b.ReportMetric(float64(f.quiet.errors+f.mixed.errors), f.metric+"normal-errors")
+	}
+	allQuiet, allMixed := slices.Concat(quiet.soap.all, quiet.rest.all), slices.Concat(mixed.soap.all, mixed.rest.all)
+	q99, m99 := percentile(allQuiet, 99), percentile(allMixed, 99)
+	q50, m50 := percentile(allQuiet, 50), percentile(allMixed, 50)
+	fmt.Printf("soak: all normal requests p50 mixed/quiet %.2f, p99 mixed/quiet %.2f (target ≤ 1.2); %d requests not sent (64 in flight)\n", m50/q50, m99/q99, dropped.Load())
 	b.ReportMetric(m99/q99, "p99-ratio")
 	b.ReportMetric(m50/q50, "p50-ratio")
-	b.ReportMetric(float64(mixed.errors+quiet.errors), "normal-errors")
+	b.ReportMetric(float64(mixed.soap.errors+quiet.soap.errors+mixed.rest.errors+quiet.rest.errors), "normal-errors")
 	samplesMu.Lock()
 	for _, p := range procs {
 		m := marks[p.role]
@@ -458,14 +530,20 @@ func BenchmarkSoak(b *testing.B) {
 	}
 	samplesMu.Unlock()
 	sent, badTotal := 0, 0
+	surfaceSent, surfaceBad := map[string]int{}, map[string]int{}
 	for k, r := range hostile {
 		sent += r.sent
 		badTotal += r.bad
+		surfaceSent[hostileSurface(rows[k])] += r.sent
+		surfaceBad[hostileSurface(rows[k])] += r.bad
 		if r.bad > 0 {
 			fmt.Printf("soak: hostile row %q: %d of %d not answered as the table says\n", rows[k].name, r.bad, r.sent)
 		}
 	}
 	fmt.Printf("soak: hostile requests %d, %d not answered as the table says (within 2 s, the row's answer)\n", sent, badTotal)
+	for _, sf := range []string{"SOAP", "REST", "tiles/WMTS", "directory", "other HTTP"} {
+		fmt.Printf("soak: hostile %-10s %d sent, %d not answered as the table says\n", sf, surfaceSent[sf], surfaceBad[sf])
+	}
 	for _, s := range firstBad {
 		fmt.Printf("soak:   first miss: %.400s\n", s)
 	}

@@ -1,8 +1,8 @@
 // Package mapserver composes the MapServer operations: New builds the operation families from
 // one Params. The SOAP front end (api/) runs them by name: Do looks an operation up in the
-// dispatch table and runs it on its gisxml request value, returning its gisxml response value
-// (internal/wmts still calls its three cache operations through Do too). The REST front end,
-// and every front end to come, calls the typed operations themselves: the methods of the
+// dispatch table and runs it on its gisxml request value, returning its gisxml response value;
+// the table is SOAP's alone. The REST front end, the tiles and WMTS (internal/wmts), and every
+// front end to come, call the typed operations themselves: the methods of the
 // families (Families), and the drawing operations through Drawing, which adds their one extra
 // step, fetching the pictures the request names (cartography/pictures.go), as the table
 // declares it for SOAP. The request limits and the heavy lane are the front ends' (api's

@@ -4,8 +4,11 @@
 // …/MapServer/WMTS).
 //
 // It is a codec only: every tile and every tiling scheme comes from the cache operations of
-// internal/mapserver (GetMapTile, GetLayerTile, GetCacheDescriptionInfo), called through
-// (*mapserver.Server).Do, so the REST, WMTS and SOAP answers cannot differ. The handlers are
+// internal/mapserver (GetMapTile, GetLayerTile, GetCacheDescriptionInfo), called as typed
+// methods of the caches family (mapserver.Families().Caches), the very functions SOAP's name
+// table dispatches to, so the REST, WMTS and SOAP answers cannot differ. The operations are not
+// run through the api's Admission: a tile read is never heavy and has no input the request
+// limits measure (docs/render-lanes.md, "Tile reads"). The handlers are
 // net/http handlers; the router names the path parameters with (*http.Request).SetPathValue
 // (see each handler for the names) and puts the request id in the context (WithRequestID).
 package wmts
@@ -21,18 +24,27 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
-// Ops runs the cache operations; *mapserver.Server implements it.
-type Ops interface {
-	Do(ctx context.Context, c *mapserver.Call, op string, req any) (any, error)
+// Services finds the service a URL names; *mapserver.Server implements it.
+type Services interface {
 	Service(name string) (*catalog.Service, bool)
+}
+
+// Caches are the typed cache operations the handlers call; the caches family of the map
+// server (mapserver.Families().Caches) implements it.
+type Caches interface {
+	GetMapTile(ctx context.Context, c *mapserver.Call, req *gisxml.GetMapTile) (*gisxml.GetMapTileResponse, error)
+	GetLayerTile(ctx context.Context, c *mapserver.Call, req *gisxml.GetLayerTile) (*gisxml.GetLayerTileResponse, error)
+	GetCacheDescriptionInfo(ctx context.Context, c *mapserver.Call, req *gisxml.GetCacheDescriptionInfo) (*gisxml.GetCacheDescriptionInfoResponse, error)
 }
 
 // Handler serves the REST tile resource and WMTS of every service.
 type Handler struct {
-	ops       Ops
+	services  Services
+	caches    Caches
 	publicURL string
 	timeout   time.Duration
 	logger    *slog.Logger
@@ -41,7 +53,8 @@ type Handler struct {
 
 // Params configure a Handler.
 type Params struct {
-	Ops Ops
+	Services Services
+	Caches   Caches
 	// PublicURL is the base URL clients use, no trailing slash; the capabilities name their
 	// resource URLs under it.
 	PublicURL string
@@ -55,7 +68,7 @@ func New(p Params) *Handler {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	return &Handler{ops: p.Ops, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger}
+	return &Handler{services: p.Services, caches: p.Caches, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger}
 }
 
 type requestIDKey struct{}
@@ -70,14 +83,15 @@ func requestID(ctx context.Context) string {
 	return id
 }
 
-// call runs one operation for a service, bounded by the handler's timeout.
-func (h *Handler) call(ctx context.Context, svc *catalog.Service, op string, req any) (any, error) {
+// call runs the typed cache operation f (a method of h.caches) for a service, bounded by the
+// handler's timeout.
+func call[Req, Resp any](ctx context.Context, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
-	return h.ops.Do(ctx, &mapserver.Call{Service: svc, RequestID: requestID(ctx)}, op, req)
+	return f(ctx, &mapserver.Call{Service: svc, RequestID: requestID(ctx)}, req)
 }
 
 // writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG

@@ -21,7 +21,7 @@ import (
 // outside the tiling scheme) answers HTTP 404; the body is ArcGIS's JSON error. The blankTile
 // parameter changes nothing: these caches never hold blank stand-in tiles.
 func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
-	svc, ok := h.ops.Service(r.PathValue("service"))
+	svc, ok := h.services.Service(r.PathValue("service"))
 	if !ok {
 		writeRESTError(w, http.StatusNotFound, "Service not found", "service "+quoted(r.PathValue("service"))+" does not exist")
 		return
@@ -35,12 +35,12 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 		}
 		at[i] = n
 	}
-	resp, err := h.call(r.Context(), svc, "GetMapTile", &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
+	resp, err := call(r.Context(), h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
 	if err != nil {
 		h.restFailed(w, r, err)
 		return
 	}
-	writeTile(w, r, resp.(*gisxml.GetMapTileResponse).Result)
+	writeTile(w, r, resp.Result)
 }
 
 // restFailed answers an operation's error as ArcGIS REST does for tiles: 404 for a tile the

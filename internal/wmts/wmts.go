@@ -43,11 +43,11 @@ func (h *Handler) contents(ctx context.Context, svc *catalog.Service) (*contents
 	if ok && time.Since(cc.at) < contentsTTL {
 		return cc.c, nil
 	}
-	resp, err := h.call(ctx, svc, "GetCacheDescriptionInfo", &gisxml.GetCacheDescriptionInfo{MapName: svc.Maps[0].Name})
+	resp, err := call(ctx, h, svc, h.caches.GetCacheDescriptionInfo, &gisxml.GetCacheDescriptionInfo{MapName: svc.Maps[0].Name})
 	if err != nil {
 		return nil, err
 	}
-	c, err := buildContents(svc, resp.(*gisxml.GetCacheDescriptionInfoResponse).Result)
+	c, err := buildContents(svc, resp.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (h *Handler) contents(ctx context.Context, svc *catalog.Service) (*contents
 // names are case-insensitive, as OGC requires; a name given twice with different values is
 // refused (internal/kvp).
 func (h *Handler) ServeKVP(w http.ResponseWriter, r *http.Request) {
-	svc, ok := h.ops.Service(r.PathValue("service"))
+	svc, ok := h.services.Service(r.PathValue("service"))
 	if !ok {
 		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+quoted(r.PathValue("service"))+" does not exist")
 		return
@@ -135,7 +135,7 @@ func contains(list []string, s string) bool {
 //	1.0.0/WMTSCapabilities.xml
 //	tile/1.0.0/<layer>/<style>/<TileMatrixSet>/<TileMatrix>/<TileRow>/<TileCol>[.png|.jpg]
 func (h *Handler) ServeREST(w http.ResponseWriter, r *http.Request) {
-	svc, ok := h.ops.Service(r.PathValue("service"))
+	svc, ok := h.services.Service(r.PathValue("service"))
 	if !ok {
 		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+quoted(r.PathValue("service"))+" does not exist")
 		return
@@ -213,19 +213,19 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 	}
 	var data []byte
 	if l.LayerID == -1 {
-		resp, err := h.call(r.Context(), svc, "GetMapTile", &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: m.Level, Row: row, Column: col})
+		resp, err := call(r.Context(), h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: m.Level, Row: row, Column: col})
 		if err != nil {
 			h.wmtsFailed(w, r, err)
 			return
 		}
-		data = resp.(*gisxml.GetMapTileResponse).Result
+		data = resp.Result
 	} else {
-		resp, err := h.call(r.Context(), svc, "GetLayerTile", &gisxml.GetLayerTile{MapName: svc.Maps[0].Name, LayerID: l.LayerID, Level: m.Level, Row: row, Column: col})
+		resp, err := call(r.Context(), h, svc, h.caches.GetLayerTile, &gisxml.GetLayerTile{MapName: svc.Maps[0].Name, LayerID: l.LayerID, Level: m.Level, Row: row, Column: col})
 		if err != nil {
 			h.wmtsFailed(w, r, err)
 			return
 		}
-		data = resp.(*gisxml.GetLayerTileResponse).Result
+		data = resp.Result
 	}
 	writeTile(w, r, data)
 }

@@ -32,23 +32,27 @@ func (f *fakeOps) Service(name string) (*catalog.Service, bool) {
 	return f.svc, strings.EqualFold(name, f.svc.Name)
 }
 
-func (f *fakeOps) Do(_ context.Context, _ *mapserver.Call, op string, req any) (any, error) {
-	f.calls[op]++
-	switch r := req.(type) {
-	case *gisxml.GetCacheDescriptionInfo:
-		wkid := f.scheme.SpatialReference.WKID
-		tci := &gisxml.TileCacheInfo{SpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: &wkid}},
-			TileOrigin: &gisxml.PointN{X: f.scheme.Origin[0], Y: f.scheme.Origin[1]}, TileCols: 256, TileRows: 256, DPI: 96}
-		for _, l := range f.scheme.LODs {
-			tci.LODInfos = append(tci.LODInfos, &gisxml.LODInfo{LevelID: l.LevelID, Scale: l.Scale, Resolution: l.Resolution})
-		}
-		return &gisxml.GetCacheDescriptionInfoResponse{Result: &gisxml.CacheDescriptionInfo{TileCacheInfo: tci,
-			TileImageInfo: &gisxml.TileImageInfo{CacheTileFormat: "PNG"}, ServiceType: gisxml.IndividualLayerCaches,
-			LayerCacheInfos: gisxml.ArrayOfLayerCacheInfo{{LayerID: 0, HasCache: false}, {LayerID: 1, HasCache: true}}}}, nil
-	case *gisxml.GetLayerTile:
-		return &gisxml.GetLayerTileResponse{Result: fmt.Appendf(nil, "layer %d tile %d/%d/%d", r.LayerID, r.Level, r.Row, r.Column)}, nil
+func (f *fakeOps) GetCacheDescriptionInfo(_ context.Context, _ *mapserver.Call, _ *gisxml.GetCacheDescriptionInfo) (*gisxml.GetCacheDescriptionInfoResponse, error) {
+	f.calls["GetCacheDescriptionInfo"]++
+	wkid := f.scheme.SpatialReference.WKID
+	tci := &gisxml.TileCacheInfo{SpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: &wkid}},
+		TileOrigin: &gisxml.PointN{X: f.scheme.Origin[0], Y: f.scheme.Origin[1]}, TileCols: 256, TileRows: 256, DPI: 96}
+	for _, l := range f.scheme.LODs {
+		tci.LODInfos = append(tci.LODInfos, &gisxml.LODInfo{LevelID: l.LevelID, Scale: l.Scale, Resolution: l.Resolution})
 	}
-	return nil, fmt.Errorf("unexpected %s", op)
+	return &gisxml.GetCacheDescriptionInfoResponse{Result: &gisxml.CacheDescriptionInfo{TileCacheInfo: tci,
+		TileImageInfo: &gisxml.TileImageInfo{CacheTileFormat: "PNG"}, ServiceType: gisxml.IndividualLayerCaches,
+		LayerCacheInfos: gisxml.ArrayOfLayerCacheInfo{{LayerID: 0, HasCache: false}, {LayerID: 1, HasCache: true}}}}, nil
+}
+
+func (f *fakeOps) GetLayerTile(_ context.Context, _ *mapserver.Call, r *gisxml.GetLayerTile) (*gisxml.GetLayerTileResponse, error) {
+	f.calls["GetLayerTile"]++
+	return &gisxml.GetLayerTileResponse{Result: fmt.Appendf(nil, "layer %d tile %d/%d/%d", r.LayerID, r.Level, r.Row, r.Column)}, nil
+}
+
+func (f *fakeOps) GetMapTile(_ context.Context, _ *mapserver.Call, _ *gisxml.GetMapTile) (*gisxml.GetMapTileResponse, error) {
+	f.calls["GetMapTile"]++
+	return nil, fmt.Errorf("unexpected GetMapTile")
 }
 
 func geographicFixture() (*fakeOps, *wmts.Handler) {
@@ -57,7 +61,7 @@ func geographicFixture() (*fakeOps, *wmts.Handler) {
 	m := &catalog.Map{Name: "Layers", SR: proj.SR{WKID: 4326}, FullExtent: orb.Bound{Min: orb.Point{-170, -50}, Max: orb.Point{160, 80}},
 		Layers: []*catalog.Layer{{ID: 0, Name: "Country points"}, {ID: 1, Name: "Countries"}}}
 	ops := &fakeOps{svc: &catalog.Service{Name: "geo", Maps: []*catalog.Map{m}}, scheme: scheme, calls: map[string]int{}}
-	return ops, wmts.New(wmts.Params{Ops: ops, PublicURL: "http://farm.test"})
+	return ops, wmts.New(wmts.Params{Services: ops, Caches: ops, PublicURL: "http://farm.test"})
 }
 
 func get(h http.HandlerFunc, target string, values ...string) *httptest.ResponseRecorder {
@@ -167,7 +171,7 @@ func TestGoogleMapsCompatibleLevels(t *testing.T) {
 	scheme.LODs[3].Resolution *= 1.001
 	m := &catalog.Map{Name: "Layers", SR: proj.SR{WKID: 3857}, Layers: []*catalog.Layer{{ID: 1, Name: "Countries"}}}
 	ops := &fakeOps{svc: &catalog.Service{Name: "wm", Maps: []*catalog.Map{m}}, scheme: scheme, calls: map[string]int{}}
-	h := wmts.New(wmts.Params{Ops: ops, PublicURL: "http://farm.test"})
+	h := wmts.New(wmts.Params{Services: ops, Caches: ops, PublicURL: "http://farm.test"})
 	rec := get(h.ServeKVP, "/?service=WMTS&request=GetCapabilities", "service", "wm")
 	var caps struct {
 		Links []struct {
