@@ -14,10 +14,13 @@
 package changes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Schema is the PostgreSQL schema that holds the changelog, its overflow markers and its
@@ -203,4 +206,30 @@ DELETE FROM mapfarm_changes.changelog WHERE layer = %[4]s;
 DELETE FROM mapfarm_changes.overflow WHERE layer = %[4]s;
 COMMIT;
 `, table, functionName(c.Layer), c.Layer, layer), nil
+}
+
+// GeometryColumn returns the geometry column of table ("name" or "schema.name") from
+// PostGIS's geometry_columns: the only one, or an error naming them.
+func GeometryColumn(ctx context.Context, conn *pgx.Conn, table string) (string, error) {
+	schema, name, ok := strings.Cut(table, ".")
+	if !ok {
+		schema, name = "", table
+	}
+	rows, err := conn.Query(ctx, `SELECT f_geometry_column FROM geometry_columns
+		WHERE f_table_name = $1 AND (f_table_schema = $2 OR ($2 = '' AND f_table_schema = ANY(current_schemas(false))))
+		ORDER BY f_geometry_column`, name, schema)
+	if err != nil {
+		return "", fmt.Errorf("changes: geometry column of %s: %w", table, err)
+	}
+	cols, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", fmt.Errorf("changes: geometry column of %s: %w", table, err)
+	}
+	switch len(cols) {
+	case 1:
+		return cols[0], nil
+	case 0:
+		return "", fmt.Errorf("changes: table %s has no geometry column", table)
+	}
+	return "", fmt.Errorf("changes: table %s has geometry columns %s: name one", table, strings.Join(cols, ", "))
 }
