@@ -36,7 +36,6 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed: plan job %s: %w", s.ID, err)
 	}
-	perPart := max(1, s.PartTiles/(s.MetatileSize*s.MetatileSize))
 	return func(yield func(BundleUnit) bool) {
 		var seq int64
 		for layer := range s.Layers {
@@ -45,21 +44,15 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 					seq++
 					continue
 				}
-				u := BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
+				var u BundleUnit
 				if s.Mode == Delete {
 					// A delete removes exactly the tiles of the cover, not whole metatiles.
+					u = BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
 					for range cover.TilesIn(b) {
 						u.Tiles++
 					}
 				} else {
-					for _, m := range metas {
-						u.Tiles += int64(m.Rows * m.Cols)
-					}
-				}
-				if s.Mode != Delete {
-					for i := 0; i < len(metas); i += perPart {
-						u.Parts = append(u.Parts, [2]int{i, min(i+perPart, len(metas))})
-					}
+					u = renderUnit(s, seq, layer, b, metas)
 				}
 				seq++
 				if !yield(u) {
@@ -68,6 +61,20 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 			}
 		}
 	}, nil
+}
+
+// renderUnit is the unit that renders a bundle's metatiles: their tiles, in parts of at most
+// s.PartTiles tiles (whole metatiles, at least one per part).
+func renderUnit(s *Spec, seq int64, layer int, b tilecache.Bundle, metas []tilecache.Metatile) BundleUnit {
+	u := BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
+	for _, m := range metas {
+		u.Tiles += int64(m.Rows * m.Cols)
+	}
+	perPart := max(1, s.PartTiles/(s.MetatileSize*s.MetatileSize))
+	for i := 0; i < len(metas); i += perPart {
+		u.Parts = append(u.Parts, [2]int{i, min(i+perPart, len(metas))})
+	}
+	return u
 }
 
 // Count returns the number of tiles of the job's area of interest (all layers), for the
