@@ -45,17 +45,10 @@ func dirtyCovers(s *Spec, envelopes []orb.Bound, reach int) ([]*tilecache.Cover,
 	return covers, nil
 }
 
-// widen grows e by d on every side; an envelope with no area is kept as the point or line it
-// is, which the cover knows how to place (a zero-area polygon would touch nothing).
-func widen(e orb.Bound, d float64) orb.Geometry {
-	e = orb.Bound{Min: orb.Point{e.Min[0] - d, e.Min[1] - d}, Max: orb.Point{e.Max[0] + d, e.Max[1] + d}}
-	switch {
-	case e.Min == e.Max:
-		return e.Min
-	case e.Min[0] == e.Max[0] || e.Min[1] == e.Max[1]:
-		return orb.LineString{e.Min, e.Max}
-	}
-	return e
+// widen grows e by d on every side. An envelope with no area (a point, a horizontal line) is
+// still a bound the cover places: its edges touch the tiles they lie in.
+func widen(e orb.Bound, d float64) orb.Bound {
+	return orb.Bound{Min: orb.Point{e.Min[0] - d, e.Min[1] - d}, Max: orb.Point{e.Max[0] + d, e.Max[1] + d}}
 }
 
 // DirtyTiles yields the tiles that changes with the given envelopes (in the scheme's
