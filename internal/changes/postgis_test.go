@@ -236,3 +236,66 @@ func TestInstallSQLRefusesOddLayers(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// A transaction that took its changelog id before another but commits after it is not skipped:
+// consumed rows are deleted one by one, never passed over by an id cursor.
+func TestPostGISChangesLateCommitNotLost(t *testing.T) {
+	dsn := setup(t, 0)
+	ctx := context.Background()
+	slow, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close(ctx)
+	tx, err := slow.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO parcels VALUES (1, 'slow', `+square(0, 0, 1)+`)`); err != nil {
+		t.Fatal(err)
+	}
+	testenv.PostgresExec(t, dsn, `INSERT INTO parcels VALUES (2, 'fast', `+square(50, 0, 1)+`)`)
+	c := listen(t, dsn)
+	b := next(t, c)
+	if len(b.Changes) != 1 || b.Changes[0].New != box(50, 0, 1) {
+		t.Fatalf("first read: %+v, want the fast insert", b.Changes)
+	}
+	if err := c.Ack(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b = next(t, c)
+	if len(b.Changes) != 1 || b.Changes[0].New != box(0, 0, 1) || b.Changes[0].ID >= 2 {
+		t.Fatalf("after the late commit: %+v, want the slow insert with the lower id", b.Changes)
+	}
+}
+
+// A change made past the cap while a batch holding the layer's marker is in hand keeps the
+// layer marked after that batch is acknowledged.
+func TestPostGISChangesMarkerMovedWhileInHand(t *testing.T) {
+	dsn := setup(t, 2)
+	for i := range 4 {
+		testenv.PostgresExec(t, dsn, fmt.Sprintf(`INSERT INTO parcels VALUES (%d, 'x', %s)`, i, square(float64(i), 0, 1)))
+	}
+	c := listen(t, dsn)
+	b := next(t, c)
+	if !slices.Equal(b.Whole, []string{"parcels"}) {
+		t.Fatalf("whole %v, want [parcels]", b.Whole)
+	}
+	testenv.PostgresExec(t, dsn, `UPDATE parcels SET name = 'moved on' WHERE id = 0`)
+	if err := c.Ack(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	b = next(t, c)
+	if !slices.Equal(b.Whole, []string{"parcels"}) {
+		t.Fatalf("after the ack: whole %v, want parcels still marked", b.Whole)
+	}
+	if err := c.Ack(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if n := rowCount(t, dsn, "mapfarm_changes.overflow"); n != 0 {
+		t.Fatalf("%d markers after the second ack, want 0", n)
+	}
+}
