@@ -241,3 +241,23 @@ func (c *Consumer) Ack(ctx context.Context, b *Batch) error {
 	}
 	return nil
 }
+
+// boundTransformer is what In needs of a proj.Transformer.
+type boundTransformer interface {
+	Bound(orb.Bound) (orb.Bound, error)
+}
+
+// In returns d with its envelopes in another spatial reference (a cache's tiling scheme's):
+// each is the bound of a grid of points over the envelope carried across, so a curved edge's
+// extreme is kept. A whole layer stays whole.
+func (d Dirty) In(t boundTransformer) (Dirty, error) {
+	out := Dirty{Layer: d.Layer, Whole: d.Whole, Envelopes: make([]orb.Bound, 0, len(d.Envelopes))}
+	for _, e := range d.Envelopes {
+		b, err := t.Bound(e)
+		if err != nil {
+			return Dirty{}, fmt.Errorf("changes: envelope %v of layer %s: %w", e, d.Layer, err)
+		}
+		out.Envelopes = append(out.Envelopes, b)
+	}
+	return out, nil
+}
