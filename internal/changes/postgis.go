@@ -58,6 +58,10 @@ func (c Capture) check() error {
 	if c.Table == "" || c.Geometry == "" {
 		return errors.New("changes: a table and its geometry column are needed")
 	}
+	if strings.Contains(c.Geometry, "$mapfarm$") {
+		// The column is written into the function's body, quoted by that tag.
+		return fmt.Errorf("changes: geometry column %q holds $mapfarm$", c.Geometry)
+	}
 	if c.Cap < 0 {
 		return fmt.Errorf("changes: cap %d is negative", c.Cap)
 	}
@@ -153,7 +157,7 @@ func InstallSQL(c Capture) (string, error) {
 	b.WriteString(schemaSQL)
 	fmt.Fprintf(&b, `
 -- Row trigger of layer %[1]s: past the cap, or once the layer is marked, only the marker moves.
-CREATE OR REPLACE FUNCTION %[2]s() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION %[2]s() RETURNS trigger LANGUAGE plpgsql AS $mapfarm$
 BEGIN
   IF EXISTS (SELECT 1 FROM mapfarm_changes.overflow WHERE layer = %[1]s)
      OR (SELECT last_value FROM mapfarm_changes.changelog_id_seq)
@@ -166,7 +170,7 @@ BEGIN
     CASE WHEN TG_OP <> 'INSERT' THEN ST_Envelope(OLD.%[4]s) END,
     CASE WHEN TG_OP <> 'DELETE' THEN ST_Envelope(NEW.%[4]s) END);
   RETURN NULL;
-END $$;
+END $mapfarm$;
 
 DROP TRIGGER IF EXISTS mapfarm_changes_row ON %[5]s;
 CREATE TRIGGER mapfarm_changes_row AFTER INSERT OR UPDATE OR DELETE ON %[5]s

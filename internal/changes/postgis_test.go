@@ -226,11 +226,14 @@ func TestInstallSQLRefusesOddLayers(t *testing.T) {
 			t.Errorf("layer %q accepted", layer)
 		}
 	}
-	sql, err := changes.InstallSQL(changes.Capture{Layer: "p", Table: `odd"name`, Geometry: `g"`})
+	if _, err := changes.InstallSQL(changes.Capture{Layer: "p", Table: "t", Geometry: "g$mapfarm$; DROP TABLE t; --"}); err == nil {
+		t.Error("a geometry column that ends the function body was accepted")
+	}
+	sql, err := changes.InstallSQL(changes.Capture{Layer: "p", Table: `odd"name`, Geometry: `g$$"`})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(sql, `ON "odd""name"`) || !contains(sql, `OLD."g"""`) {
+	if !contains(sql, `ON "odd""name"`) || !contains(sql, `OLD."g$$"""`) {
 		t.Fatalf("identifiers not quoted:\n%s", sql)
 	}
 }
