@@ -261,3 +261,33 @@ func (d Dirty) In(t boundTransformer) (Dirty, error) {
 	}
 	return out, nil
 }
+
+// Run hands every batch's dirty layers to handle and acknowledges the batch once handle
+// returns nil; a batch handle fails is not acknowledged and is handed again after retry. It
+// returns when ctx ends, or with the first error of the database (the caller reconnects).
+func (c *Consumer) Run(ctx context.Context, retry time.Duration, handle func(context.Context, []Dirty) error) error {
+	for {
+		b, err := c.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if err := handle(ctx, b.Dirty()); err != nil {
+			c.Log.WarnContext(ctx, "changes: dirty layers not handed on; trying again", "err", err, "changes", len(b.Changes), "retry", retry)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(retry):
+			}
+			continue
+		}
+		if err := c.Ack(ctx, b); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}

@@ -302,3 +302,29 @@ func TestPostGISChangesMarkerMovedWhileInHand(t *testing.T) {
 		t.Fatalf("%d markers after the second ack, want 0", n)
 	}
 }
+
+// Run acknowledges only what its handler took: a failed hand-over comes back.
+func TestConsumerRunRetriesAFailedHandOver(t *testing.T) {
+	dsn := setup(t, 0)
+	c := listen(t, dsn)
+	testenv.PostgresExec(t, dsn, `INSERT INTO parcels VALUES (1, 'a', `+square(0, 0, 10)+`)`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var calls int
+	var got []changes.Dirty
+	err := c.Run(ctx, 10*time.Millisecond, func(_ context.Context, d []changes.Dirty) error {
+		calls++
+		if calls == 1 {
+			return fmt.Errorf("queue down")
+		}
+		got = d
+		cancel()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 || len(got) != 1 || len(got[0].Envelopes) != 1 || got[0].Envelopes[0] != box(0, 0, 10) {
+		t.Fatalf("%d calls, last %+v; want 2 and the insert", calls, got)
+	}
+}
