@@ -72,10 +72,11 @@ func DirtyTiles(s *Spec, envelopes []orb.Bound, reach int) (iter.Seq[tilecache.T
 
 // DirtyPlan is [Plan] for the tiles of [DirtyTiles]: it merges them by bundle and metatile into
 // the bundle units seeding uses (each bundle once per layer, its metatiles that hold a dirty
-// tile, split into parts of s.PartTiles), numbered from 0, layers then levels then bundles. A
+// tile, split into parts of s.PartTiles), numbered from 0, layers then levels then bundles,
+// starting with unit number from (the coordinator's checkpoint, as for Plan). A
 // refresh renders whole metatiles, as seeding does, so a unit may render tiles beside the dirty
 // ones; its Tiles counts them. The spec's own area of interest is not used.
-func DirtyPlan(s *Spec, envelopes []orb.Bound, reach int) (iter.Seq[BundleUnit], error) {
+func DirtyPlan(s *Spec, envelopes []orb.Bound, reach int, from int64) (iter.Seq[BundleUnit], error) {
 	if s.Mode == Delete {
 		return nil, fmt.Errorf("seed: dirty plan of job %s: a refresh renders, it does not delete", s.ID)
 	}
@@ -94,7 +95,7 @@ func DirtyPlan(s *Spec, envelopes []orb.Bound, reach int) (iter.Seq[BundleUnit],
 		for layer := range s.Layers {
 			for _, bundles := range perLevel {
 				for b, metas := range bundles {
-					if !yield(renderUnit(s, seq, layer, b, metas)) {
+					if seq >= from && !yield(renderUnit(s, seq, layer, b, metas)) {
 						return
 					}
 					seq++

@@ -73,7 +73,7 @@ func TestDirtyPlanMergesByBundleAndMetatile(t *testing.T) {
 		{Min: orb.Point{510, 510}, Max: orb.Point{514, 514}}, // across both seams at level 3
 		{Min: orb.Point{530, 530}, Max: orb.Point{531, 531}}, // another metatile at level 2
 	}
-	units, err := seed.DirtyPlan(sp, envs, 0)
+	units, err := seed.DirtyPlan(sp, envs, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +104,20 @@ func TestDirtyPlanMergesByBundleAndMetatile(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("units:\n%s\nwant:\n%s", join(got), join(want))
 	}
+	// Resumed from a checkpoint: the same units from that number on.
+	resumed, err := seed.DirtyPlan(sp, envs, 0, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	for u := range resumed {
+		seqs = append(seqs, u.Seq)
+	}
+	if want := []int64{9, 10, 11, 12, 13}; !slices.Equal(seqs, want) {
+		t.Errorf("resumed at 9: units %v, want %v", seqs, want)
+	}
 	sp.Mode = seed.Delete
-	if _, err := seed.DirtyPlan(sp, envs, 0); err == nil {
+	if _, err := seed.DirtyPlan(sp, envs, 0, 0); err == nil {
 		t.Error("a dirty plan of a delete job was accepted")
 	}
 }
