@@ -1,6 +1,7 @@
 package seed_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -128,4 +129,50 @@ func join(s []string) string {
 		out += l + "\n"
 	}
 	return out
+}
+
+// A job whose spec carries dirty envelopes (stored as JSON, as in Redis) is planned as a refresh
+// by the coordinator's Plan, checkpoint and all, and counted by its dirty tiles.
+func TestPlanOfARefreshJob(t *testing.T) {
+	sp := dirtySpec()
+	envs := []orb.Bound{{Min: orb.Point{101, 101}, Max: orb.Point{102, 102}}, {Min: orb.Point{510, 510}, Max: orb.Point{514, 514}}}
+	sp.Dirty, sp.Reach = envs, 128
+	sp.Extent = envs[0].Union(envs[1])
+	raw, err := json.Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back seed.Spec
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	units, err := seed.Plan(&back, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := seed.DirtyPlan(sp, envs, 128, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, exp []string
+	for u := range units {
+		got = append(got, fmt.Sprint(u))
+	}
+	for u := range want {
+		exp = append(exp, fmt.Sprint(u))
+	}
+	if len(got) == 0 || !slices.Equal(got, exp) {
+		t.Fatalf("Plan of a refresh job:\n%s\nwant DirtyPlan's:\n%s", join(got), join(exp))
+	}
+	dirty, err := seed.DirtyTiles(sp, envs, 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for range dirty {
+		n++
+	}
+	if c, err := seed.Count(&back); err != nil || c != n {
+		t.Fatalf("Count = %d, %v; want the %d dirty tiles", c, err, n)
+	}
 }
