@@ -44,6 +44,7 @@ func main() {
 const usage = `usage: mapfarm [serve|api|worker|coordinator] [-config file.yaml] [-listen addr]
        mapfarm token -client NAME [-ttl 720h]
        mapfarm import-legislative [-config file.yaml] DATASET.json
+       mapfarm changes install|uninstall -table NAME [-dsn DSN] [-apply]
 
   serve         api + coordinator + worker in one process (the default)
   api           the HTTP front end (SOAP, WSDL, images, legislative API)
@@ -52,6 +53,8 @@ const usage = `usage: mapfarm [serve|api|worker|coordinator] [-config file.yaml]
   token         print an access token for a client, signed with MAPFARM_TOKEN_SECRET
   import-legislative  validate a legislative dataset and store it; every api serves it within
                 a reload interval, without a restart (a bad dataset is rejected whole)
+  changes       print (and with -apply run) the SQL of PostGIS change capture for a table
+                (docs/freshness.md)
 
 Every setting can also be given as a MAPFARM_* environment variable (see README.md).`
 
@@ -66,6 +69,8 @@ func run(args []string) error {
 		return issueToken(args)
 	case "import-legislative":
 		return importLegislative(args)
+	case "changes":
+		return changesCommand(args, os.Stdout)
 	case "help":
 		fmt.Println(usage)
 		return nil

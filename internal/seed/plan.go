@@ -26,8 +26,12 @@ type BundleUnit struct {
 
 // Plan yields the job's bundle units in a fixed order (layers, then levels, then bundle rows
 // and columns), starting with unit number from. It streams: memory is one bundle's metatiles,
-// whatever the size of the job. The error is for a spec that cannot be planned.
+// whatever the size of the job. The error is for a spec that cannot be planned. A refresh job
+// (Spec.Dirty) is planned by [DirtyPlan].
 func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
+	if len(s.Dirty) > 0 {
+		return DirtyPlan(s, s.Dirty, s.Reach, from)
+	}
 	cover, err := s.Scheme.Cover(s.AOI(), s.Levels...)
 	if err != nil {
 		return nil, fmt.Errorf("seed: plan job %s: %w", s.ID, err)
@@ -36,7 +40,6 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed: plan job %s: %w", s.ID, err)
 	}
-	perPart := max(1, s.PartTiles/(s.MetatileSize*s.MetatileSize))
 	return func(yield func(BundleUnit) bool) {
 		var seq int64
 		for layer := range s.Layers {
@@ -45,21 +48,15 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 					seq++
 					continue
 				}
-				u := BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
+				var u BundleUnit
 				if s.Mode == Delete {
 					// A delete removes exactly the tiles of the cover, not whole metatiles.
+					u = BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
 					for range cover.TilesIn(b) {
 						u.Tiles++
 					}
 				} else {
-					for _, m := range metas {
-						u.Tiles += int64(m.Rows * m.Cols)
-					}
-				}
-				if s.Mode != Delete {
-					for i := 0; i < len(metas); i += perPart {
-						u.Parts = append(u.Parts, [2]int{i, min(i+perPart, len(metas))})
-					}
+					u = renderUnit(s, seq, layer, b, metas)
 				}
 				seq++
 				if !yield(u) {
@@ -70,9 +67,35 @@ func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
 	}, nil
 }
 
-// Count returns the number of tiles of the job's area of interest (all layers), for the
-// progress estimate before planning ends.
+// renderUnit is the unit that renders a bundle's metatiles: their tiles, in parts of at most
+// s.PartTiles tiles (whole metatiles, at least one per part).
+func renderUnit(s *Spec, seq int64, layer int, b tilecache.Bundle, metas []tilecache.Metatile) BundleUnit {
+	u := BundleUnit{Seq: seq, Layer: layer, Bundle: b, Metatiles: metas}
+	for _, m := range metas {
+		u.Tiles += int64(m.Rows * m.Cols)
+	}
+	perPart := max(1, s.PartTiles/(s.MetatileSize*s.MetatileSize))
+	for i := 0; i < len(metas); i += perPart {
+		u.Parts = append(u.Parts, [2]int{i, min(i+perPart, len(metas))})
+	}
+	return u
+}
+
+// Count returns the number of tiles of the job's area of interest (all layers; a refresh job's
+// dirty tiles), for the progress estimate before planning ends.
 func Count(s *Spec) (int64, error) {
+	if len(s.Dirty) > 0 {
+		covers, err := dirtyCovers(s, s.Dirty, s.Reach)
+		if err != nil {
+			return 0, fmt.Errorf("seed: count job %s: %w", s.ID, err)
+		}
+		var n int64
+		for _, c := range covers {
+			t, _ := c.Count()
+			n += t
+		}
+		return n * int64(len(s.Layers)), nil
+	}
 	cover, err := s.Scheme.Cover(s.AOI(), s.Levels...)
 	if err != nil {
 		return 0, fmt.Errorf("seed: count job %s: %w", s.ID, err)

@@ -106,6 +106,12 @@ type Spec struct {
 	// MaxFailures is the failure budget: the job stops once more tiles than this failed.
 	MaxFailures int64     `json:"maxFailures"`
 	Created     time.Time `json:"created"`
+
+	// Dirty, when not empty, makes the job a refresh of changed data: it renders the tiles
+	// these envelopes (in the map's SR) touch at each level, widened by Reach pixels
+	// ([DirtyPlan]), instead of the area of interest; Extent should hold their union.
+	Dirty []orb.Bound `json:"dirty,omitempty"`
+	Reach int         `json:"reach,omitempty"`
 }
 
 // AOI returns the job's area of interest.
