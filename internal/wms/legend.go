@@ -50,11 +50,8 @@ func legendLayout(rows []legendRow, pw, ph int) (w, h int) {
 
 // legendRows runs GetLegendInfo for the layers ids with patches pw × ph, and returns each
 // layer's rows.
-func (s *service) legendRows(ids []int, pw, ph int, images bool) (map[int][]legendRow, error) {
+func (s *service) legendRows(ids []int, pw, ph int) (map[int][]legendRow, error) {
 	rt := gisxml.ImageReturnMimeData
-	if !images {
-		rt = gisxml.ImageReturnURL
-	}
 	resp, err := invoke(s, "GetLegendInfo", mapserver.Drawing(s.h.p.Server, s.families().Cartography.GetLegendInfo), &gisxml.GetLegendInfo{
 		MapName: s.svc.DefaultMap().Name, LayerIDs: ids,
 		LegendPatch: &gisxml.MapServerLegendPatch{Width: float64(pw), Height: float64(ph), ImageDPI: drawDPI},
@@ -90,7 +87,7 @@ func (s *service) legendSizes(t *layerTree) (map[int][2]int, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.legendRows(ids, legendPatch, legendPatch, false)
+	rows, err := s.legendRows(ids, legendPatch, legendPatch)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +169,7 @@ func (s *service) legendGraphic(w http.ResponseWriter, r *http.Request, q *reque
 			}
 		})
 	}
-	byLayer, err := s.legendRows(ids, pw, ph, true)
+	byLayer, err := s.legendRows(ids, pw, ph)
 	if err != nil {
 		return err
 	}
