@@ -33,7 +33,10 @@ type farm struct {
 	ops *mapserver.Server
 }
 
-func newFarm(t testing.TB) *farm {
+func newFarm(t testing.TB) *farm { return newFarmAt(t, "http://farm.test") }
+
+// newFarmAt is newFarm whose capabilities name publicURL.
+func newFarmAt(t testing.TB, publicURL string) *farm {
 	t.Helper()
 	c := catalogtest.Samples(t)
 	r, err := render.NewRenderer()
@@ -43,7 +46,7 @@ func newFarm(t testing.TB) *farm {
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
 		Exporter: &localFarm{cat: c, r: r}, NewID: newID(), OutputURL: func(key string) string { return "http://farm.test/arcgis/" + key }})
 	mux := http.NewServeMux()
-	mux.Handle("/arcgis/services/{service}/MapServer/WMSServer", wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test", MaxImageWidth: 4096, MaxImageHeight: 4096}))
+	mux.Handle("/arcgis/services/{service}/MapServer/WMSServer", wms.New(wms.Params{Server: ops, PublicURL: publicURL, MaxImageWidth: 4096, MaxImageHeight: 4096}))
 	mux.Handle("/arcgis/rest/", rest.New(rest.Params{Ops: ops, Services: c, PublicURL: "http://farm.test", WMS: true}))
 	return &farm{Handler: mux, ops: ops}
 }
@@ -389,4 +392,3 @@ func TestRESTListsWMSServer(t *testing.T) {
 		t.Errorf("supportedExtensions %q (%v)", v.SupportedExtensions, err)
 	}
 }
-
