@@ -285,18 +285,13 @@ func (s *service) writeLayer(w *xmlWriter, v version, d layerDesc, systems []crs
 			}
 		}
 	}
-	m := s.svc.Maps[0]
 	if !isEmpty(d.extent) {
 		bounds := make([]orb.Bound, len(systems))
 		ok := make([]bool, len(systems))
 		var geo orb.Bound
 		geoOK := false
 		for i, c := range systems {
-			t, err := m.Systems.Transformer(m.SR, c.sr)
-			if err != nil {
-				continue
-			}
-			if b, err := t.Bound(d.extent); err == nil && !isEmpty(b) {
+			if b, valid := s.boundIn(d.extent, c.sr); valid {
 				bounds[i], ok[i] = b, true
 				if c.sr.WKID == proj.WGS84 && !geoOK {
 					geo, geoOK = clampGeographic(b), true
@@ -359,6 +354,37 @@ func (s *service) writeLayer(w *xmlWriter, v version, d layerDesc, systems []crs
 	if d.minScale > 0 {
 		w.elem("MaxScaleDenominator", num(d.minScale*arcgisToWMSScale))
 	}
+}
+
+// boundIn is the extent b of the map's system in sr, remembered for the request: the layers
+// of a service often share their extent.
+func (s *service) boundIn(b orb.Bound, sr proj.SR) (orb.Bound, bool) {
+	k := boundKey{b, sr.WKID}
+	if r, ok := s.bounds[k]; ok {
+		return r.b, r.ok
+	}
+	m := s.svc.Maps[0]
+	var r boundResult
+	if t, err := m.Systems.Transformer(m.SR, sr); err == nil {
+		if tb, err := t.Bound(b); err == nil && !isEmpty(tb) {
+			r = boundResult{tb, true}
+		}
+	}
+	if s.bounds == nil {
+		s.bounds = map[boundKey]boundResult{}
+	}
+	s.bounds[k] = r
+	return r.b, r.ok
+}
+
+type boundKey struct {
+	b    orb.Bound
+	wkid int
+}
+
+type boundResult struct {
+	b  orb.Bound
+	ok bool
 }
 
 func clampGeographic(b orb.Bound) orb.Bound {

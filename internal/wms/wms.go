@@ -151,6 +151,8 @@ type service struct {
 	svc  *catalog.Service
 	call *mapserver.Call
 	ctx  context.Context
+	// bounds are the extents transformed for this request's capabilities (boundIn).
+	bounds map[boundKey]boundResult
 }
 
 // invoke runs the typed operation f under the request policy and the handler's timeout.
