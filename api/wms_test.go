@@ -16,7 +16,7 @@ const wmsCaps = "/arcgis/services/world/MapServer/WMSServer?SERVICE=WMS&REQUEST=
 // WMS is routed beside the SOAP endpoint, not swallowed by it, and follows the request policy
 // of the services: with tokens on, no token or one scoped to another service gets a
 // ServiceExceptionReport with 401 or 403; the world's token, as a parameter or a bearer
-// header, opens it, private; without tokens it is public. The SOAP endpoint's GET still
+// header, opens it, private; without tokens it is public; any origin may read it. The SOAP endpoint's GET still
 // answers as before.
 func TestWMSRoutePolicy(t *testing.T) {
 	signer := testSigner(t)
@@ -59,6 +59,9 @@ func TestWMSRoutePolicy(t *testing.T) {
 			if cc != "no-store" {
 				t.Errorf("%s: Cache-Control %q", c.name, cc)
 			}
+		}
+		if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: Access-Control-Allow-Origin %q; WMS answers any origin as the other read routes", c.name, rec.Header().Get("Access-Control-Allow-Origin"))
 		}
 		if c.private != strings.HasPrefix(cc, "private") || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: Cache-Control %q, nosniff %q", c.name, cc, rec.Header().Get("X-Content-Type-Options"))
