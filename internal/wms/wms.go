@@ -39,6 +39,10 @@ type Params struct {
 	Admit func(ctx context.Context, op string, req any, run func()) error
 	// Timeout bounds each operation (0: none).
 	Timeout time.Duration
+	// Observe, when set, is told of every operation a request runs, with its start and its
+	// error (a refusal by Admit too): the api counts refusals of the request limits in its
+	// metrics (api.WMSObserver).
+	Observe func(op string, start time.Time, err error)
 	// MaxImageWidth and MaxImageHeight bound GetMap's WIDTH and HEIGHT (0: 4096), as they do
 	// REST's export; the capabilities announce them as MaxWidth and MaxHeight.
 	MaxImageWidth, MaxImageHeight int
@@ -164,16 +168,20 @@ func invoke[Req, Resp any](s *service, op string, f func(context.Context, *mapse
 		defer cancel()
 	}
 	var (
-		resp *Resp
-		err  error
+		resp  *Resp
+		err   error
+		start = time.Now()
 	)
 	run := func() { resp, err = f(ctx, s.call, req) }
 	if admit := s.h.p.Admit; admit != nil {
 		if aerr := admit(ctx, op, req, run); aerr != nil {
-			return nil, aerr
+			resp, err = nil, aerr
 		}
 	} else {
 		run()
+	}
+	if o := s.h.p.Observe; o != nil {
+		o(op, start, err)
 	}
 	return resp, err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -15,9 +16,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
@@ -390,5 +393,42 @@ func TestRESTListsWMSServer(t *testing.T) {
 	}
 	if err := json.Unmarshal(body(t, get(t, f, "/arcgis/rest/services/usa/MapServer?f=json")), &v); err != nil || v.SupportedExtensions != "WMSServer" {
 		t.Errorf("supportedExtensions %q (%v)", v.SupportedExtensions, err)
+	}
+}
+
+// Every operation runs through Params.Admit (the api's request policy) and is told to
+// Params.Observe: a GetMap runs GetServerInfo and ExportMapImage; a heavy lane that stays full
+// answers 503 with Retry-After, and the refusal is observed.
+func TestRequestPolicy(t *testing.T) {
+	c := catalogtest.Samples(t)
+	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
+		Exporter: instantFarm{png: blankPNG(t, 64, 64)}, NewID: newID()})
+	var admitted, observed []string
+	busy := false
+	h := wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test",
+		Admit: func(ctx context.Context, op string, req any, run func()) error {
+			admitted = append(admitted, op)
+			if busy && op == "ExportMapImage" {
+				return fmt.Errorf("heavy lane: %w", limits.ErrBusy)
+			}
+			run()
+			return nil
+		},
+		Observe: func(op string, start time.Time, err error) {
+			observed = append(observed, fmt.Sprintf("%s %v", op, err != nil))
+		}})
+	mux := http.NewServeMux()
+	mux.Handle("/arcgis/services/{service}/MapServer/WMSServer", h)
+	target := wmsURL("world", "SERVICE", "WMS", "VERSION", "1.3.0", "REQUEST", "GetMap", "LAYERS", "1", "STYLES", "", "CRS", "EPSG:3857",
+		"BBOX", "0,0,1000000,1000000", "WIDTH", "64", "HEIGHT", "64", "FORMAT", "image/png")
+	if resp := get(t, mux, target); resp.StatusCode != 200 || strings.Join(admitted, ",") != "GetServerInfo,ExportMapImage" ||
+		strings.Join(observed, ",") != "GetServerInfo false,ExportMapImage false" {
+		t.Errorf("GetMap: %d, admitted %v, observed %v", resp.StatusCode, admitted, observed)
+	}
+	busy, admitted, observed = true, nil, nil
+	code, e := exceptionOf(t, mux, target)
+	if resp := get(t, mux, target); code != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(e.Exceptions[0].Text, "busy") ||
+		observed[1] != "ExportMapImage true" {
+		t.Errorf("busy: %d %+v, observed %v", code, e, observed)
 	}
 }
