@@ -102,9 +102,12 @@ func (s *service) featureInfo(w http.ResponseWriter, r *http.Request, q *request
 		}
 	}
 	md := v.mapDescription()
-	resX := (v.bbox[2] - v.bbox[0]) / float64(v.img.width)
-	resY := (v.bbox[3] - v.bbox[1]) / float64(v.img.height)
-	pt := &gisxml.PointN{X: v.bbox[0] + (float64(i)+0.5)*resX, Y: v.bbox[3] - (float64(j)+0.5)*resY, SpatialReference: md.SpatialReference}
+	// The pixel's centre in the extent GetMap draws: the BBOX widened about its centre to the
+	// image's aspect, as ExportMapImage widens it (mapview.Resolve).
+	minX, minY, maxX, maxY := drawnExtent(v.bbox, v.img.width, v.img.height)
+	resX := (maxX - minX) / float64(v.img.width)
+	resY := (maxY - minY) / float64(v.img.height)
+	pt := &gisxml.PointN{X: minX + (float64(i)+0.5)*resX, Y: maxY - (float64(j)+0.5)*resY, SpatialReference: md.SpatialReference}
 	var features []infoFeature
 	if len(ids) > 0 {
 		resp, err := invoke(s, "Identify", mapserver.Drawing(s.h.p.Server, s.families().Queries.Identify), &gisxml.Identify{
@@ -160,6 +163,19 @@ func (s *service) featureInfo(w http.ResponseWriter, r *http.Request, q *request
 		_, _ = w.Write(b.Bytes())
 	}
 	return nil
+}
+
+// drawnExtent is bbox grown about its centre to the aspect w/h.
+func drawnExtent(bbox [4]float64, w, h int) (minX, minY, maxX, maxY float64) {
+	bw, bh := bbox[2]-bbox[0], bbox[3]-bbox[1]
+	want := float64(w) / float64(h)
+	if bw/bh < want {
+		bw = bh * want
+	} else {
+		bh = bw / want
+	}
+	cx, cy := (bbox[0]+bbox[2])/2, (bbox[1]+bbox[3])/2
+	return cx - bw/2, cy - bh/2, cx + bw/2, cy + bh/2
 }
 
 // pixel reads I, J, X or Y: a pixel of the map, 0 ≤ value < size (InvalidPoint otherwise).
