@@ -385,7 +385,7 @@ func TestGetLegendGraphic(t *testing.T) {
 	}
 }
 
-// The REST service resource lists the WMS capability as ArcGIS does.
+// The REST service resource and its directory page list the WMS capability as ArcGIS does.
 func TestRESTListsWMSServer(t *testing.T) {
 	f := newFarm(t)
 	var v struct {
@@ -393,6 +393,9 @@ func TestRESTListsWMSServer(t *testing.T) {
 	}
 	if err := json.Unmarshal(body(t, get(t, f, "/arcgis/rest/services/usa/MapServer?f=json")), &v); err != nil || v.SupportedExtensions != "WMSServer" {
 		t.Errorf("supportedExtensions %q (%v)", v.SupportedExtensions, err)
+	}
+	if page := body(t, get(t, f, "/arcgis/rest/services/usa/MapServer?f=html")); !bytes.Contains(page, []byte("<b>Supported Extensions:</b> WMSServer")) {
+		t.Errorf("the directory's service page does not list WMSServer:\n%s", page)
 	}
 }
 
