@@ -60,11 +60,12 @@ func readRequest(r *http.Request) (*request, *Exception) {
 	q := &request{raw: r.URL.RawQuery, version: version130}
 	p, err := kvp.Read(r.URL.Query())
 	if err != nil {
+		exc := invalid(err.Error())
 		var dup *kvp.DuplicateError
 		if errors.As(err, &dup) {
-			return q, invalid(err.Error())
+			exc.Locator = strings.ToLower(dup.Name)
 		}
-		return q, invalid(err.Error())
+		return q, exc
 	}
 	q.params = p
 	v := p.Get("VERSION")
