@@ -22,6 +22,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
+	"github.com/mapfarm/mapfarm/internal/wms"
 )
 
 // Security configures the api's access controls. The zero value turns them all off.
@@ -250,6 +251,11 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 		return
 	case familyREST, familyRESTInfo:
 		rest.WriteError(c.Writer, c.Request, rest.NewError(restCode(status, soapMsg), soapMsg))
+		c.Abort()
+		return
+	case familyWMS:
+		// WMS clients read a ServiceExceptionReport; the HTTP status says why.
+		wms.WriteRefusal(c.Writer, c.Request, status, soapMsg)
 		c.Abort()
 		return
 	case familyLegislative:

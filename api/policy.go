@@ -27,6 +27,7 @@ const (
 	familyOpen        family = iota // health, readiness, metrics, unknown paths
 	familyRESTInfo                  // /arcgis/rest/info: REST, open so that clients learn that tokens are needed
 	familySOAP                      // /arcgis/services/<service>/MapServer: the endpoint and its WSDL
+	familyWMS                       // /arcgis/services/<service>/MapServer/WMSServer: WMS (images, capabilities, XML)
 	familyCatalog                   // /arcgis/services: the SOAP Catalog
 	familyREST                      // /arcgis/rest/services…: JSON, HTML pages, attachments, the viewer
 	familyTiles                     // …/MapServer/tile/… and …/MapServer/WMTS…: images and capabilities
@@ -48,7 +49,11 @@ func routeOf(path string) route {
 	case path == "/arcgis/services":
 		return route{family: familyCatalog}
 	case strings.HasPrefix(path, "/arcgis/services/"):
-		return route{family: familySOAP, service: firstSegment(path, "/arcgis/services/")}
+		r := route{family: familySOAP, service: firstSegment(path, "/arcgis/services/")}
+		if strings.HasSuffix(path, "/MapServer/WMSServer") {
+			r.family = familyWMS
+		}
+		return r
 	case path == "/arcgis/rest/info":
 		return route{family: familyRESTInfo}
 	case path == "/arcgis/rest/services":
@@ -85,7 +90,7 @@ func firstSegment(path, prefix string) string {
 // stay open.
 func (f family) needsToken() bool {
 	switch f {
-	case familySOAP, familyCatalog, familyREST, familyTiles, familyDirectory, familyLegislative:
+	case familySOAP, familyWMS, familyCatalog, familyREST, familyTiles, familyDirectory, familyLegislative:
 		return true
 	}
 	return false

@@ -19,13 +19,14 @@ import (
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
+	"github.com/mapfarm/mapfarm/internal/wms"
 )
 
 // policyBodyLimit is the body limit of policyServer, small so that tests can pass it.
 const policyBodyLimit = 64 << 10
 
 // policyServer is the api with every read route of a map service: SOAP, REST (JSON, HTML,
-// attachments), REST tiles and WMTS, and the virtual cache directory of the world map, whose
+// attachments), REST tiles and WMTS, WMS, and the virtual cache directory of the world map, whose
 // cache holds one tile (returned too). Bodies are limited to policyBodyLimit.
 func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	t.Helper()
@@ -36,6 +37,7 @@ func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
 	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: policyBodyLimit, OutputTTL: time.Minute,
 		PublicURL: "http://farm.test", Tiles: store, Logger: logger, Security: sec,
+		WMS:  wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test", Logger: logger}),
 		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000, TokenBased: sec.Tokens != nil, Logger: logger})}).Handler()
 	return h, tile
 }

@@ -30,3 +30,14 @@ func RESTObserver(m *metrics.Metrics) func(op string, start time.Time, err error
 		m.RESTDuration.WithLabelValues(op).Observe(time.Since(start).Seconds())
 	}
 }
+
+// WMSObserver is the wms.Params.Observe that counts, for m, the refusals of the request limits
+// of the operations a WMS request runs in mapfarm_limit_refusals_total, as for SOAP and REST. A
+// nil m counts nothing.
+func WMSObserver(m *metrics.Metrics) func(op string, start time.Time, err error) {
+	return func(op string, start time.Time, err error) {
+		if m != nil && err != nil {
+			m.Refused(err)
+		}
+	}
+}

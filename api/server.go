@@ -2,6 +2,7 @@
 //
 //	POST /arcgis/services/<service>/MapServer        SOAP 1.1 MapServer endpoint (soap.go)
 //	GET  /arcgis/services/<service>/MapServer?wsdl   the WSDL, generated from the message types (soap.go)
+//	GET  /arcgis/services/<service>/MapServer/WMSServer  WMS 1.1.1 and 1.3.0 (internal/wms, wms.go)
 //	POST /arcgis/services, GET ?wsdl                  the SOAP Catalog of the services (soapcatalog.go)
 //	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
@@ -95,6 +96,9 @@ type Params struct {
 	TileIndex *tilecache.IndexCache
 	// REST serves the ArcGIS REST API (internal/rest) at its rest.Routes; nil leaves it out.
 	REST http.Handler
+	// WMS serves WMS 1.1.1 and 1.3.0 (internal/wms) at /arcgis/services/<service>/MapServer/
+	// WMSServer, reading the path value "service"; nil leaves it out.
+	WMS http.Handler
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
@@ -153,6 +157,9 @@ func New(p Params) *Server {
 	soapH := &soapHandler{p: p, adm: adm}
 	e.POST("/arcgis/services/:service/MapServer", soapH.serveSOAP)
 	e.GET("/arcgis/services/:service/MapServer", soapH.serveGet)
+	if p.WMS != nil {
+		routeWMS(e, p.WMS)
+	}
 	if p.Catalog != nil {
 		e.Match([]string{http.MethodGet, http.MethodPost}, "/arcgis/services", catalogRoute(p, soapH))
 	}

@@ -126,6 +126,7 @@ func hostileRows() []hostileRow {
 	rows = append(rows, hostileRESTRows()...)
 	rows = append(rows, hostileRESTBodyRows()...) // hostile_tokens_test.go
 	rows = append(rows, hostileLaneRows()...)
+	rows = append(rows, hostileWMSRows()...) // hostile_wms_test.go
 	return rows
 }
 

@@ -8,7 +8,7 @@
 #                                 # prints its path, waiting for a build already under way
 #
 # Packages: redis-server, postgresql-15-postgis-3 and postgresql-client-15, python3-zeep,
-# proj-bin, gdal-bin, python3-mapproxy, docker-compose, librsvg2-bin, poppler-utils, libproj-dev,
+# proj-bin, gdal-bin, python3-mapproxy, python3-owslib, docker-compose, librsvg2-bin, poppler-utils, libproj-dev,
 # chromium and npm, each only when what the tests use of it is missing; then playwright-core
 # (pinned below) into $MAPFARM_CACHE/node for the map viewer test. apt needs root or
 # passwordless sudo. scripts/test.sh runs this first; see docs/testing.md.
@@ -63,6 +63,7 @@ packages() {
 	command -v geod >/dev/null || want+=(proj-bin)
 	command -v ogrinfo >/dev/null || want+=(gdal-bin)
 	/usr/bin/python3 -c 'import mapproxy' 2>/dev/null || want+=(python3-mapproxy)
+	/usr/bin/python3 -c 'import owslib' 2>/dev/null || want+=(python3-owslib)
 	command -v docker-compose >/dev/null || want+=(docker-compose)
 	command -v rsvg-convert >/dev/null || want+=(librsvg2-bin)
 	command -v pdftoppm >/dev/null || want+=(poppler-utils)

@@ -37,6 +37,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/token"
+	"github.com/mapfarm/mapfarm/internal/wms"
 	"github.com/mapfarm/mapfarm/worker"
 )
 
@@ -252,7 +253,9 @@ func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Catalog:     cat,
 			SeedJobs:    seedAdmin,
 			Tiles:       store, TileIndex: tileIndex,
-			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil,
+			WMS: wms.New(wms.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
+				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Observe: api.WMSObserver(m), Logger: logger}),
+			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil, WMS: true,
 				Admit: admission.Operation, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
 			Ready:      ready,

@@ -15,6 +15,7 @@ typedef struct {
 	double west, south, east, north; // area of use, degrees
 	double unit;                     // first axis: metres (projected) or radians (geographic) per unit
 	int code;                        // authority code, 0 when none
+	int north_first;                 // the first axis points north or south (latitude, northing)
 } mf_crs;
 
 static char *mf_dup(const char *s) { return s ? strdup(s) : NULL; }
@@ -51,7 +52,9 @@ static int mf_describe(const char *def, mf_crs *out, char **wkt, char **projstr)
 	out->unit = 0;
 	PJ *cs = proj_crs_get_coordinate_system(ctx, c);
 	if (cs) {
-		proj_cs_get_axis_info(ctx, cs, 0, NULL, NULL, NULL, &out->unit, NULL, NULL, NULL);
+		const char *dir = NULL;
+		proj_cs_get_axis_info(ctx, cs, 0, NULL, NULL, &dir, &out->unit, NULL, NULL, NULL);
+		out->north_first = dir && (strcmp(dir, "north") == 0 || strcmp(dir, "south") == 0);
 		proj_destroy(cs);
 	}
 	const char *code = proj_get_id_code(c, 0);
@@ -103,7 +106,7 @@ func (projEngine) describe(sr SR) (CRS, error) {
 		if !ok {
 			continue
 		}
-		c := CRS{SR: sr, LatestWKID: int(info.code), WKT: w, def: def, Area: world()}
+		c := CRS{SR: sr, LatestWKID: int(info.code), WKT: w, def: def, Area: world(), NorthFirst: info.north_first != 0}
 		if c.LatestWKID == 0 {
 			c.LatestWKID = sr.WKID
 		}

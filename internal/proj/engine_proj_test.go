@@ -57,3 +57,19 @@ func TestDescribePROJ(t *testing.T) {
 		t.Errorf("CRS(bad WKT) error = %v", err)
 	}
 }
+
+// PROJ tells the EPSG axis order: ETRS89-LAEA (3035), WGS 84 (4326) and ETRS89 geographic (4258)
+// put northing or latitude first; UTM 33N (32633), Albers (5070) and Web Mercator easting first;
+// an Esri code (102003), described by ESRI:n, is easting first.
+func TestNorthFirstPROJ(t *testing.T) {
+	sys := proj.NewSystems(0)
+	for wkid, want := range map[int]bool{3035: true, 4326: true, 4258: true, 32633: false, 5070: false, 3857: false, 102003: false} {
+		c, err := sys.CRS(proj.SR{WKID: wkid})
+		if err != nil {
+			t.Fatalf("%d: %v", wkid, err)
+		}
+		if c.NorthFirst != want {
+			t.Errorf("%d: NorthFirst %v, want %v", wkid, c.NorthFirst, want)
+		}
+	}
+}

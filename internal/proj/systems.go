@@ -39,6 +39,10 @@ type CRS struct {
 	Shape Shape
 	// WKT is the Esri-style well-known text ArcGIS reports for the system.
 	WKT string
+	// NorthFirst says the authority's axis order puts latitude or northing first (EPSG:4326,
+	// most EPSG geographic systems, some projected ones). mapfarm's coordinates are always
+	// easting first; only a protocol that follows the authority's order (WMS 1.3.0) reads it.
+	NorthFirst bool
 
 	def string // the engine's definition of the system ("EPSG:5070", "ESRI:102003", a WKT)
 }
@@ -73,7 +77,8 @@ func world() orb.Bound { return orb.Bound{Min: orb.Point{-180, -90}, Max: orb.Po
 func builtin(sr SR) (CRS, bool) {
 	switch {
 	case sr.WKID == WGS84:
-		return CRS{SR: sr, LatestWKID: WGS84, Geographic: true, MetersPerUnit: MetersPerDegree, Area: world(), WKT: wktWGS84, def: "EPSG:4326"}, true
+		return CRS{SR: sr, LatestWKID: WGS84, Geographic: true, MetersPerUnit: MetersPerDegree, Area: world(), WKT: wktWGS84, def: "EPSG:4326",
+			NorthFirst: true}, true
 	case sr.IsWebMercator():
 		return CRS{SR: sr, LatestWKID: WebMercator, MetersPerUnit: 1, WKT: wktWebMercator, def: "EPSG:3857",
 			Area: orb.Bound{Min: orb.Point{-180, -MaxLatitude}, Max: orb.Point{180, MaxLatitude}}}, true

@@ -193,6 +193,9 @@ func (ms *mapService) root(q *request) error {
 		MaxImageHeight:            ms.h.p.MaxImageHeight,
 		MaxImageWidth:             ms.h.p.MaxImageWidth,
 	}
+	if ms.h.p.WMS {
+		v.SupportedExtensions = "WMSServer"
+	}
 	for _, l := range info.MapLayerInfos {
 		var sub []int
 		if len(l.SubLayerIDs) > 0 {

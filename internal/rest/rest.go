@@ -76,6 +76,9 @@ type Params struct {
 	Admit func(ctx context.Context, op string, req any, run func()) error
 	// OperationTimeout bounds every operation, as for SOAP; 0: none.
 	OperationTimeout time.Duration
+	// WMS says every map service is also served as WMS (internal/wms): the service resource
+	// lists the capability as ArcGIS does, supportedExtensions "WMSServer".
+	WMS bool
 	// TokenBased says the services need a token; TokenServicesURL is where to get one.
 	TokenBased       bool
 	TokenServicesURL string

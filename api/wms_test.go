@@ -1,0 +1,80 @@
+package api
+
+import (
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/token"
+)
+
+const wmsCaps = "/arcgis/services/world/MapServer/WMSServer?SERVICE=WMS&REQUEST=GetCapabilities"
+
+// WMS is routed beside the SOAP endpoint, not swallowed by it, and follows the request policy
+// of the services: with tokens on, no token or one scoped to another service gets a
+// ServiceExceptionReport with 401 or 403; the world's token, as a parameter or a bearer
+// header, opens it, private; without tokens it is public; any origin may read it. The SOAP endpoint's GET still
+// answers as before.
+func TestWMSRoutePolicy(t *testing.T) {
+	signer := testSigner(t)
+	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
+	h, _ := policyServer(t, Security{Tokens: signer})
+	open, _ := policyServer(t, Security{})
+	for _, c := range []struct {
+		name    string
+		h       http.Handler
+		target  string
+		header  string
+		status  int
+		private bool
+	}{
+		{"no token", h, wmsCaps, "", 401, false},
+		{"another service's token", h, wmsCaps + "&token=" + usa, "", 403, false},
+		{"token parameter", h, wmsCaps + "&token=" + world, "", 200, true},
+		{"bearer", h, wmsCaps, "Bearer " + world, 200, true},
+		{"tokens off", open, wmsCaps, "", 200, false},
+	} {
+		req := httptest.NewRequest(http.MethodGet, c.target, nil)
+		if c.header != "" {
+			req.Header.Set("Authorization", c.header)
+		}
+		rec := httptest.NewRecorder()
+		c.h.ServeHTTP(rec, req)
+		b, _ := io.ReadAll(rec.Body)
+		var root struct{ XMLName xml.Name }
+		_ = xml.Unmarshal(b, &root)
+		want := "WMS_Capabilities"
+		if c.status != 200 {
+			want = "ServiceExceptionReport"
+		}
+		if rec.Code != c.status || root.XMLName.Local != want {
+			t.Errorf("%s: %d <%s>, want %d <%s>: %.300s", c.name, rec.Code, root.XMLName.Local, c.status, want, b)
+		}
+		cc := rec.Header().Get("Cache-Control")
+		if c.status != 200 {
+			if cc != "no-store" {
+				t.Errorf("%s: Cache-Control %q", c.name, cc)
+			}
+		}
+		if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: Access-Control-Allow-Origin %q; WMS answers any origin as the other read routes", c.name, rec.Header().Get("Access-Control-Allow-Origin"))
+		}
+		if c.private != strings.HasPrefix(cc, "private") || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: Cache-Control %q, nosniff %q", c.name, cc, rec.Header().Get("X-Content-Type-Options"))
+		}
+	}
+	rec := httptest.NewRecorder()
+	open.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/arcgis/services/world/MapServer?wsdl", nil))
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "definitions") {
+		t.Errorf("the SOAP endpoint's WSDL: %d %.200s", rec.Code, rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	open.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, wmsCaps, nil))
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST to WMSServer: %d", rec.Code)
+	}
+}
