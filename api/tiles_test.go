@@ -37,7 +37,7 @@ func tileServer(t *testing.T, sec Security) (http.Handler, []byte) {
 
 // worldTileStore returns a store holding a fused compact-V2 cache of the world map with one
 // tile, 0/0/0, and that tile's bytes.
-func worldTileStore(t *testing.T) (*blob.Disk, []byte) {
+func worldTileStore(t testing.TB) (*blob.Disk, []byte) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := blob.NewDisk(t.TempDir())
