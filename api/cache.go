@@ -128,7 +128,7 @@ func (h *cacheHandler) serveTile(c *gin.Context) {
 // failed answers a request the store could not serve: the error, which names store keys,
 // goes to the log only (at INFO when the client went away).
 func (h *cacheHandler) failed(c *gin.Context, what string, err error) {
-	id := c.GetString(requestIDKey)
+	id := requestIDOf(c)
 	if clientGone(c, err) {
 		h.logger.Info("client went away before the tile was read", "request_id", id, "path", c.Request.URL.Path)
 		c.AbortWithStatus(statusClientClosed)

@@ -7,7 +7,8 @@
 // internal/mapserver (GetMapTile, GetLayerTile, GetCacheDescriptionInfo), called through
 // (*mapserver.Server).Do, so the REST, WMTS and SOAP answers cannot differ. The handlers are
 // net/http handlers; the router names the path parameters with (*http.Request).SetPathValue
-// (see each handler for the names) and puts the request id in the context (WithRequestID).
+// (see each handler for the names); the request id is the request's X-Request-Id, or the one
+// put in its context with WithRequestID.
 package wmts
 
 import (
@@ -60,24 +61,30 @@ func New(p Params) *Handler {
 
 type requestIDKey struct{}
 
-// WithRequestID returns ctx carrying the request id the handlers log and pass to operations.
+// WithRequestID returns ctx carrying the request id the handlers log and pass to operations,
+// for a router that does not put it in the request's X-Request-Id header.
 func WithRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey{}, id)
 }
 
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+// requestID is the request's id: the one in its context (WithRequestID), else its
+// X-Request-Id header, which the farm's front end sets on every request (api/server.go).
+func requestID(r *http.Request) string {
+	if id, ok := r.Context().Value(requestIDKey{}).(string); ok {
+		return id
+	}
+	return r.Header.Get("X-Request-Id")
 }
 
 // call runs one operation for a service, bounded by the handler's timeout.
-func (h *Handler) call(ctx context.Context, svc *catalog.Service, op string, req any) (any, error) {
+func (h *Handler) call(r *http.Request, svc *catalog.Service, op string, req any) (any, error) {
+	ctx := r.Context()
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
-	return h.ops.Do(ctx, &mapserver.Call{Service: svc, RequestID: requestID(ctx)}, op, req)
+	return h.ops.Do(ctx, &mapserver.Call{Service: svc, RequestID: requestID(r)}, op, req)
 }
 
 // writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG
@@ -85,22 +92,40 @@ func (h *Handler) call(ctx context.Context, svc *catalog.Service, op string, req
 // client's If-None-Match names the ETag. Tiles are public here; the front end makes the
 // answers to token-gated requests private (api/policy.go), however the token came.
 func writeTile(w http.ResponseWriter, r *http.Request, data []byte) {
+	// A tile hit is the farm's commonest answer: its header is built with two allocations, the
+	// strings of the ETag and the length in one, their slices in another, the Cache-Control
+	// shared by every tile (canonical keys, so no Set).
 	sum := sha256.Sum256(data)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	var buf [etagLen + 20]byte
+	buf[0] = '"'
+	hex.Encode(buf[1:etagLen-1], sum[:16])
+	buf[etagLen-1] = '"'
+	strs := string(strconv.AppendInt(buf[:etagLen], int64(len(data)), 10))
+	etag, length := strs[:etagLen], strs[etagLen:]
+	vals := make([]string, 3)
+	vals[0] = etag
 	hd := w.Header()
-	hd.Set("ETag", etag)
-	hd.Set("Cache-Control", "public, max-age=3600")
-	if etagMatch(r.Header.Values("If-None-Match"), etag) {
+	hd["Etag"] = vals[0:1:1]
+	hd["Cache-Control"] = tileCacheControl
+	if etagMatch(r.Header["If-None-Match"], etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	hd.Set("Content-Type", http.DetectContentType(data))
-	hd.Set("Content-Length", strconv.Itoa(len(data)))
+	vals[1], vals[2] = http.DetectContentType(data), length
+	hd["Content-Type"] = vals[1:2:2]
+	hd["Content-Length"] = vals[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(data)
 	}
 }
+
+// etagLen is the length of a tile's ETag: 32 hex digits of its SHA-256, quoted.
+const etagLen = 34
+
+// tileCacheControl is the Cache-Control of every tile, shared: its capacity of one makes an Add
+// copy it, and nothing writes an element of a header's slice in place.
+var tileCacheControl = []string{"public, max-age=3600"}
 
 // etagMatch reports whether If-None-Match header values name etag (weak comparison, as RFC
 // 9110 prescribes for If-None-Match), or are "*".

@@ -35,7 +35,7 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 		}
 		at[i] = n
 	}
-	resp, err := h.call(r.Context(), svc, "GetMapTile", &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
+	resp, err := h.call(r, svc, "GetMapTile", &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
 	if err != nil {
 		h.restFailed(w, r, err)
 		return
@@ -47,7 +47,7 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 // cache does not have (missing, outside the scheme, or no cache at all), 500 with only the
 // request id for a failure of the server, whose cause goes to the log.
 func (h *Handler) restFailed(w http.ResponseWriter, r *http.Request, err error) {
-	id := requestID(r.Context())
+	id := requestID(r)
 	switch {
 	case clientGone(r, err):
 		h.logger.Info("client went away before the tile was read", "request_id", id, "path", r.URL.Path)
