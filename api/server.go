@@ -34,7 +34,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -186,8 +185,8 @@ func New(p Params) *Server {
 		e.DELETE("/admin/seed/:job", ah.cancel)
 	}
 	if p.Tiles != nil {
-		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, logger: p.Logger, caches: memcache.New[string, openCache]("opened caches", openCachesBytes)}
-		p.Metrics.RegisterCaches(ch.caches)
+		ch := newCacheHandler(p.Tiles, p.TileIndex, p.Logger)
+		p.Metrics.RegisterCaches(ch.caches, ch.tiles)
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Ops != nil {
