@@ -50,7 +50,7 @@ type cacheHandler struct {
 // re-seeded tile is served stale no longer than through the index), in servedTilesBytes, none
 // larger than an eighth of it.
 const (
-	servedTilesBytes = 32 << 20
+	servedTilesBytes = 16 << 20
 	servedTileMaxAge = tilecache.DefaultIndexMaxAge
 )
 

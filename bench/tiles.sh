@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# bench/tiles.sh [SECONDS]: cached tiles, mapfarm beside nginx, in one run.
+#
+# Starts `mapfarm serve` (embedded Redis, disk store in a temp dir, every default middleware on:
+# tokens off, rate limit off, default CORS, the request log at info), seeds levels 0-5 of the
+# sample world map's compact-V2 cache through the admin API, and exports the stored z5 tiles
+# (671 of 1,024: the others are empty) as files for an nginx of its own. Then wrk
+# (`-t1 -c32 -dSECONDS --latency`, default 8 s, paths cycled by a Lua script) runs against, in turn:
+#
+#   nginx       the z5 files as static files
+#   rest        mapfarm's REST tile route    /arcgis/rest/services/world/MapServer/tile/5/<row>/<col>
+#   directory   mapfarm's exploded-path route /arcgis/rest/directories/arcgiscache/world/Layers/_alllayers/L05/R…/C….png
+#
+# each after a warm-up pass over every path, and prints tiles/s, p99 and the ratios to nginx.
+# Loopback only; nginx and wrk come from apt when missing. Stops what it started.
+# Figures and how to read them: bench/README.md ("Cached tiles beside nginx"), docs/wmts.md.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+secs=${1:-8}
+for bin in nginx wrk; do
+	if ! command -v "$bin" >/dev/null; then
+		apt-get install -y "$([ "$bin" = nginx ] && echo nginx-light || echo wrk)" >/dev/null
+	fi
+done
+tmp=$(mktemp -d)
+chmod 755 "$tmp" # nginx's workers read the files as another user
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null || true
+	sleep 0.5
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+go build -o "$tmp/mapfarm" .
+port=$(free_port)
+admin=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+MAPFARM_STORE_DIR=$tmp/store MAPFARM_STATE_DIR=$tmp/state MAPFARM_LISTEN=127.0.0.1:$port MAPFARM_ADMIN_TOKEN=$admin \
+	MAPFARM_RATE_LIMIT=0 "$tmp/mapfarm" serve >"$tmp/mapfarm.log" 2>&1 &
+pids+=($!)
+base=http://127.0.0.1:$port
+for _ in $(seq 120); do
+	curl -sf "$base/healthz" >/dev/null && break
+	sleep 0.5
+done
+
+# Seed levels 0-5 and wait for the job.
+job=$(curl -sf -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
+	-d '{"service":"world","map":"Layers","levels":[0,1,2,3,4,5],"mode":"recreateAll"}' "$base/admin/seed" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+for _ in $(seq 600); do
+	state=$(curl -sf -H "Authorization: Bearer $admin" "$base/admin/seed/$job" | python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+	case $state in done) break ;; failed | cancelled) echo "seeding $state" >&2; exit 1 ;; esac
+	sleep 1
+done
+[ "$state" = done ] || { echo "seeding did not finish: $state" >&2; exit 1; }
+
+# Export the stored z5 tiles as files, through the directory route, and list the three routes' paths.
+mkdir -p "$tmp/www"
+: >"$tmp/nginx.paths"
+: >"$tmp/rest.paths"
+: >"$tmp/directory.paths"
+for row in $(seq 0 31); do
+	for col in $(seq 0 31); do
+		dir=$(printf '/arcgis/rest/directories/arcgiscache/world/Layers/_alllayers/L05/R%08x/C%08x.png' "$row" "$col")
+		mkdir -p "$tmp/www/5/$row"
+		if curl -sf -o "$tmp/www/5/$row/$col.png" "$base$dir"; then
+			echo "/5/$row/$col.png" >>"$tmp/nginx.paths"
+			echo "/arcgis/rest/services/world/MapServer/tile/5/$row/$col" >>"$tmp/rest.paths"
+			echo "$dir" >>"$tmp/directory.paths"
+		else
+			rm -f "$tmp/www/5/$row/$col.png"
+		fi
+	done
+done
+tiles=$(wc -l <"$tmp/nginx.paths")
+
+nport=$(free_port)
+cat >"$tmp/nginx.conf" <<EOF
+worker_processes auto;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx.error.log;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	sendfile on;
+	tcp_nopush on;
+	types { image/png png; }
+	server {
+		listen 127.0.0.1:$nport;
+		root $tmp/www;
+		add_header Cache-Control "public, max-age=3600";
+	}
+}
+EOF
+nginx -c "$tmp/nginx.conf" -p "$tmp"
+for _ in $(seq 20); do
+	curl -sf -o /dev/null "http://127.0.0.1:$nport$(head -1 "$tmp/nginx.paths")" && break
+	sleep 0.2
+done
+
+cat >"$tmp/paths.lua" <<'EOF'
+local paths = {}
+for line in io.lines(os.getenv("TILE_PATHS")) do paths[#paths + 1] = line end
+local i = 0
+request = function()
+	i = i % #paths + 1
+	return wrk.format("GET", paths[i])
+end
+EOF
+
+# run NAME URL: warm every path once, then wrk; prints "tiles/s p99_ms".
+run() {
+	local name=$1 url=$2
+	while read -r p; do curl -sf -o /dev/null "$url$p"; done <"$tmp/$name.paths"
+	TILE_PATHS=$tmp/$name.paths wrk -t1 -c32 -d"${secs}s" --latency -s "$tmp/paths.lua" "$url" >"$tmp/$name.wrk"
+	if grep -q 'Non-2xx' "$tmp/$name.wrk"; then
+		echo "$name: $(grep 'Non-2xx' "$tmp/$name.wrk")" >&2
+	fi
+	python3 - "$tmp/$name.wrk" <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+v, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M).groups()
+ms = float(v) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+print(f"{rps:.0f} {ms:.2f}")
+EOF
+}
+
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $tiles z5 tiles; wrk -t1 -c32 -d${secs}s, paths cycled"
+read -r n_rps n_p99 < <(run nginx "http://127.0.0.1:$nport")
+read -r r_rps r_p99 < <(run rest "$base")
+read -r d_rps d_p99 < <(run directory "$base")
+echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %10s %9s %7s\n' route tiles/s p99_ms ratio
+printf '%-10s %10s %9s %7s\n' nginx "$n_rps" "$n_p99" 1.00
+printf '%-10s %10s %9s %7s\n' rest "$r_rps" "$r_p99" "$(python3 -c "print(f'{$r_rps/$n_rps:.2f}')")"
+printf '%-10s %10s %9s %7s\n' directory "$d_rps" "$d_p99" "$(python3 -c "print(f'{$d_rps/$n_rps:.2f}')")"
+echo "mapfarm's request log during the run: $(grep -c '"msg":"request"' "$tmp/mapfarm.log") request lines, $(grep -c '"msg":"tile hits"' "$tmp/mapfarm.log") tile-hits lines"
