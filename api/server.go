@@ -190,7 +190,9 @@ func New(p Params) *Server {
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Ops != nil {
-		routeTiles(e, wmts.New(wmts.Params{Ops: p.Ops, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
+		th := wmts.New(wmts.Params{Ops: p.Ops, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger})
+		p.Metrics.RegisterCaches(th.TagMemory())
+		routeTiles(e, th)
 	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)

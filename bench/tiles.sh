@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/tiles.sh [SECONDS]: cached tiles, mapfarm beside nginx, in one run.
+# bench/tiles.sh [SECONDS [ROUNDS]]: cached tiles, mapfarm beside nginx, in one run.
 #
 # Starts `mapfarm serve` (embedded Redis, disk store in a temp dir, every default middleware on:
 # tokens off, rate limit off, default CORS, the request log at info), seeds levels 0-5 of the
@@ -11,12 +11,15 @@
 #   rest        mapfarm's REST tile route    /arcgis/rest/services/world/MapServer/tile/5/<row>/<col>
 #   directory   mapfarm's exploded-path route /arcgis/rest/directories/arcgiscache/world/Layers/_alllayers/L05/R…/C….png
 #
-# each after a warm-up pass over every path, and prints tiles/s, p99 and the ratios to nginx.
+# after a warm-up pass over every path, in ROUNDS rounds (default 3) whose order turns, so that the
+# noise of a shared machine hits all three alike; prints each round, and the medians of tiles/s and
+# p99 with the ratios to nginx.
 # Loopback only; nginx and wrk come from apt when missing. Stops what it started.
 # Figures and how to read them: bench/README.md ("Cached tiles beside nginx"), docs/wmts.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 secs=${1:-8}
+rounds=${2:-3}
 for bin in nginx wrk; do
 	if ! command -v "$bin" >/dev/null; then
 		apt-get install -y "$([ "$bin" = nginx ] && echo nginx-light || echo wrk)" >/dev/null
@@ -111,10 +114,14 @@ request = function()
 end
 EOF
 
-# run NAME URL: warm every path once, then wrk; prints "tiles/s p99_ms".
+# warm URL NAME: ask for every path once.
+warm() {
+	while read -r p; do curl -sf -o /dev/null "$1$p"; done <"$tmp/$2.paths"
+}
+
+# run NAME URL: wrk over the paths; prints "tiles/s p99_ms".
 run() {
 	local name=$1 url=$2
-	while read -r p; do curl -sf -o /dev/null "$url$p"; done <"$tmp/$name.paths"
 	TILE_PATHS=$tmp/$name.paths wrk -t1 -c32 -d"${secs}s" --latency -s "$tmp/paths.lua" "$url" >"$tmp/$name.wrk"
 	if grep -q 'Non-2xx' "$tmp/$name.wrk"; then
 		echo "$name: $(grep 'Non-2xx' "$tmp/$name.wrk")" >&2
@@ -129,13 +136,37 @@ print(f"{rps:.0f} {ms:.2f}")
 EOF
 }
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $tiles z5 tiles; wrk -t1 -c32 -d${secs}s, paths cycled"
-read -r n_rps n_p99 < <(run nginx "http://127.0.0.1:$nport")
-read -r r_rps r_p99 < <(run rest "$base")
-read -r d_rps d_p99 < <(run directory "$base")
+nurl=http://127.0.0.1:$nport
+warm "$nurl" nginx
+warm "$base" rest
+warm "$base" directory
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $tiles z5 tiles; wrk -t1 -c32 -d${secs}s, paths cycled; $rounds rounds, the order turning"
+: >"$tmp/results"
+order=(nginx rest directory)
+for round in $(seq "$rounds"); do
+	line="round $round:"
+	for name in "${order[@]}"; do
+		url=$base
+		[ "$name" = nginx ] && url=$nurl
+		read -r rps p99 < <(run "$name" "$url")
+		echo "$round $name $rps $p99" >>"$tmp/results"
+		line="$line  $name $rps/s p99 $p99 ms"
+	done
+	echo "$line"
+	order=("${order[@]:1}" "${order[0]}")
+done
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %10s %9s %7s\n' route tiles/s p99_ms ratio
-printf '%-10s %10s %9s %7s\n' nginx "$n_rps" "$n_p99" 1.00
-printf '%-10s %10s %9s %7s\n' rest "$r_rps" "$r_p99" "$(python3 -c "print(f'{$r_rps/$n_rps:.2f}')")"
-printf '%-10s %10s %9s %7s\n' directory "$d_rps" "$d_p99" "$(python3 -c "print(f'{$d_rps/$n_rps:.2f}')")"
-echo "mapfarm's request log during the run: $(grep -c '"msg":"request"' "$tmp/mapfarm.log") request lines, $(grep -c '"msg":"tile hits"' "$tmp/mapfarm.log") tile-hits lines"
+python3 - "$tmp/results" <<'EOF'
+import statistics, sys
+by = {}
+for line in open(sys.argv[1]):
+    _, name, rps, p99 = line.split()
+    by.setdefault(name, []).append((float(rps), float(p99)))
+med = {n: (statistics.median(r for r, _ in v), statistics.median(p for _, p in v)) for n, v in by.items()}
+print(f"medians over {len(by['nginx'])} rounds (ratio = tiles/s over nginx's):")
+print(f"{'route':<10} {'tiles/s':>9} {'range':>15} {'p99 ms':>8} {'ratio':>6}")
+for n in ("nginx", "rest", "directory"):
+    rs = [r for r, _ in by[n]]
+    print(f"{n:<10} {med[n][0]:>9.0f} {min(rs):>7.0f}-{max(rs):<7.0f} {med[n][1]:>8.2f} {med[n][0] / med['nginx'][0]:>6.2f}")
+EOF
+echo "mapfarm's request log: $(grep -c '"msg":"request"' "$tmp/mapfarm.log") request lines (the export's 404s among them), $(grep -c '"msg":"tile hits"' "$tmp/mapfarm.log") tile-hits lines"

@@ -12,6 +12,7 @@
 package wmts
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/memcache"
 )
 
 // Ops runs the cache operations; *mapserver.Server implements it.
@@ -38,6 +40,7 @@ type Handler struct {
 	timeout   time.Duration
 	logger    *slog.Logger
 	cache     contentsCache
+	tags      *memcache.Cache[tileKey, taggedTile] // ETags of the tiles served lately
 }
 
 // Params configure a Handler.
@@ -56,7 +59,8 @@ func New(p Params) *Handler {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	return &Handler{ops: p.Ops, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger}
+	return &Handler{ops: p.Ops, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger,
+		tags: memcache.New[tileKey, taggedTile]("tile etags", tagMemoryBytes)}
 }
 
 type requestIDKey struct{}
@@ -91,16 +95,11 @@ func (h *Handler) call(r *http.Request, svc *catalog.Service, op string, req any
 // and JPEG tiles), a strong ETag of the content, Cache-Control, and 304 Not Modified when the
 // client's If-None-Match names the ETag. Tiles are public here; the front end makes the
 // answers to token-gated requests private (api/policy.go), however the token came.
-func writeTile(w http.ResponseWriter, r *http.Request, data []byte) {
-	// A tile hit is the farm's commonest answer: its header is built with two allocations, the
-	// strings of the ETag and the length in one, their slices in another, the Cache-Control
-	// shared by every tile (canonical keys, so no Set).
-	sum := sha256.Sum256(data)
-	var buf [etagLen + 20]byte
-	buf[0] = '"'
-	hex.Encode(buf[1:etagLen-1], sum[:16])
-	buf[etagLen-1] = '"'
-	strs := string(strconv.AppendInt(buf[:etagLen], int64(len(data)), 10))
+func (h *Handler) writeTile(w http.ResponseWriter, r *http.Request, k tileKey, data []byte) {
+	// A tile hit is the farm's commonest answer: its header is built with one allocation (the
+	// slices; the strings of the ETag and the length come from the tag memory, or one string),
+	// the Cache-Control shared by every tile (canonical keys, so no Set).
+	strs := h.tileStrings(k, data)
 	etag, length := strs[:etagLen], strs[etagLen:]
 	vals := make([]string, 3)
 	vals[0] = etag
@@ -119,6 +118,46 @@ func writeTile(w http.ResponseWriter, r *http.Request, data []byte) {
 		_, _ = w.Write(data)
 	}
 }
+
+// tileKey names a tile of a service for the tag memory: layer -1 is the fused cache.
+type tileKey struct {
+	service                string
+	layer, level, row, col int
+}
+
+// taggedTile is a tile's bytes with its ETag and Content-Length, one string (ETag first).
+type taggedTile struct {
+	data []byte
+	strs string
+}
+
+// tagMemoryBytes bounds the tag memory by the bytes of the tiles it refers to; they are most
+// often the very arrays the served-tile memory of the cache operations holds, so the memory
+// costs little more than its own entries. Tiles over an eighth of it are not kept.
+const tagMemoryBytes = 16 << 20
+
+// tileStrings returns the ETag and Content-Length of a tile's bytes, in one string (ETag first).
+// Hashing a 20 KB tile takes longer than the rest of its answer, so the tags of the tiles
+// served lately are kept, by tile, with the bytes they were computed from: the same bytes (most
+// often the same array, which compares at once) take the kept tag; other bytes, a new one.
+func (h *Handler) tileStrings(k tileKey, data []byte) string {
+	if e, ok := h.tags.Get(k); ok && bytes.Equal(e.data, data) {
+		return e.strs
+	}
+	sum := sha256.Sum256(data)
+	var buf [etagLen + 20]byte
+	buf[0] = '"'
+	hex.Encode(buf[1:etagLen-1], sum[:16])
+	buf[etagLen-1] = '"'
+	strs := string(strconv.AppendInt(buf[:etagLen], int64(len(data)), 10))
+	if len(data) <= tagMemoryBytes/8 {
+		h.tags.Add(k, taggedTile{data: data, strs: strs}, int64(len(data)+len(strs)+64))
+	}
+	return strs
+}
+
+// TagMemory is the tag memory's cache, for metrics.
+func (h *Handler) TagMemory() memcache.Statser { return h.tags }
 
 // etagLen is the length of a tile's ETag: 32 hex digits of its SHA-256, quoted.
 const etagLen = 34

@@ -40,7 +40,7 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 		h.restFailed(w, r, err)
 		return
 	}
-	writeTile(w, r, resp.(*gisxml.GetMapTileResponse).Result)
+	h.writeTile(w, r, tileKey{service: svc.Name, layer: -1, level: at[0], row: at[1], col: at[2]}, resp.(*gisxml.GetMapTileResponse).Result)
 }
 
 // restFailed answers an operation's error as ArcGIS REST does for tiles: 404 for a tile the

@@ -226,7 +226,7 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 		}
 		data = resp.(*gisxml.GetLayerTileResponse).Result
 	}
-	writeTile(w, r, data)
+	h.writeTile(w, r, tileKey{service: svc.Name, layer: l.LayerID, level: m.Level, row: row, col: col}, data)
 }
 
 // wmtsFailed answers an operation's error as an exception report: 404 for a tile or cache that
