@@ -61,7 +61,7 @@ func (h *adminHandler) fail(c *gin.Context, err error) {
 		code = http.StatusConflict
 	}
 	if code == http.StatusInternalServerError {
-		id := c.GetString(requestIDKey)
+		id := requestIDOf(c)
 		h.logger.Error("admin request failed", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "err", err)
 		c.JSON(code, gin.H{"error": "the server failed; its log names the cause with request id " + id})
 		return

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -39,6 +40,71 @@ type cacheHandler struct {
 	logger *slog.Logger
 
 	caches *memcache.Cache[string, openCache] // by service/map/folder
+	// tiles holds the tiles served lately, by path, with their header values, so that a hot tile
+	// costs no store read (no open, Stat and ranged read of its bundle) and no header building.
+	tiles *memcache.Cache[string, servedTile]
+}
+
+// The served-tile memory of the directory route: tiles are trusted for servedTileMaxAge, the
+// window in which the bundle-index cache trusts an index without a Stat of its bundle (so a
+// re-seeded tile is served stale no longer than through the index), in servedTilesBytes, none
+// larger than an eighth of it.
+const (
+	servedTilesBytes = 16 << 20
+	servedTileMaxAge = tilecache.DefaultIndexMaxAge
+)
+
+// servedTile is a tile of the memory with its header values (never edited: each has capacity
+// one, so an Add copies it).
+type servedTile struct {
+	data        []byte
+	contentType []string
+	length      []string
+	at          time.Time
+}
+
+// directoryCacheControl is the Cache-Control of every tile of the route, shared as the values
+// of servedTile are.
+var directoryCacheControl = []string{"public, max-age=3600"}
+
+func newCacheHandler(store tilecache.Store, index *tilecache.IndexCache, logger *slog.Logger) *cacheHandler {
+	return &cacheHandler{store: store, index: index, logger: logger,
+		caches: memcache.New[string, openCache]("opened caches", openCachesBytes),
+		tiles:  memcache.New[string, servedTile]("directory tiles", servedTilesBytes)}
+}
+
+// serveRemembered answers a tile of the memory, and reports whether it did.
+func (h *cacheHandler) serveRemembered(c *gin.Context) bool {
+	st, ok := h.tiles.Get(c.Request.URL.Path)
+	if !ok {
+		return false
+	}
+	if time.Since(st.at) > servedTileMaxAge {
+		h.tiles.Remove(c.Request.URL.Path)
+		return false
+	}
+	st.write(c)
+	return true
+}
+
+// write answers the tile: its bytes with their type and length, public for an hour (the
+// policy makes it private when tokens are on).
+func (st servedTile) write(c *gin.Context) {
+	hd := c.Writer.Header()
+	hd["Cache-Control"] = directoryCacheControl
+	hd["Content-Type"] = st.contentType
+	hd["Content-Length"] = st.length
+	c.Writer.WriteHeader(http.StatusOK)
+	_, _ = c.Writer.Write(st.data)
+}
+
+// remember keeps a tile served at path, and returns it with its header values.
+func (h *cacheHandler) remember(path string, data []byte, ct string) servedTile {
+	st := servedTile{data: data, contentType: []string{ct}, length: []string{strconv.Itoa(len(data))}, at: time.Now()}
+	if len(data) <= servedTilesBytes/8 {
+		h.tiles.Add(path, st, int64(len(data)+len(path)+64))
+	}
+	return st
 }
 
 // openCacheBytes is what one opened cache counts for in cacheHandler.caches, whose bound
@@ -84,6 +150,9 @@ func validCacheSegment(s string) bool {
 }
 
 func (h *cacheHandler) serveTile(c *gin.Context) {
+	if h.serveRemembered(c) {
+		return
+	}
 	service, mapName, folder := c.Param("service"), c.Param("map"), c.Param("folder")
 	if !validCacheSegment(service) || !validCacheSegment(mapName) || !validCacheSegment(folder) {
 		c.String(http.StatusBadRequest, "malformed cache path: service, map and folder must be names, not . or ..\n")
@@ -121,14 +190,13 @@ func (h *cacheHandler) serveTile(c *gin.Context) {
 		c.String(http.StatusNotFound, "tile %v is stored as %s, not .%s\n", t, ct, ext)
 		return
 	}
-	c.Header("Cache-Control", "public, max-age=3600")
-	c.Data(http.StatusOK, ct, data)
+	h.remember(c.Request.URL.Path, data, ct).write(c)
 }
 
 // failed answers a request the store could not serve: the error, which names store keys,
 // goes to the log only (at INFO when the client went away).
 func (h *cacheHandler) failed(c *gin.Context, what string, err error) {
-	id := c.GetString(requestIDKey)
+	id := requestIDOf(c)
 	if clientGone(c, err) {
 		h.logger.Info("client went away before the tile was read", "request_id", id, "path", c.Request.URL.Path)
 		c.AbortWithStatus(statusClientClosed)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -59,8 +60,11 @@ func newMemoryRelease(logger *slog.Logger) *memoryRelease {
 // track is the middleware: it counts the request in flight and the bytes its handler reads
 // from the body.
 func (m *memoryRelease) track(c *gin.Context) {
-	body := &countingBody{ReadCloser: c.Request.Body, m: m}
-	c.Request.Body = body
+	var body *countingBody // nil for a request without a body (most GETs): nothing to count
+	if b := c.Request.Body; b != nil && b != http.NoBody {
+		body = &countingBody{ReadCloser: b, m: m}
+		c.Request.Body = body
+	}
 	m.mu.Lock()
 	m.inFlight++
 	m.mu.Unlock()
@@ -95,7 +99,7 @@ func (m *memoryRelease) end(b *countingBody) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.inFlight--
-	if b.large {
+	if b != nil && b.large {
 		m.largeNow--
 		m.lastLarge = time.Now()
 	}

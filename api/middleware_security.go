@@ -55,7 +55,18 @@ type Security struct {
 	TrustedProxies []string
 }
 
+// clientKey holds the client of a request that names itself with a credential ("token:<client>",
+// "admin-token"); clientOf falls back to the address.
 const clientKey = "client"
+
+// clientOf is the client rate limits count and logs record: a token's client, else the
+// address (gin's ClientIP, which believes forwarded headers only from trusted proxies).
+func clientOf(c *gin.Context) string {
+	if v := c.GetString(clientKey); v != "" {
+		return v
+	}
+	return c.ClientIP()
+}
 
 // protected reports whether a path's requests carry credentials the api checks (policy.go):
 // the SOAP endpoints and WSDLs, the Catalog's among them, the REST services with their tiles
@@ -113,7 +124,7 @@ func bearer(c *gin.Context) (string, error) {
 
 // denyTokenTwice refuses a request whose token parameter is ambiguous (errTokenTwice), 400.
 func (s *Server) denyTokenTwice(c *gin.Context, err error) {
-	s.p.Logger.Info("token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
+	s.p.Logger.Info("token refused", "request_id", requestIDOf(c), "reason", err.Error(), "remote", c.ClientIP())
 	s.deny(c, http.StatusBadRequest, errTokenTwice.Error(), errTokenTwice.Error())
 }
 
@@ -125,12 +136,14 @@ func (s *Server) denyTokenTwice(c *gin.Context, err error) {
 // query string or the Authorization header, else (REST POSTs) from the form body, read under
 // the body limit (restForm).
 func (s *Server) authenticate(c *gin.Context) {
-	c.Set(clientKey, c.ClientIP())
 	req := c.Request
 	rt := routeOf(req.URL.Path)
 	signer := s.p.Security.Tokens
 	gated := signer != nil && rt.family.needsToken()
-	c.Writer = &policyWriter{ResponseWriter: c.Writer, private: gated}
+	w := s.writers.Get().(*policyWriter)
+	*w = policyWriter{ResponseWriter: c.Writer, private: gated}
+	c.Writer = w
+	defer s.putWriter(c, w)
 	if req.Method == http.MethodOptions {
 		c.Next()
 		return
@@ -174,7 +187,7 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	g, err := signer.CheckGrant(tok, time.Now())
 	if err != nil {
-		s.p.Logger.Info("token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
+		s.p.Logger.Info("token refused", "request_id", requestIDOf(c), "reason", err.Error(), "remote", c.ClientIP())
 		s.deny(c, http.StatusUnauthorized, "Invalid Token", "Invalid token.")
 		return
 	}
@@ -194,13 +207,25 @@ func (s *Server) authenticate(c *gin.Context) {
 	c.Next()
 }
 
+// putWriter takes the request's policyWriter back for the next request once the request is
+// answered, unless a handler kept it under a writer of its own, or nothing is written yet: gin
+// writes its own 404 and 405 after the middleware returns, through the policyWriter.
+func (s *Server) putWriter(c *gin.Context, w *policyWriter) {
+	if c.Writer != w || !w.Written() {
+		return
+	}
+	c.Writer = w.ResponseWriter // the request log reads the status and size after this
+	*w = policyWriter{}
+	s.writers.Put(w)
+}
+
 // authenticateAdmin lets through an admin route's request that comes from where the operator's
 // tools send theirs (adminTrust: same site, not forwarded by an untrusted proxy, a known Host)
 // and carries the admin token or a token of role admin. There is no anonymous access, from
 // loopback either: an api with no admin token configured makes one at start (internal/app).
 func (s *Server) authenticateAdmin(c *gin.Context) {
 	if reason := s.trust.refusal(c.Request); reason != "" {
-		s.p.Logger.Warn("admin request refused", "request_id", c.GetString(requestIDKey), "reason", reason, "remote", c.Request.RemoteAddr)
+		s.p.Logger.Warn("admin request refused", "request_id", requestIDOf(c), "reason", reason, "remote", c.Request.RemoteAddr)
 		s.deny(c, http.StatusForbidden, reason, "")
 		return
 	}
@@ -221,7 +246,7 @@ func (s *Server) authenticateAdmin(c *gin.Context) {
 	case sec.Tokens != nil:
 		g, err := sec.Tokens.CheckGrant(tok, time.Now())
 		if err != nil {
-			s.p.Logger.Info("admin token refused", "request_id", c.GetString(requestIDKey), "reason", err.Error(), "remote", c.ClientIP())
+			s.p.Logger.Info("admin token refused", "request_id", requestIDOf(c), "reason", err.Error(), "remote", c.ClientIP())
 			s.deny(c, http.StatusUnauthorized, "Invalid Token", "")
 			return
 		}
@@ -342,7 +367,7 @@ func (s *Server) rateLimit(c *gin.Context) {
 		c.Next()
 		return
 	}
-	ok, wait := s.limits.reserve(c.GetString(clientKey), time.Now())
+	ok, wait := s.limits.reserve(clientOf(c), time.Now())
 	if ok {
 		c.Next()
 		return

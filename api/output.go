@@ -49,11 +49,11 @@ func (s *Server) serveOutput(c *gin.Context) {
 		c.String(http.StatusNotFound, "no such output (outputs expire after %s)\n", s.p.OutputTTL)
 		return
 	case err != nil && clientGone(c, err):
-		s.p.Logger.Info("client went away before the output was read", "request_id", c.GetString(requestIDKey), "key", name)
+		s.p.Logger.Info("client went away before the output was read", "request_id", requestIDOf(c), "key", name)
 		c.AbortWithStatus(statusClientClosed)
 		return
 	case err != nil:
-		s.p.Logger.Error("open output", "request_id", c.GetString(requestIDKey), "key", name, "err", err)
+		s.p.Logger.Error("open output", "request_id", requestIDOf(c), "key", name, "err", err)
 		c.String(http.StatusServiceUnavailable, "output store unavailable\n")
 		return
 	}
@@ -71,7 +71,7 @@ func (s *Server) serveOutput(c *gin.Context) {
 		return
 	}
 	if _, err := io.Copy(c.Writer, rc); err != nil {
-		s.p.Logger.Warn("send output (the client may have gone away)", "request_id", c.GetString(requestIDKey), "key", name, "err", err)
+		s.p.Logger.Warn("send output (the client may have gone away)", "request_id", requestIDOf(c), "key", name, "err", err)
 	}
 }
 

@@ -183,8 +183,8 @@ func (w *policyWriter) apply() {
 		return
 	}
 	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	if ct, _, _ := mime.ParseMediaType(h.Get("Content-Type")); ct == "text/html" {
+	h["X-Content-Type-Options"] = nosniff
+	if isHTML(h.Get("Content-Type")) {
 		h.Set("X-Frame-Options", "DENY")
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors") {
 			if csp != "" {
@@ -196,6 +196,22 @@ func (w *policyWriter) apply() {
 	if w.private {
 		h.Set("Cache-Control", privateCacheControl(h.Get("Cache-Control")))
 	}
+}
+
+// nosniff is the value of X-Content-Type-Options, shared by every answer: its capacity of one
+// makes an Add copy it, and nothing writes an element of a header's slice in place.
+var nosniff = []string{"nosniff"}
+
+// isHTML reports whether a Content-Type is text/html, parameters aside (as mime.ParseMediaType
+// reads it, without its allocations on every answer).
+func isHTML(ct string) bool {
+	ct = strings.TrimLeft(ct, " \t")
+	const html = "text/html"
+	if len(ct) < len(html) || !strings.EqualFold(ct[:len(html)], html) {
+		return false
+	}
+	rest := strings.TrimLeft(ct[len(html):], " \t")
+	return rest == "" || rest[0] == ';'
 }
 
 // privateCacheControl turns a Cache-Control into one for token-gated content: "public" becomes

@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -37,7 +38,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -102,6 +102,10 @@ type Params struct {
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
+	// TileLogSample is how many tile hits (200 and 304 answers of the tile, WMTS and cache
+	// directory routes) go by for one full request line of a hit; the others are counted in a
+	// "tile hits" line a second (accesslog.go). 0: DefaultTileLogSample; 1: every hit has its line.
+	TileLogSample int
 	// StartAttrs are added to the start log line: the Redis and the store this process uses
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
 	// processes on different stores show in the logs. internal/app sets them.
@@ -118,6 +122,10 @@ type Server struct {
 	limits *limiters  // nil: no rate limit
 	lane   *heavyLane // the heavy lane of the api's Admission; nil: none
 	trust  *adminTrust
+	ids    *requestIDs
+	// writers hold the policyWriters of requests (authenticate), reused rather than made for each.
+	writers sync.Pool
+	hits    *tileHits // the tile hits of the request log (accesslog.go)
 }
 
 // New builds the server and its routes.
@@ -136,7 +144,9 @@ func New(p Params) *Server {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	s := &Server{p: p, engine: e, recent: p.Recent, trust: newAdminTrust(p.PublicURL, p.Security)}
+	s := &Server{p: p, engine: e, recent: p.Recent, trust: newAdminTrust(p.PublicURL, p.Security),
+		ids: newRequestIDs(), hits: newTileHits(p.Logger, p.TileLogSample)}
+	s.writers.New = func() any { return new(policyWriter) }
 	if s.recent == nil {
 		s.recent = NewRecentOutputs(DefaultRecentOutputBytes)
 	}
@@ -185,12 +195,14 @@ func New(p Params) *Server {
 		e.DELETE("/admin/seed/:job", ah.cancel)
 	}
 	if p.Tiles != nil {
-		ch := &cacheHandler{store: p.Tiles, index: p.TileIndex, logger: p.Logger, caches: memcache.New[string, openCache]("opened caches", openCachesBytes)}
-		p.Metrics.RegisterCaches(ch.caches)
+		ch := newCacheHandler(p.Tiles, p.TileIndex, p.Logger)
+		p.Metrics.RegisterCaches(ch.caches, ch.tiles)
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}
 	if p.Ops != nil {
-		routeTiles(e, wmts.New(wmts.Params{Services: p.Ops, Caches: p.Ops.Families().Caches, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger}))
+		th := wmts.New(wmts.Params{Services: p.Ops, Caches: p.Ops.Families().Caches, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger})
+		p.Metrics.RegisterCaches(th.TagMemory())
+		routeTiles(e, th)
 	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)
@@ -233,10 +245,21 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	s.p.Logger.Info("api listening", append([]any{"addr", ln.Addr().String(), "public_url", s.p.PublicURL}, s.p.StartAttrs...)...)
-	select {
-	case err := <-errc:
-		return fmt.Errorf("api: %w", err)
-	case <-ctx.Done():
+	// The "tile hits" line of a window goes out with the next hit after it, or at the latest
+	// with this tick, and the last one when the server stops.
+	tick := time.NewTicker(tileLogWindow)
+	defer tick.Stop()
+	defer func() { s.hits.flush(time.Now(), true) }()
+wait:
+	for {
+		select {
+		case err := <-errc:
+			return fmt.Errorf("api: %w", err)
+		case now := <-tick.C:
+			s.hits.flush(now, false)
+		case <-ctx.Done():
+			break wait
+		}
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -258,24 +281,51 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-const requestIDKey = "request_id"
-
-// requestLog gives each request an id (or keeps a sane X-Request-Id) and logs it when done.
-func (s *Server) requestLog(c *gin.Context) {
-	id := c.GetHeader("X-Request-Id")
-	if len(id) < 8 || len(id) > 64 || !isToken(id) {
-		id = NewID()
+// requestIDOf is the request's id, which requestLog has put in its X-Request-Id header.
+func requestIDOf(c *gin.Context) string {
+	if v := c.Request.Header["X-Request-Id"]; len(v) > 0 {
+		return v[0]
 	}
-	c.Set(requestIDKey, id)
-	c.Header("X-Request-Id", id)
-	// Handlers that read the id from the request (the REST handler, internal/rest) log and pass
-	// on the one the answer carries, not a missing or refused one the client sent.
-	c.Request.Header.Set("X-Request-Id", id)
+	return ""
+}
+
+// requestLog gives each request an id (or keeps a sane X-Request-Id) and logs it when done:
+// a "request" line each, but for tile hits, which are counted in a "tile hits" line a second
+// and sampled (accesslog.go).
+func (s *Server) requestLog(c *gin.Context) {
+	req := c.Request
+	ids := req.Header["X-Request-Id"]
+	if len(ids) == 0 || len(ids[0]) < 8 || len(ids[0]) > 64 || !isToken(ids[0]) {
+		// Handlers that read the id from the request (the REST handler, internal/rest) log and
+		// pass on the one the answer carries, not a missing or refused one the client sent.
+		ids = []string{s.ids.next()}
+		req.Header["X-Request-Id"] = ids
+	} else if len(ids) > 1 {
+		ids = ids[:1:1]
+		req.Header["X-Request-Id"] = ids
+	}
+	id := ids[0]
+	// The request's and the answer's headers share the one-element slice; neither is edited
+	// in place (Header.Set replaces the slice).
+	c.Writer.Header()["X-Request-Id"] = ids
 	start := time.Now()
 	c.Next()
-	s.p.Logger.Info("request", "request_id", id, "method", c.Request.Method, "path", c.Request.URL.Path, "client", c.GetString(clientKey),
-		"status", c.Writer.Status(), "op", c.GetString("soap_op"), "worker", c.GetString("worker"), "ms", float64(time.Since(start).Microseconds())/1000,
-		"remote", c.ClientIP())
+	now := time.Now()
+	took := now.Sub(start)
+	status := c.Writer.Status()
+	sampled := false
+	if f := routeOf(req.URL.Path).family; isTileHit(f, req.Method, status) {
+		if sampled = s.hits.add(f, status, c.Writer.Size(), took, now); !sampled {
+			return
+		}
+	}
+	attrs := []slog.Attr{slog.String("request_id", id), slog.String("method", req.Method), slog.String("path", req.URL.Path),
+		slog.String("client", clientOf(c)), slog.Int("status", status), slog.String("op", c.GetString("soap_op")),
+		slog.String("worker", c.GetString("worker")), slog.Float64("ms", roundMs(took)), slog.String("remote", c.ClientIP())}
+	if sampled {
+		attrs = append(attrs, slog.Uint64("sampled", s.hits.sample))
+	}
+	s.p.Logger.LogAttrs(req.Context(), slog.LevelInfo, "request", attrs...)
 }
 
 // statusClientClosed is logged for a request whose client went away before the answer
@@ -300,7 +350,7 @@ func isToken(s string) bool {
 func (s *Server) recoverPanics(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.p.Logger.Error("panic serving request", "request_id", c.GetString(requestIDKey), "panic", fmt.Sprint(r))
+			s.p.Logger.Error("panic serving request", "request_id", requestIDOf(c), "panic", fmt.Sprint(r))
 			c.AbortWithStatus(http.StatusInternalServerError)
 		}
 	}()

@@ -95,7 +95,7 @@ func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *byte
 		h.laneRefused(c, buf, req.Operation, err)
 		return
 	}
-	call := &mapserver.Call{Service: svc, RequestID: c.GetString(requestIDKey)}
+	call := &mapserver.Call{Service: svc, RequestID: requestIDOf(c)}
 	start := time.Now()
 	var resp any
 	t.run(func() { resp, err = h.p.Ops.Do(ctx, call, req.Operation, req.Body) })
@@ -129,12 +129,12 @@ func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *byte
 // (a soap:Server fault saying so) or whose client left while it waited (no answer).
 func (h *soapHandler) laneRefused(c *gin.Context, buf *bytes.Buffer, op string, err error) {
 	if clientGone(c, err) {
-		h.p.Logger.Info("client went away while waiting for the heavy lane", "request_id", c.GetString(requestIDKey), "op", op)
+		h.p.Logger.Info("client went away while waiting for the heavy lane", "request_id", requestIDOf(c), "op", op)
 		c.AbortWithStatus(statusClientClosed)
 		return
 	}
-	h.p.Logger.Warn("heavy request refused: no slot of the heavy lane before its deadline", "request_id", c.GetString(requestIDKey), "op", op)
-	h.fault(c, buf, http.StatusServiceUnavailable, withRequestID(toFault(err), c.GetString(requestIDKey)))
+	h.p.Logger.Warn("heavy request refused: no slot of the heavy lane before its deadline", "request_id", requestIDOf(c), "op", op)
+	h.fault(c, buf, http.StatusServiceUnavailable, withRequestID(toFault(err), requestIDOf(c)))
 }
 
 // observe records one operation in the metrics.
@@ -158,7 +158,7 @@ func (h *soapHandler) observe(op string, start time.Time, err error) {
 // counts a refusal by a limit in mapfarm_limit_refusals_total.
 func (h *soapHandler) refuse(c *gin.Context, buf *bytes.Buffer, status int, err error) {
 	h.p.Metrics.Refused(err)
-	h.fault(c, buf, status, withRequestID(toFault(err), c.GetString(requestIDKey)))
+	h.fault(c, buf, status, withRequestID(toFault(err), requestIDOf(c)))
 }
 
 // bodyReader reads a request body and keeps the first error reading it gave (io.EOF aside),

@@ -22,10 +22,10 @@ func routeTiles(e *gin.Engine, h *wmts.Handler) {
 }
 
 // tileHandler runs a net/http handler with gin's path parameters as the request's path
-// values, and the request id in its context.
+// values; the request id is in its X-Request-Id header (requestLog), where wmts reads it.
 func tileHandler(h http.HandlerFunc, names ...string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		r := c.Request.WithContext(wmts.WithRequestID(c.Request.Context(), c.GetString(requestIDKey)))
+		r := c.Request
 		for _, n := range names {
 			r.SetPathValue(n, c.Param(n))
 		}

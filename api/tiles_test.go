@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func tileServer(t *testing.T, sec Security) (http.Handler, []byte) {
 
 // worldTileStore returns a store holding a fused compact-V2 cache of the world map with one
 // tile, 0/0/0, and that tile's bytes.
-func worldTileStore(t *testing.T) (*blob.Disk, []byte) {
+func worldTileStore(t testing.TB) (*blob.Disk, []byte) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := blob.NewDisk(t.TempDir())
@@ -189,5 +190,43 @@ func TestTileRoutesOfUncachedService(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != 200 || rec.Body.Len() != 0 || rec.Header().Get("Content-Length") == "" || rec.Header().Get("ETag") == "" {
 		t.Errorf("HEAD: %d, %d bytes, headers %v", rec.Code, rec.Body.Len(), rec.Header())
+	}
+}
+
+// A directory tile once served comes from memory, with its type and length, without reading
+// the store again (its bundle deleted, it is still served within servedTileMaxAge); a tile
+// that was not found is not remembered.
+func TestDirectoryTileServedFromMemory(t *testing.T) {
+	store, tile := worldTileStore(t)
+	logger := slog.New(slog.DiscardHandler)
+	h := New(Params{Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
+		PublicURL: "http://farm.test", Tiles: store, Logger: logger}).Handler()
+	const path = CachePath + "/world/Layers/_alllayers/L00/R00000000/C00000000.png"
+	const missing = CachePath + "/world/Layers/_alllayers/L01/R00000001/C00000001.png"
+	for range 2 {
+		if resp, _ := tileGet(h, missing); resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("missing tile: %d", resp.StatusCode)
+		}
+	}
+	resp, body := tileGet(h, path)
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(body, tile) {
+		t.Fatalf("first GET: %d, %d bytes", resp.StatusCode, len(body))
+	}
+	key := seed.CacheRoot("world", "Layers") + "/_alllayers/L00/R0000C0000.bundle"
+	if _, err := store.Stat(context.Background(), key); err != nil {
+		t.Fatalf("the bundle is not at %s: %v", key, err)
+	}
+	if err := store.Delete(context.Background(), key); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = tileGet(h, path)
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(body, tile) {
+		t.Fatalf("second GET, bundle gone: %d, %d bytes; want the tile from memory", resp.StatusCode, len(body))
+	}
+	for k, want := range map[string]string{"Content-Type": "image/png", "Content-Length": strconv.Itoa(len(tile)),
+		"Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff", "Access-Control-Allow-Origin": "*"} {
+		if got := resp.Header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
 	}
 }

@@ -15,7 +15,7 @@ const wmsRoute = "/arcgis/services/:service/MapServer/WMSServer"
 // routeWMS serves WMS (internal/wms) for GET and HEAD.
 func routeWMS(e *gin.Engine, h http.Handler) {
 	serve := func(c *gin.Context) {
-		r := c.Request.WithContext(wms.WithRequestID(c.Request.Context(), c.GetString(requestIDKey)))
+		r := c.Request.WithContext(wms.WithRequestID(c.Request.Context(), requestIDOf(c)))
 		r.SetPathValue("service", c.Param("service"))
 		h.ServeHTTP(c.Writer, r)
 	}

@@ -105,7 +105,7 @@ func corner(x, y float64) string { return num(x) + " " + num(y) }
 // request's token parameter, if any, so that a client that found the capabilities with a
 // token can follow them.
 func (h *Handler) serveCapabilities(w http.ResponseWriter, r *http.Request, svc *catalog.Service) {
-	c, err := h.contents(r.Context(), svc)
+	c, err := h.contents(r, svc)
 	if err != nil {
 		h.wmtsFailed(w, r, err)
 		return

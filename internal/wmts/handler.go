@@ -10,10 +10,12 @@
 // run through the api's Admission: a tile read is never heavy and has no input the request
 // limits measure (docs/render-lanes.md, "Tile reads"). The handlers are
 // net/http handlers; the router names the path parameters with (*http.Request).SetPathValue
-// (see each handler for the names) and puts the request id in the context (WithRequestID).
+// (see each handler for the names); the request id is the request's X-Request-Id, or the one
+// put in its context with WithRequestID.
 package wmts
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,6 +28,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/memcache"
 )
 
 // Services finds the service a URL names; *mapserver.Server implements it.
@@ -49,6 +52,7 @@ type Handler struct {
 	timeout   time.Duration
 	logger    *slog.Logger
 	cache     contentsCache
+	tags      *memcache.Cache[tileKey, taggedTile] // ETags of the tiles served lately
 }
 
 // Params configure a Handler.
@@ -68,53 +72,113 @@ func New(p Params) *Handler {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	return &Handler{services: p.Services, caches: p.Caches, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger}
+	return &Handler{services: p.Services, caches: p.Caches, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger,
+		tags: memcache.New[tileKey, taggedTile]("tile etags", tagMemoryBytes)}
 }
 
 type requestIDKey struct{}
 
-// WithRequestID returns ctx carrying the request id the handlers log and pass to operations.
+// WithRequestID returns ctx carrying the request id the handlers log and pass to operations,
+// for a router that does not put it in the request's X-Request-Id header.
 func WithRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey{}, id)
 }
 
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+// requestID is the request's id: the one in its context (WithRequestID), else its
+// X-Request-Id header, which the farm's front end sets on every request (api/server.go).
+func requestID(r *http.Request) string {
+	if id, ok := r.Context().Value(requestIDKey{}).(string); ok {
+		return id
+	}
+	return r.Header.Get("X-Request-Id")
 }
 
 // call runs the typed cache operation f (a method of h.caches) for a service, bounded by the
 // handler's timeout.
-func call[Req, Resp any](ctx context.Context, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
+func call[Req, Resp any](r *http.Request, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
+	ctx := r.Context()
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
-	return f(ctx, &mapserver.Call{Service: svc, RequestID: requestID(ctx)}, req)
+	return f(ctx, &mapserver.Call{Service: svc, RequestID: requestID(r)}, req)
 }
 
 // writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG
 // and JPEG tiles), a strong ETag of the content, Cache-Control, and 304 Not Modified when the
 // client's If-None-Match names the ETag. Tiles are public here; the front end makes the
 // answers to token-gated requests private (api/policy.go), however the token came.
-func writeTile(w http.ResponseWriter, r *http.Request, data []byte) {
-	sum := sha256.Sum256(data)
-	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+func (h *Handler) writeTile(w http.ResponseWriter, r *http.Request, k tileKey, data []byte) {
+	// A tile hit is the farm's commonest answer: its header is built with one allocation (the
+	// slices; the strings of the ETag and the length come from the tag memory, or one string),
+	// the Cache-Control shared by every tile (canonical keys, so no Set).
+	strs := h.tileStrings(k, data)
+	etag, length := strs[:etagLen], strs[etagLen:]
+	vals := make([]string, 3)
+	vals[0] = etag
 	hd := w.Header()
-	hd.Set("ETag", etag)
-	hd.Set("Cache-Control", "public, max-age=3600")
-	if etagMatch(r.Header.Values("If-None-Match"), etag) {
+	hd["Etag"] = vals[0:1:1]
+	hd["Cache-Control"] = tileCacheControl
+	if etagMatch(r.Header["If-None-Match"], etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	hd.Set("Content-Type", http.DetectContentType(data))
-	hd.Set("Content-Length", strconv.Itoa(len(data)))
+	vals[1], vals[2] = http.DetectContentType(data), length
+	hd["Content-Type"] = vals[1:2:2]
+	hd["Content-Length"] = vals[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(data)
 	}
 }
+
+// tileKey names a tile of a service for the tag memory: layer -1 is the fused cache.
+type tileKey struct {
+	service                string
+	layer, level, row, col int
+}
+
+// taggedTile is a tile's bytes with its ETag and Content-Length, one string (ETag first).
+type taggedTile struct {
+	data []byte
+	strs string
+}
+
+// tagMemoryBytes bounds the tag memory by the bytes of the tiles it refers to; they are most
+// often the very arrays the served-tile memory of the cache operations holds, so the memory
+// costs little more than its own entries. Tiles over an eighth of it are not kept.
+const tagMemoryBytes = 16 << 20
+
+// tileStrings returns the ETag and Content-Length of a tile's bytes, in one string (ETag first).
+// Hashing a 20 KB tile takes longer than the rest of its answer, so the tags of the tiles
+// served lately are kept, by tile, with the bytes they were computed from: the same bytes (most
+// often the same array, which compares at once) take the kept tag; other bytes, a new one.
+func (h *Handler) tileStrings(k tileKey, data []byte) string {
+	if e, ok := h.tags.Get(k); ok && bytes.Equal(e.data, data) {
+		return e.strs
+	}
+	sum := sha256.Sum256(data)
+	var buf [etagLen + 20]byte
+	buf[0] = '"'
+	hex.Encode(buf[1:etagLen-1], sum[:16])
+	buf[etagLen-1] = '"'
+	strs := string(strconv.AppendInt(buf[:etagLen], int64(len(data)), 10))
+	if len(data) <= tagMemoryBytes/8 {
+		h.tags.Add(k, taggedTile{data: data, strs: strs}, int64(len(data)+len(strs)+64))
+	}
+	return strs
+}
+
+// TagMemory is the tag memory's cache, for metrics.
+func (h *Handler) TagMemory() memcache.Statser { return h.tags }
+
+// etagLen is the length of a tile's ETag: 32 hex digits of its SHA-256, quoted.
+const etagLen = 34
+
+// tileCacheControl is the Cache-Control of every tile, shared: its capacity of one makes an Add
+// copy it, and nothing writes an element of a header's slice in place.
+var tileCacheControl = []string{"public, max-age=3600"}
 
 // etagMatch reports whether If-None-Match header values name etag (weak comparison, as RFC
 // 9110 prescribes for If-None-Match), or are "*".

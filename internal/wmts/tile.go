@@ -35,19 +35,19 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 		}
 		at[i] = n
 	}
-	resp, err := call(r.Context(), h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
+	resp, err := call(r, h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
 	if err != nil {
 		h.restFailed(w, r, err)
 		return
 	}
-	writeTile(w, r, resp.Result)
+	h.writeTile(w, r, tileKey{service: svc.Name, layer: -1, level: at[0], row: at[1], col: at[2]}, resp.Result)
 }
 
 // restFailed answers an operation's error as ArcGIS REST does for tiles: 404 for a tile the
 // cache does not have (missing, outside the scheme, or no cache at all), 500 with only the
 // request id for a failure of the server, whose cause goes to the log.
 func (h *Handler) restFailed(w http.ResponseWriter, r *http.Request, err error) {
-	id := requestID(r.Context())
+	id := requestID(r)
 	switch {
 	case clientGone(r, err):
 		h.logger.Info("client went away before the tile was read", "request_id", id, "path", r.URL.Path)

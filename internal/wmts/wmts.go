@@ -2,7 +2,6 @@ package wmts
 
 import (
 	"bytes"
-	"context"
 	"encoding/xml"
 	"errors"
 	"net/http"
@@ -36,14 +35,14 @@ type cachedContents struct {
 }
 
 // contents returns the WMTS contents of a service, from GetCacheDescriptionInfo.
-func (h *Handler) contents(ctx context.Context, svc *catalog.Service) (*contents, error) {
+func (h *Handler) contents(r *http.Request, svc *catalog.Service) (*contents, error) {
 	h.cache.mu.Lock()
 	cc, ok := h.cache.m[svc.Name]
 	h.cache.mu.Unlock()
 	if ok && time.Since(cc.at) < contentsTTL {
 		return cc.c, nil
 	}
-	resp, err := call(ctx, h, svc, h.caches.GetCacheDescriptionInfo, &gisxml.GetCacheDescriptionInfo{MapName: svc.Maps[0].Name})
+	resp, err := call(r, h, svc, h.caches.GetCacheDescriptionInfo, &gisxml.GetCacheDescriptionInfo{MapName: svc.Maps[0].Name})
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +164,7 @@ type tileRequest struct {
 }
 
 func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog.Service, t tileRequest) {
-	c, err := h.contents(r.Context(), svc)
+	c, err := h.contents(r, svc)
 	if err != nil {
 		h.wmtsFailed(w, r, err)
 		return
@@ -213,28 +212,28 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 	}
 	var data []byte
 	if l.LayerID == -1 {
-		resp, err := call(r.Context(), h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: m.Level, Row: row, Column: col})
+		resp, err := call(r, h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: m.Level, Row: row, Column: col})
 		if err != nil {
 			h.wmtsFailed(w, r, err)
 			return
 		}
 		data = resp.Result
 	} else {
-		resp, err := call(r.Context(), h, svc, h.caches.GetLayerTile, &gisxml.GetLayerTile{MapName: svc.Maps[0].Name, LayerID: l.LayerID, Level: m.Level, Row: row, Column: col})
+		resp, err := call(r, h, svc, h.caches.GetLayerTile, &gisxml.GetLayerTile{MapName: svc.Maps[0].Name, LayerID: l.LayerID, Level: m.Level, Row: row, Column: col})
 		if err != nil {
 			h.wmtsFailed(w, r, err)
 			return
 		}
 		data = resp.Result
 	}
-	writeTile(w, r, data)
+	h.writeTile(w, r, tileKey{service: svc.Name, layer: l.LayerID, level: m.Level, row: row, col: col}, data)
 }
 
 // wmtsFailed answers an operation's error as an exception report: 404 for a tile or cache that
 // does not exist, 400 for another fault of the request, 500 with only the request id for a
 // failure of the server (its cause goes to the log).
 func (h *Handler) wmtsFailed(w http.ResponseWriter, r *http.Request, err error) {
-	id := requestID(r.Context())
+	id := requestID(r)
 	switch {
 	case clientGone(r, err):
 		h.logger.Info("client went away before the answer", "request_id", id, "path", r.URL.Path)

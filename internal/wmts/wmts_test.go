@@ -2,11 +2,14 @@ package wmts_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +29,8 @@ type fakeOps struct {
 	svc    *catalog.Service
 	scheme tilecache.Scheme
 	calls  map[string]int
+	// version, when set, is in every tile's bytes: a re-seeded cache.
+	version string
 }
 
 func (f *fakeOps) Service(name string) (*catalog.Service, bool) {
@@ -47,7 +52,7 @@ func (f *fakeOps) GetCacheDescriptionInfo(_ context.Context, _ *mapserver.Call, 
 
 func (f *fakeOps) GetLayerTile(_ context.Context, _ *mapserver.Call, r *gisxml.GetLayerTile) (*gisxml.GetLayerTileResponse, error) {
 	f.calls["GetLayerTile"]++
-	return &gisxml.GetLayerTileResponse{Result: fmt.Appendf(nil, "layer %d tile %d/%d/%d", r.LayerID, r.Level, r.Row, r.Column)}, nil
+	return &gisxml.GetLayerTileResponse{Result: fmt.Appendf(nil, "layer %d tile %d/%d/%d%s", r.LayerID, r.Level, r.Row, r.Column, f.version)}, nil
 }
 
 func (f *fakeOps) GetMapTile(_ context.Context, _ *mapserver.Call, _ *gisxml.GetMapTile) (*gisxml.GetMapTileResponse, error) {
@@ -157,6 +162,28 @@ func TestConditionalGetTile(t *testing.T) {
 		h.ServeREST(rec, req)
 		if rec.Code != c.code || (c.code == 304) != (rec.Body.Len() == 0) {
 			t.Errorf("If-None-Match %s: %d, %d bytes; want %d", c.inm, rec.Code, rec.Body.Len(), c.code)
+		}
+	}
+}
+
+// A tile's ETag is the hash of the bytes served, kept between requests: when the tile's bytes
+// change (the cache re-seeded), so do its ETag and length, and the old ETag no longer gets 304.
+func TestETagFollowsTheBytes(t *testing.T) {
+	ops, h := geographicFixture()
+	path := []string{"service", "geo", "path", "tile/1.0.0/Countries/default/default028mm/0/0/1"}
+	etagOf := func(b []byte) string {
+		sum := sha256.Sum256(b)
+		return `"` + hex.EncodeToString(sum[:16]) + `"`
+	}
+	for _, version := range []string{"", "", " v2", " v2", " version 3"} {
+		ops.version = version
+		rec := get(h.ServeREST, "/", path...)
+		body := rec.Body.Bytes()
+		if want := "layer 1 tile 0/0/1" + version; rec.Code != 200 || string(body) != want {
+			t.Fatalf("version %q: %d %q, want %q", version, rec.Code, body, want)
+		}
+		if got := rec.Header().Get("ETag"); got != etagOf(body) || rec.Header().Get("Content-Length") != strconv.Itoa(len(body)) {
+			t.Errorf("version %q: ETag %s, Content-Length %s; want %s, %d", version, got, rec.Header().Get("Content-Length"), etagOf(body), len(body))
 		}
 	}
 }
