@@ -132,7 +132,7 @@ func (w want) onReadRoute(path string) want {
 }
 
 // check compares a response with w: status, every header (but X-Request-Id and the request
-// policy's headers on every answer, policyHeaders), body.
+// policy's headers on every answer, policyAdds), body.
 func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
 	t.Helper()
 	if status != w.status {
@@ -143,7 +143,7 @@ func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
 		t.Error("no X-Request-Id")
 	}
 	got.Del("X-Request-Id")
-	for k, v := range policyHeaders(got.Get("Content-Type")) {
+	for k, v := range policyAdds(got.Get("Content-Type")) {
 		if _, wanted := w.hdr[k]; wanted {
 			continue
 		}
@@ -167,9 +167,9 @@ func (w want) check(t *testing.T, status int, hdr http.Header, body string) {
 	}
 }
 
-// policyHeaders are the headers the request policy (policy.go) adds to every answer of content
+// policyAdds are the headers the request policy (policy.go) adds to every answer of content
 // type ct: nosniff, and no framing of HTML.
-func policyHeaders(ct string) http.Header {
+func policyAdds(ct string) http.Header {
 	h := http.Header{"X-Content-Type-Options": {"nosniff"}}
 	if strings.HasPrefix(ct, "text/html") {
 		h["X-Frame-Options"] = []string{"DENY"}

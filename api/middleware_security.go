@@ -141,7 +141,7 @@ func (s *Server) authenticate(c *gin.Context) {
 	signer := s.p.Security.Tokens
 	gated := signer != nil && rt.family.needsToken()
 	w := s.writers.Get().(*policyWriter)
-	*w = policyWriter{ResponseWriter: c.Writer, private: gated}
+	*w = policyWriter{ResponseWriter: c.Writer, hook: policyHeaders{private: gated}}
 	c.Writer = w
 	defer s.putWriter(c, w)
 	if req.Method == http.MethodOptions {
@@ -398,9 +398,9 @@ func (s *Server) cors(c *gin.Context) {
 		anyOrigin(c)
 		return
 	}
-	w := &varyOriginWriter{ResponseWriter: c.Writer}
+	w := &headerWriter[varyOrigin]{ResponseWriter: c.Writer}
 	c.Writer = w
-	defer w.addOrigin() // for a handler that returns without writing
+	defer w.before() // for a handler that returns without writing
 	origin := c.GetHeader("Origin")
 	if origin == "" || !slices.Contains(origins, "*") && !slices.Contains(origins, origin) {
 		c.Next()
@@ -418,44 +418,52 @@ func (s *Server) cors(c *gin.Context) {
 	c.Next()
 }
 
-// varyOriginWriter adds Origin to the response's Vary just before the header goes out,
-// whatever the handlers set there (the legislative API replaces Vary with its own).
-type varyOriginWriter struct {
+// varyOrigin adds Origin to the response's Vary just before the header goes out, whatever the
+// handlers set there (the legislative API replaces Vary with its own).
+type varyOrigin struct{}
+
+func (varyOrigin) beforeHeader(h http.Header) { addVary(h, "Origin") }
+
+// headerWriter is a gin.ResponseWriter that lets its hook set headers just before the
+// response's header goes out, over whatever the handlers set; once the header is written it
+// does nothing more. H is a value type, so a writer costs no allocation beyond its own.
+type headerWriter[H interface{ beforeHeader(http.Header) }] struct {
 	gin.ResponseWriter
+	hook H
 }
 
-func (w *varyOriginWriter) addOrigin() {
+func (w *headerWriter[H]) before() {
 	if !w.Written() {
-		addVary(w.Header(), "Origin")
+		w.hook.beforeHeader(w.Header())
 	}
 }
 
-func (w *varyOriginWriter) WriteHeader(code int) {
-	w.addOrigin()
+func (w *headerWriter[H]) WriteHeader(code int) {
+	w.before()
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *varyOriginWriter) WriteHeaderNow() {
-	w.addOrigin()
+func (w *headerWriter[H]) WriteHeaderNow() {
+	w.before()
 	w.ResponseWriter.WriteHeaderNow()
 }
 
-func (w *varyOriginWriter) Write(b []byte) (int, error) {
-	w.addOrigin()
+func (w *headerWriter[H]) Write(b []byte) (int, error) {
+	w.before()
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *varyOriginWriter) WriteString(s string) (int, error) {
-	w.addOrigin()
+func (w *headerWriter[H]) WriteString(s string) (int, error) {
+	w.before()
 	return w.ResponseWriter.WriteString(s)
 }
 
-func (w *varyOriginWriter) Flush() {
-	w.addOrigin()
+func (w *headerWriter[H]) Flush() {
+	w.before()
 	w.ResponseWriter.Flush()
 }
 
-func (w *varyOriginWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *headerWriter[H]) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // addVary adds name to h's Vary as Django's patch_vary_headers does: the names already there
 // keep their order, each once (compared without case), name comes last unless present, and

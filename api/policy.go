@@ -168,21 +168,19 @@ func (s *Server) refuseBody(c *gin.Context, status int, msg string) {
 	c.Abort()
 }
 
-// policyWriter applies the policy's headers just before the response's header goes out, over
+// policyHeaders are the policy's headers, set just before the response's header goes out, over
 // whatever the handler set: X-Content-Type-Options: nosniff on every answer; on HTML, no
 // framing by other sites (X-Frame-Options DENY, and frame-ancestors 'none' added to the page's
 // Content-Security-Policy); and, when private is set (token-gated content), a Cache-Control
 // that shared caches may not keep (privateCacheControl).
-type policyWriter struct {
-	gin.ResponseWriter
+type policyHeaders struct {
 	private bool
 }
 
-func (w *policyWriter) apply() {
-	if w.Written() {
-		return
-	}
-	h := w.Header()
+// policyWriter is the writer of a request's answer under the policy (authenticate).
+type policyWriter = headerWriter[policyHeaders]
+
+func (p policyHeaders) beforeHeader(h http.Header) {
 	h["X-Content-Type-Options"] = nosniff
 	if isHTML(h.Get("Content-Type")) {
 		h.Set("X-Frame-Options", "DENY")
@@ -193,7 +191,7 @@ func (w *policyWriter) apply() {
 			h.Set("Content-Security-Policy", csp+"frame-ancestors 'none'")
 		}
 	}
-	if w.private {
+	if p.private {
 		h.Set("Cache-Control", privateCacheControl(h.Get("Cache-Control")))
 	}
 }
@@ -232,30 +230,3 @@ func privateCacheControl(cc string) string {
 	}
 	return strings.Join(out, ", ")
 }
-
-func (w *policyWriter) WriteHeader(code int) {
-	w.apply()
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *policyWriter) WriteHeaderNow() {
-	w.apply()
-	w.ResponseWriter.WriteHeaderNow()
-}
-
-func (w *policyWriter) Write(b []byte) (int, error) {
-	w.apply()
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *policyWriter) WriteString(s string) (int, error) {
-	w.apply()
-	return w.ResponseWriter.WriteString(s)
-}
-
-func (w *policyWriter) Flush() {
-	w.apply()
-	w.ResponseWriter.Flush()
-}
-
-func (w *policyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
