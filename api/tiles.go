@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/wmts"
 )
 
@@ -25,7 +26,7 @@ func routeTiles(e *gin.Engine, h *wmts.Handler) {
 // values, and the request id in its context.
 func tileHandler(h http.HandlerFunc, names ...string) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		r := c.Request.WithContext(wmts.WithRequestID(c.Request.Context(), c.GetString(requestIDKey)))
+		r := c.Request.WithContext(mapserver.WithRequestID(c.Request.Context(), c.GetString(requestIDKey)))
 		for _, n := range names {
 			r.SetPathValue(n, c.Param(n))
 		}

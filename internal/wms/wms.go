@@ -85,7 +85,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeException(w, r, q.version, exc)
 		return
 	}
-	s := &service{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: requestID(r.Context())}, ctx: r.Context()}
+	s := &service{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: mapserver.RequestID(r.Context())}, ctx: r.Context()}
 	var err error
 	switch q.operation {
 	case opCapabilities:
@@ -117,7 +117,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, q *request, err e
 	case isClientError(err):
 		exc = &Exception{Status: http.StatusBadRequest, Message: err.Error(), err: err}
 	default:
-		h.p.Logger.Error("wms request failed", "request_id", requestID(r.Context()), "request", q.raw, "err", err)
+		h.p.Logger.Error("wms request failed", "request_id", mapserver.RequestID(r.Context()), "request", q.raw, "err", err)
 		exc = &Exception{Status: http.StatusInternalServerError, Message: "the request could not be completed", err: err}
 	}
 	if q.operation == opMap && (q.exceptions == excInImage || q.exceptions == excBlank) {
@@ -135,18 +135,6 @@ func isClientError(err error) bool {
 		return true
 	}
 	return errors.Is(err, mapserver.ErrInvalidArgument)
-}
-
-type requestIDKey struct{}
-
-// WithRequestID returns ctx carrying the request id the handler logs and passes to operations.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
 }
 
 // service is one request's service and its operation calls.

@@ -10,7 +10,7 @@
 // run through the api's Admission: a tile read is never heavy and has no input the request
 // limits measure (docs/render-lanes.md, "Tile reads"). The handlers are
 // net/http handlers; the router names the path parameters with (*http.Request).SetPathValue
-// (see each handler for the names) and puts the request id in the context (WithRequestID).
+// (see each handler for the names) and puts the request id in the context (mapserver.WithRequestID).
 package wmts
 
 import (
@@ -71,18 +71,6 @@ func New(p Params) *Handler {
 	return &Handler{services: p.Services, caches: p.Caches, publicURL: p.PublicURL, timeout: p.Timeout, logger: p.Logger}
 }
 
-type requestIDKey struct{}
-
-// WithRequestID returns ctx carrying the request id the handlers log and pass to operations.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
 // call runs the typed cache operation f (a method of h.caches) for a service, bounded by the
 // handler's timeout.
 func call[Req, Resp any](ctx context.Context, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
@@ -91,7 +79,7 @@ func call[Req, Resp any](ctx context.Context, h *Handler, svc *catalog.Service, 
 		ctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
-	return f(ctx, &mapserver.Call{Service: svc, RequestID: requestID(ctx)}, req)
+	return f(ctx, &mapserver.Call{Service: svc, RequestID: mapserver.RequestID(ctx)}, req)
 }
 
 // writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG

@@ -47,7 +47,7 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 // cache does not have (missing, outside the scheme, or no cache at all), 500 with only the
 // request id for a failure of the server, whose cause goes to the log.
 func (h *Handler) restFailed(w http.ResponseWriter, r *http.Request, err error) {
-	id := requestID(r.Context())
+	id := mapserver.RequestID(r.Context())
 	switch {
 	case clientGone(r, err):
 		h.logger.Info("client went away before the tile was read", "request_id", id, "path", r.URL.Path)

@@ -234,7 +234,7 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 // does not exist, 400 for another fault of the request, 500 with only the request id for a
 // failure of the server (its cause goes to the log).
 func (h *Handler) wmtsFailed(w http.ResponseWriter, r *http.Request, err error) {
-	id := requestID(r.Context())
+	id := mapserver.RequestID(r.Context())
 	switch {
 	case clientGone(r, err):
 		h.logger.Info("client went away before the answer", "request_id", id, "path", r.URL.Path)
