@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
+
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -175,3 +176,16 @@ func invoke[Req, Resp any](s *service, op string, f func(context.Context, *mapse
 }
 
 func (s *service) families() mapserver.Families { return s.h.p.Server.Families() }
+
+// writeBody answers r with status and body: its Content-Type, Content-Length and
+// Cache-Control, then the bytes unless r is a HEAD request. Every WMS answer goes out here.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType, cacheControl string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", cacheControl)
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
