@@ -60,12 +60,7 @@ func New(p Params) *Handler {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	if p.MaxImageWidth <= 0 {
-		p.MaxImageWidth = 4096
-	}
-	if p.MaxImageHeight <= 0 {
-		p.MaxImageHeight = 4096
-	}
+	p.MaxImageWidth, p.MaxImageHeight = limits.ImageSize(p.MaxImageWidth, p.MaxImageHeight)
 	return &Handler{p: p}
 }
 
