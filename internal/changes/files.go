@@ -34,13 +34,23 @@ CREATE TABLE IF NOT EXISTS files (layer TEXT PRIMARY KEY, path TEXT NOT NULL, st
 CREATE TABLE IF NOT EXISTS rows (layer TEXT NOT NULL, fid INTEGER NOT NULL, digest BLOB NOT NULL,
   minx REAL, miny REAL, maxx REAL, maxy REAL, PRIMARY KEY (layer, fid)) WITHOUT ROWID;`
 
+// sqliteDSN is the data source name of the SQLite file at path (made absolute, escaped as a
+// file URI) with query, its mode and pragmas.
+func sqliteDSN(path, query string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + query, nil
+}
+
 // OpenFileState opens (creating it if need be) the state file at path.
 func OpenFileState(path string) (*FileState, error) {
-	abs, err := filepath.Abs(path)
+	dsn, err := sqliteDSN(path, "_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("changes: state file: %w", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("changes: open state file %s: %w", path, err)
 	}
@@ -175,12 +185,12 @@ func (s *FileState) GeoPackage(ctx context.Context, layer, path, table string) (
 		return scan, err
 	}
 	scan.Baseline = oldStamp == nil
-	abs, err := filepath.Abs(path)
+	// Read-only, but not immutable: an editor's write-ahead log is part of the data.
+	dsn, err := sqliteDSN(path, "mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("changes: %w", err)
 	}
-	// Read-only, but not immutable: an editor's write-ahead log is part of the data.
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("changes: open %s: %w", path, err)
 	}
