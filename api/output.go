@@ -120,26 +120,15 @@ func (s *Server) openOutput(ctx context.Context, key string) (io.ReadCloser, blo
 	}
 }
 
-// errFound stops a listing at its first key.
-var errFound = errors.New("found")
-
 // storedAsOther reports whether the output id of key ("outputs/<id>.<ext>") is stored under
 // another name: another extension than the one asked for.
 func (s *Server) storedAsOther(ctx context.Context, key string) (bool, error) {
 	stem, _, _ := strings.Cut(key[len(OutputPrefix):], ".")
-	err := s.p.Outputs.List(ctx, OutputPrefix+stem+".", func(info blob.Info) error {
-		if info.Key != key {
-			return errFound
-		}
-		return nil
-	})
-	switch {
-	case errors.Is(err, errFound):
-		return true, nil
-	case err != nil:
+	found, err := blob.Any(ctx, s.p.Outputs, OutputPrefix+stem+".", func(info blob.Info) bool { return info.Key != key })
+	if err != nil {
 		return false, fmt.Errorf("list outputs of %s: %w", stem, err)
 	}
-	return false, nil
+	return found, nil
 }
 
 // healthz says the process is alive.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/mapfarm/mapfarm/internal/wms"
+	"github.com/mapfarm/mapfarm/internal/mapserver"
 )
 
 // wmsRoute is ArcGIS Server's address of a map service's WMSServer capability; it is under the
@@ -15,7 +15,7 @@ const wmsRoute = "/arcgis/services/:service/MapServer/WMSServer"
 // routeWMS serves WMS (internal/wms) for GET and HEAD.
 func routeWMS(e *gin.Engine, h http.Handler) {
 	serve := func(c *gin.Context) {
-		r := c.Request.WithContext(wms.WithRequestID(c.Request.Context(), requestIDOf(c)))
+		r := c.Request.WithContext(mapserver.WithRequestID(c.Request.Context(), requestIDOf(c)))
 		r.SetPathValue("service", c.Param("service"))
 		h.ServeHTTP(c.Writer, r)
 	}

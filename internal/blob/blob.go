@@ -165,3 +165,29 @@ func defaultContentType(key string) string {
 	}
 	return "application/octet-stream"
 }
+
+// Lister is the part of a Store that Any needs.
+type Lister interface {
+	List(ctx context.Context, prefix string, fn func(Info) error) error
+}
+
+// errStop ends a listing at the object Any was looking for.
+var errStop = errors.New("blob: listing stopped")
+
+// Any reports whether l holds an object whose key starts with prefix and for which match is
+// true (every object when match is nil). The listing stops at the first such object.
+func Any(ctx context.Context, l Lister, prefix string, match func(Info) bool) (bool, error) {
+	err := l.List(ctx, prefix, func(info Info) error {
+		if match == nil || match(info) {
+			return errStop
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errStop):
+		return true, nil
+	case err != nil:
+		return false, err
+	}
+	return false, nil
+}

@@ -34,13 +34,23 @@ CREATE TABLE IF NOT EXISTS files (layer TEXT PRIMARY KEY, path TEXT NOT NULL, st
 CREATE TABLE IF NOT EXISTS rows (layer TEXT NOT NULL, fid INTEGER NOT NULL, digest BLOB NOT NULL,
   minx REAL, miny REAL, maxx REAL, maxy REAL, PRIMARY KEY (layer, fid)) WITHOUT ROWID;`
 
+// sqliteDSN is the data source name of the SQLite file at path (made absolute, escaped as a
+// file URI) with query, its mode and pragmas.
+func sqliteDSN(path, query string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + query, nil
+}
+
 // OpenFileState opens (creating it if need be) the state file at path.
 func OpenFileState(path string) (*FileState, error) {
-	abs, err := filepath.Abs(path)
+	dsn, err := sqliteDSN(path, "_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("changes: state file: %w", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("changes: open state file %s: %w", path, err)
 	}
@@ -118,20 +128,31 @@ func (s *FileState) known(ctx context.Context, layer, path string) (st, sha []by
 	return st, sha, p == path, nil
 }
 
+// begin starts the scan of a layer's file: it stamps path (with its -wal file when withWAL)
+// and reads what was last acknowledged for the layer. The scan is Unchanged when that was this
+// path with this stamp; ok tells whether it was this path at all.
+func (s *FileState) begin(ctx context.Context, layer, path string, withWAL bool) (scan *FileScan, oldStamp, oldSHA []byte, ok bool, err error) {
+	st, err := stamp(path, withWAL)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	oldStamp, oldSHA, ok, err = s.known(ctx, layer, path)
+	if err != nil {
+		return nil, nil, nil, false, err
+	}
+	scan = &FileScan{Dirty: Dirty{Layer: layer}, layer: layer, path: path, stamp: st}
+	scan.Unchanged = ok && bytes.Equal(oldStamp, st)
+	return scan, oldStamp, oldSHA, ok, nil
+}
+
 // GeoJSON scans a GeoJSON layer's file: when its bytes differ from those last acknowledged,
 // the whole layer is dirty (a GeoJSON file is replaced whole; it has no row identity to follow).
 func (s *FileState) GeoJSON(ctx context.Context, layer, path string) (*FileScan, error) {
-	st, err := stamp(path, false)
+	scan, oldStamp, oldSHA, ok, err := s.begin(ctx, layer, path, false)
 	if err != nil {
 		return nil, err
 	}
-	oldStamp, oldSHA, ok, err := s.known(ctx, layer, path)
-	if err != nil {
-		return nil, err
-	}
-	scan := &FileScan{Dirty: Dirty{Layer: layer}, layer: layer, path: path, stamp: st}
-	if ok && bytes.Equal(oldStamp, st) {
-		scan.Unchanged = true
+	if scan.Unchanged {
 		scan.sha = oldSHA
 		return scan, nil
 	}
@@ -159,26 +180,17 @@ func (s *FileState) GeoJSON(ctx context.Context, layer, path string) (*FileScan,
 // changed rows kept for Ack) and reports the envelope, before and after, of each row inserted,
 // changed or deleted.
 func (s *FileState) GeoPackage(ctx context.Context, layer, path, table string) (*FileScan, error) {
-	st, err := stamp(path, true)
-	if err != nil {
-		return nil, err
-	}
-	oldStamp, _, ok, err := s.known(ctx, layer, path)
-	if err != nil {
-		return nil, err
-	}
-	scan := &FileScan{Dirty: Dirty{Layer: layer}, layer: layer, path: path, stamp: st}
-	if ok && bytes.Equal(oldStamp, st) {
-		scan.Unchanged = true
-		return scan, nil
+	scan, oldStamp, _, _, err := s.begin(ctx, layer, path, true)
+	if err != nil || scan.Unchanged {
+		return scan, err
 	}
 	scan.Baseline = oldStamp == nil
-	abs, err := filepath.Abs(path)
+	// Read-only, but not immutable: an editor's write-ahead log is part of the data.
+	dsn, err := sqliteDSN(path, "mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("changes: %w", err)
 	}
-	// Read-only, but not immutable: an editor's write-ahead log is part of the data.
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?mode=ro&_pragma=busy_timeout(5000)")
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("changes: open %s: %w", path, err)
 	}

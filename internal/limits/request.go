@@ -38,6 +38,13 @@ type Request struct {
 	MaxImageDPI float64
 }
 
+// ImageSize is the largest image a front end (WMS, REST export) draws: maxW by maxH, each
+// replaced by its default (DefaultMaxImageWidth, DefaultMaxImageHeight) where zero or negative.
+func ImageSize(maxW, maxH int) (width, height int) {
+	l := Request{MaxImageWidth: maxW, MaxImageHeight: maxH}.withDefaults()
+	return l.MaxImageWidth, l.MaxImageHeight
+}
+
 func (l Request) withDefaults() Request {
 	def := func(v *int, d int) {
 		if *v <= 0 {

@@ -6,7 +6,8 @@
 // families (Families), and the drawing operations through Drawing, which adds their one extra
 // step, fetching the pictures the request names (cartography/pictures.go), as the table
 // declares it for SOAP. The request limits and the heavy lane are the front ends' (api's
-// Admission), applied before an operation is called.
+// Admission), applied before an operation is called. The front ends handed the request id in
+// the context (WMS, WMTS) share WithRequestID and RequestID (requestid.go).
 //
 // The operations live, free of any transport, in one package per family:
 //

@@ -73,11 +73,7 @@ func (g *geomBuilder) build(geom orb.Geometry, tr transform) (geomType, []uint32
 	case orb.LineString:
 		gt = g.line(geom, tr)
 	case orb.MultiLineString:
-		for _, ls := range geom {
-			if g.line(ls, tr) != geomUnknown {
-				gt = geomLine
-			}
-		}
+		gt = eachPart(geom, tr, g.line, geomLine)
 	case orb.Ring:
 		gt = g.polygon(orb.Polygon{geom}, tr)
 	case orb.Bound:
@@ -85,14 +81,22 @@ func (g *geomBuilder) build(geom orb.Geometry, tr transform) (geomType, []uint32
 	case orb.Polygon:
 		gt = g.polygon(geom, tr)
 	case orb.MultiPolygon:
-		for _, p := range geom {
-			if g.polygon(p, tr) != geomUnknown {
-				gt = geomPolygon
-			}
-		}
+		gt = eachPart(geom, tr, g.polygon, geomPolygon)
 	}
 	// nil, an empty geometry and a Collection (MVT has no mixed type).
 	return gt, g.cmds
+}
+
+// eachPart adds every part of a multi-geometry with add; the geometry is of type kind when
+// at least one part drew, else geomUnknown.
+func eachPart[P any](parts []P, tr transform, add func(P, transform) geomType, kind geomType) geomType {
+	gt := geomUnknown
+	for _, p := range parts {
+		if add(p, tr) != geomUnknown {
+			gt = kind
+		}
+	}
+	return gt
 }
 
 func (g *geomBuilder) points(ps []orb.Point, tr transform) geomType {

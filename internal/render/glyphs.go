@@ -9,6 +9,7 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
+	"golang.org/x/image/vector"
 )
 
 // This file draws glyphs from their outlines rather than from cached masks: glyph runs (curved line
@@ -166,25 +167,13 @@ func (fs *Fonts) drawRun(dst *image.RGBA, run []Glyph, t TextStyle, sc *textScra
 		}
 		started := false
 		for _, sg := range o.segs {
-			switch sg.op {
-			case sfnt.SegmentOpMoveTo:
+			if sg.op == sfnt.SegmentOpMoveTo {
 				if started {
 					sc.ras.ClosePath()
 				}
-				sc.ras.MoveTo(pt(sg.pts[0]))
 				started = true
-			case sfnt.SegmentOpLineTo:
-				sc.ras.LineTo(pt(sg.pts[0]))
-			case sfnt.SegmentOpQuadTo:
-				ax, ay := pt(sg.pts[0])
-				bx, by := pt(sg.pts[1])
-				sc.ras.QuadTo(ax, ay, bx, by)
-			case sfnt.SegmentOpCubeTo:
-				ax, ay := pt(sg.pts[0])
-				bx, by := pt(sg.pts[1])
-				cx, cy := pt(sg.pts[2])
-				sc.ras.CubeTo(ax, ay, bx, by, cx, cy)
 			}
+			AddSegment(&sc.ras, sg.op, func(i int) (float32, float32) { return pt(sg.pts[i]) })
 		}
 		if started {
 			sc.ras.ClosePath()
@@ -276,5 +265,26 @@ func (fs *Fonts) DrawCharacter(s Surface, r rune, fontName string, st FontStyle,
 	}
 	if stroke.Color.A > 0 && stroke.Width > 0 {
 		s.Stroke(stroke)
+	}
+}
+
+// AddSegment adds one glyph outline segment of operation op (MoveTo, LineTo, QuadTo or
+// CubeTo) to ras; pt(i) is its i-th point already in the rasteriser's pixel space. The text
+// drawn here and the signed distance glyphs of internal/vectorfonts both trace with it.
+func AddSegment(ras *vector.Rasterizer, op sfnt.SegmentOp, pt func(i int) (x, y float32)) {
+	switch op {
+	case sfnt.SegmentOpMoveTo:
+		ras.MoveTo(pt(0))
+	case sfnt.SegmentOpLineTo:
+		ras.LineTo(pt(0))
+	case sfnt.SegmentOpQuadTo:
+		ax, ay := pt(0)
+		bx, by := pt(1)
+		ras.QuadTo(ax, ay, bx, by)
+	case sfnt.SegmentOpCubeTo:
+		ax, ay := pt(0)
+		bx, by := pt(1)
+		cx, cy := pt(2)
+		ras.CubeTo(ax, ay, bx, by, cx, cy)
 	}
 }

@@ -31,6 +31,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/kvp"
+	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/viewer"
 )
@@ -103,12 +104,7 @@ func New(p Params) *Handler {
 	if p.MaxRecordCount <= 0 {
 		p.MaxRecordCount = 1000
 	}
-	if p.MaxImageWidth <= 0 {
-		p.MaxImageWidth = 4096
-	}
-	if p.MaxImageHeight <= 0 {
-		p.MaxImageHeight = 4096
-	}
+	p.MaxImageWidth, p.MaxImageHeight = limits.ImageSize(p.MaxImageWidth, p.MaxImageHeight)
 	if p.CurrentVersion == 0 {
 		p.CurrentVersion = 10.71
 	}

@@ -372,13 +372,9 @@ func Open(ctx context.Context, store Store, root, layer string, index *IndexCach
 // HasLayer reports whether the cache root holds any object below the layer
 // folder (a cheap List that stops at the first object).
 func HasLayer(ctx context.Context, store Store, root, layer string) (bool, error) {
-	found := errors.New("found")
-	err := store.List(ctx, path.Join(root, layer)+"/", func(blob.Info) error { return found })
-	switch {
-	case errors.Is(err, found):
-		return true, nil
-	case err != nil:
+	found, err := blob.Any(ctx, store, path.Join(root, layer)+"/", nil)
+	if err != nil {
 		return false, fmt.Errorf("tilecache: list layer %q: %w", layer, err)
 	}
-	return false, nil
+	return found, nil
 }

@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 
+	"github.com/mapfarm/mapfarm/internal/render"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/image/math/fixed"
@@ -96,21 +97,7 @@ func (d *drawer) glyph(buf *sfnt.Buffer, r rune) (Glyph, bool, error) {
 		return float32(p.X)/64 + dx, float32(p.Y)/64 + dy
 	}
 	for _, s := range segs {
-		switch s.Op {
-		case sfnt.SegmentOpMoveTo:
-			d.ras.MoveTo(pt(s.Args[0]))
-		case sfnt.SegmentOpLineTo:
-			d.ras.LineTo(pt(s.Args[0]))
-		case sfnt.SegmentOpQuadTo:
-			ax, ay := pt(s.Args[0])
-			bx, by := pt(s.Args[1])
-			d.ras.QuadTo(ax, ay, bx, by)
-		case sfnt.SegmentOpCubeTo:
-			ax, ay := pt(s.Args[0])
-			bx, by := pt(s.Args[1])
-			cx, cy := pt(s.Args[2])
-			d.ras.CubeTo(ax, ay, bx, by, cx, cy)
-		}
+		render.AddSegment(&d.ras, s.Op, func(i int) (float32, float32) { return pt(s.Args[i]) })
 	}
 	d.ras.ClosePath()
 	alpha := image.NewAlpha(image.Rect(0, 0, w, h))

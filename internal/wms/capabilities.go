@@ -93,14 +93,7 @@ func (s *service) capabilities(w http.ResponseWriter, r *http.Request, q *reques
 	} else {
 		doc.WriteString("</WMS_Capabilities>\n")
 	}
-	h := w.Header()
-	h.Set("Content-Type", ct)
-	h.Set("Content-Length", strconv.Itoa(doc.Len()))
-	h.Set("Cache-Control", "public, max-age=60")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(doc.String()))
-	}
+	writeBody(w, r, http.StatusOK, ct, "public, max-age=60", []byte(doc.String()))
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"image/jpeg"
 	"image/png"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"golang.org/x/image/font"
@@ -92,14 +91,7 @@ func writeException(w http.ResponseWriter, r *http.Request, v version, e *Except
 	b.WriteString(">")
 	_ = xml.EscapeText(&b, []byte(e.Message))
 	b.WriteString("</ServiceException>\n</ServiceExceptionReport>\n")
-	h := w.Header()
-	h.Set("Content-Type", ct)
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(status(e))
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
-	}
+	writeBody(w, r, status(e), ct, "no-store", b.Bytes())
 }
 
 // errNoImageException is why an exception cannot go in an image: the request's size or format
@@ -140,14 +132,7 @@ func writeImageException(w http.ResponseWriter, r *http.Request, q *request, e *
 	if err := enc(&b, img); err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Content-Type", m.format.mime)
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
-	}
+	writeBody(w, r, http.StatusOK, m.format.mime, "no-store", b.Bytes())
 	return nil
 }
 

@@ -154,14 +154,7 @@ func (s *service) featureInfo(w http.ResponseWriter, r *http.Request, q *request
 			return err
 		}
 	}
-	h := w.Header()
-	h.Set("Content-Type", ct)
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
-	}
+	writeBody(w, r, http.StatusOK, ct, "no-cache", b.Bytes())
 	return nil
 }
 

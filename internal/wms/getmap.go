@@ -297,13 +297,6 @@ func (s *service) getMap(w http.ResponseWriter, r *http.Request, q *request) err
 	if ri := s.call.Render; ri != nil {
 		w.Header().Set("Server-Timing", fmt.Sprintf(`render;dur=%.3f;desc="%s"`, float64(ri.Render.Microseconds())/1000, ri.Worker))
 	}
-	h := w.Header()
-	h.Set("Content-Type", v.img.format.mime)
-	h.Set("Content-Length", strconv.Itoa(len(img.ImageData)))
-	h.Set("Cache-Control", "public, max-age=60")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(img.ImageData)
-	}
+	writeBody(w, r, http.StatusOK, v.img.format.mime, "public, max-age=60", img.ImageData)
 	return nil
 }

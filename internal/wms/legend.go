@@ -190,14 +190,7 @@ func (s *service) legendGraphic(w http.ResponseWriter, r *http.Request, q *reque
 	if err != nil {
 		return err
 	}
-	h := w.Header()
-	h.Set("Content-Type", format)
-	h.Set("Content-Length", strconv.Itoa(b.Len()))
-	h.Set("Cache-Control", "public, max-age=60")
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
-	}
+	writeBody(w, r, http.StatusOK, format, "public, max-age=60", b.Bytes())
 	return nil
 }
 

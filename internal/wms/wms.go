@@ -20,6 +20,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -59,12 +60,7 @@ func New(p Params) *Handler {
 	if p.Logger == nil {
 		p.Logger = slog.Default()
 	}
-	if p.MaxImageWidth <= 0 {
-		p.MaxImageWidth = 4096
-	}
-	if p.MaxImageHeight <= 0 {
-		p.MaxImageHeight = 4096
-	}
+	p.MaxImageWidth, p.MaxImageHeight = limits.ImageSize(p.MaxImageWidth, p.MaxImageHeight)
 	return &Handler{p: p}
 }
 
@@ -85,7 +81,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeException(w, r, q.version, exc)
 		return
 	}
-	s := &service{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: requestID(r.Context())}, ctx: r.Context()}
+	s := &service{h: h, svc: svc, call: &mapserver.Call{Service: svc, RequestID: mapserver.RequestID(r.Context())}, ctx: r.Context()}
 	var err error
 	switch q.operation {
 	case opCapabilities:
@@ -117,7 +113,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, q *request, err e
 	case isClientError(err):
 		exc = &Exception{Status: http.StatusBadRequest, Message: err.Error(), err: err}
 	default:
-		h.p.Logger.Error("wms request failed", "request_id", requestID(r.Context()), "request", q.raw, "err", err)
+		h.p.Logger.Error("wms request failed", "request_id", mapserver.RequestID(r.Context()), "request", q.raw, "err", err)
 		exc = &Exception{Status: http.StatusInternalServerError, Message: "the request could not be completed", err: err}
 	}
 	if q.operation == opMap && (q.exceptions == excInImage || q.exceptions == excBlank) {
@@ -135,18 +131,6 @@ func isClientError(err error) bool {
 		return true
 	}
 	return errors.Is(err, mapserver.ErrInvalidArgument)
-}
-
-type requestIDKey struct{}
-
-// WithRequestID returns ctx carrying the request id the handler logs and passes to operations.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
 }
 
 // service is one request's service and its operation calls.
@@ -187,3 +171,16 @@ func invoke[Req, Resp any](s *service, op string, f func(context.Context, *mapse
 }
 
 func (s *service) families() mapserver.Families { return s.h.p.Server.Families() }
+
+// writeBody answers r with status and body: its Content-Type, Content-Length and
+// Cache-Control, then the bytes unless r is a HEAD request. Every WMS answer goes out here.
+func writeBody(w http.ResponseWriter, r *http.Request, status int, contentType, cacheControl string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", cacheControl)
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}

@@ -10,8 +10,8 @@
 // run through the api's Admission: a tile read is never heavy and has no input the request
 // limits measure (docs/render-lanes.md, "Tile reads"). The handlers are
 // net/http handlers; the router names the path parameters with (*http.Request).SetPathValue
-// (see each handler for the names); the request id is the request's X-Request-Id, or the one
-// put in its context with WithRequestID.
+// (see each handler for the names); the request id is the one in the request's context
+// (mapserver.WithRequestID), else its X-Request-Id.
 package wmts
 
 import (
@@ -76,18 +76,10 @@ func New(p Params) *Handler {
 		tags: memcache.New[tileKey, taggedTile]("tile etags", tagMemoryBytes)}
 }
 
-type requestIDKey struct{}
-
-// WithRequestID returns ctx carrying the request id the handlers log and pass to operations,
-// for a router that does not put it in the request's X-Request-Id header.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDKey{}, id)
-}
-
-// requestID is the request's id: the one in its context (WithRequestID), else its
+// requestID is the request's id: the one in its context (mapserver.WithRequestID), else its
 // X-Request-Id header, which the farm's front end sets on every request (api/server.go).
 func requestID(r *http.Request) string {
-	if id, ok := r.Context().Value(requestIDKey{}).(string); ok {
+	if id := mapserver.RequestID(r.Context()); id != "" {
 		return id
 	}
 	return r.Header.Get("X-Request-Id")

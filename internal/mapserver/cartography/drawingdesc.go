@@ -2,6 +2,7 @@ package cartography
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -62,20 +63,24 @@ func drawingDescriptionOut(ctx context.Context, m *catalog.Map, l *catalog.Layer
 	return d
 }
 
-var fillStylesOut = map[symbology.FillStyle]gisxml.SimpleFillStyle{
-	symbology.FillSolid: gisxml.SFSSolid, symbology.FillNull: gisxml.SFSNull, symbology.FillHorizontal: gisxml.SFSHorizontal,
-	symbology.FillVertical: gisxml.SFSVertical, symbology.FillForwardDiagonal: gisxml.SFSForwardDiagonal,
-	symbology.FillBackwardDiagonal: gisxml.SFSBackwardDiagonal, symbology.FillCross: gisxml.SFSCross, symbology.FillDiagonalCross: gisxml.SFSDiagonalCross,
-}
+// The …Out maps are the …In maps of drawing.go read backwards, so that each pairing of a
+// schema style with the model's is written once; SLSInsideFrame, read as a solid line, is
+// never written.
+var (
+	fillStylesOut   = inverse(fillStylesIn)
+	lineStylesOut   = inverse(lineStylesIn, gisxml.SLSInsideFrame)
+	markerStylesOut = inverse(markerStylesIn)
+)
 
-var lineStylesOut = map[symbology.LineStyle]gisxml.SimpleLineStyle{
-	symbology.LineSolid: gisxml.SLSSolid, symbology.LineDash: gisxml.SLSDash, symbology.LineDot: gisxml.SLSDot,
-	symbology.LineDashDot: gisxml.SLSDashDot, symbology.LineDashDotDot: gisxml.SLSDashDotDot, symbology.LineNull: gisxml.SLSNull,
-}
-
-var markerStylesOut = map[symbology.MarkerStyle]gisxml.SimpleMarkerStyle{
-	symbology.MarkerCircle: gisxml.SMSCircle, symbology.MarkerSquare: gisxml.SMSSquare, symbology.MarkerCross: gisxml.SMSCross,
-	symbology.MarkerX: gisxml.SMSX, symbology.MarkerDiamond: gisxml.SMSDiamond,
+// inverse is m read backwards, leaving out the keys in skip (aliases of another key).
+func inverse[K, V comparable](m map[K]V, skip ...K) map[V]K {
+	out := make(map[V]K, len(m))
+	for k, v := range m {
+		if !slices.Contains(skip, k) {
+			out[v] = k
+		}
+	}
+	return out
 }
 
 // symbolOut describes a catalog symbol in schema types.

@@ -427,30 +427,46 @@ func (g *geomCheck) checkPoint() {
 // checkLine checks a LINESTRING geometry: MoveTo(1) LineTo(≥1), repeated.
 func (g *geomCheck) checkLine() {
 	for g.pos < len(g.cmds) && !g.bad {
-		id, n, _ := g.command()
-		if id != 1 || n != 1 {
-			g.fail("linestring part starts with command %d count %d, want MoveTo(1)", id, n)
+		if !g.part("linestring part", "linestring MoveTo", 1, false) {
 			return
-		}
-		if !g.point() {
-			return
-		}
-		id, n, ok := g.command()
-		if !ok || id != 2 || n < 1 {
-			g.fail("linestring MoveTo followed by command %d count %d, want LineTo(≥1)", id, n)
-			return
-		}
-		for range n {
-			x, y := g.x, g.y
-			if !g.point() {
-				return
-			}
-			if g.x == x && g.y == y {
-				g.fail("LineTo of (0, 0) at (%d, %d)", x, y)
-				return
-			}
 		}
 	}
+}
+
+// part checks the MoveTo(1) LineTo(≥minLineTo) that starts a linestring part or a polygon
+// ring, none of whose LineTos is of zero length; start and after name the part and its MoveTo
+// in failures. With keep it puts the points in g.ring. It reports whether the part is good.
+func (g *geomCheck) part(start, after string, minLineTo int, keep bool) bool {
+	id, n, _ := g.command()
+	if id != 1 || n != 1 {
+		g.fail("%s starts with command %d count %d, want MoveTo(1)", start, id, n)
+		return false
+	}
+	if !g.point() {
+		return false
+	}
+	if keep {
+		g.ring = append(g.ring[:0], g.x, g.y)
+	}
+	id, n, ok := g.command()
+	if !ok || id != 2 || n < minLineTo {
+		g.fail("%s followed by command %d count %d, want LineTo(≥%d)", after, id, n, minLineTo)
+		return false
+	}
+	for range n {
+		x, y := g.x, g.y
+		if !g.point() {
+			return false
+		}
+		if g.x == x && g.y == y {
+			g.fail("LineTo of (0, 0) at (%d, %d)", x, y)
+			return false
+		}
+		if keep {
+			g.ring = append(g.ring, g.x, g.y)
+		}
+	}
+	return true
 }
 
 // checkPolygon checks a POLYGON geometry: rings of MoveTo(1) LineTo(≥2)
@@ -458,32 +474,10 @@ func (g *geomCheck) checkLine() {
 func (g *geomCheck) checkPolygon() {
 	first := true
 	for g.pos < len(g.cmds) && !g.bad {
-		id, n, _ := g.command()
-		if id != 1 || n != 1 {
-			g.fail("polygon ring starts with command %d count %d, want MoveTo(1)", id, n)
+		if !g.part("polygon ring", "polygon ring MoveTo", 2, true) {
 			return
 		}
-		if !g.point() {
-			return
-		}
-		g.ring = append(g.ring[:0], g.x, g.y)
 		id, n, ok := g.command()
-		if !ok || id != 2 || n < 2 {
-			g.fail("polygon ring MoveTo followed by command %d count %d, want LineTo(≥2)", id, n)
-			return
-		}
-		for range n {
-			x, y := g.x, g.y
-			if !g.point() {
-				return
-			}
-			if g.x == x && g.y == y {
-				g.fail("LineTo of (0, 0) at (%d, %d)", x, y)
-				return
-			}
-			g.ring = append(g.ring, g.x, g.y)
-		}
-		id, n, ok = g.command()
 		if !ok || id != 7 || n != 1 {
 			g.fail("polygon ring not closed by ClosePath(1) (command %d count %d)", id, n)
 			return
