@@ -1,9 +1,9 @@
 package api
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
