@@ -18,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
@@ -134,6 +135,7 @@ func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient
 	urlc := make(chan string, 1)
 	errc := make(chan error, 1)
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	redisconn.RouteLogs(logger) // go-redis's one logger per process (internal/redisconn)
 	go func() {
 		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
 	}()

@@ -41,7 +41,9 @@ func (f *fakeAdmin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func status(state string, done int64) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) { json.NewEncoder(w).Encode(seed.Status{ID: "job1", State: state, Total: 21, Done: done}) }
+	return func(w http.ResponseWriter) {
+		json.NewEncoder(w).Encode(seed.Status{ID: "job1", State: state, Total: 21, Done: done})
+	}
 }
 
 func hangUp(w http.ResponseWriter) {
