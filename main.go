@@ -31,6 +31,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/legislative"
 	"github.com/mapfarm/mapfarm/internal/logwriter"
+	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
 
@@ -96,6 +97,7 @@ func run(args []string) error {
 	logOut := logwriter.New(os.Stderr, 0)
 	defer logOut.Close()
 	logger := newLogger(logOut, cfg.LogLevel, role)
+	redisconn.RouteLogs(logger) // go-redis's one logger per process (internal/redisconn)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

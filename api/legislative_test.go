@@ -1,6 +1,7 @@
 package api
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -71,8 +72,11 @@ func TestLegislativeMethodsAndPathsGinDoesNotRoute(t *testing.T) {
 		{"unrouted path, HEAD", "HEAD", "/api/v2/general_assembly_136/nowhere", nil, want{404, html404.hdr, ""}},
 		{"SOAP path keeps gin's 405", "FOO", "/arcgis/services/world/MapServer", nil, want{405,
 			http.Header{"Content-Type": {"text/plain"}, "Allow": {"POST, GET"}}, "405 method not allowed"}},
-		{"other paths keep gin's 404", "GET", "/nowhere", nil, want{404, http.Header{"Content-Type": {"text/plain"}}, "404 page not found"}},
-		{"next to the prefix is not under it", "GET", "/api/v2x", nil, want{404, http.Header{"Content-Type": {"text/plain"}}, "404 page not found"}},
+		{"lower-case GET elsewhere keeps gin's 405", "get", "/healthz", nil, want{405,
+			http.Header{"Content-Type": {"text/plain"}, "Allow": {"GET"}}, "405 method not allowed"}},
+		{"other paths: Django's 404 too", "GET", "/nowhere", nil, html404},
+		{"next to the prefix is not under it", "GET", "/api/v2x", nil, html404},
+		{"an unrouted SOAP path", "GET", "/arcgis/services/world/MapServer/nothing", nil, html404},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,6 +88,37 @@ func TestLegislativeMethodsAndPathsGinDoesNotRoute(t *testing.T) {
 			h.ServeHTTP(rec, req)
 			tc.want.onReadRoute(req.URL.Path).check(t, rec.Code, rec.Header(), rec.Body.String())
 		})
+	}
+}
+
+// TestLegislativeMethodInAnyCase: Django upper-cases the method, so the legislative API answers
+// "get" as GET (the DRF twin: 200, not 405), through the whole api and on every kind of answer.
+func TestLegislativeMethodInAnyCase(t *testing.T) {
+	h := legislativeServer(t, Security{}, "")
+	serve := func(method, target string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
+		rec.Header().Del("X-Request-Id")
+		return rec
+	}
+	for _, tc := range []struct{ method, target string }{
+		{"get", "/api/v2/"},
+		{"Get", "/api/v2/general_assembly_136/"},
+		{"get", "/api/v2/general_assembly_136/committees/?format=api"},
+		{"head", "/api/v2/"},
+		{"options", "/api/v2/general_assembly_136/"},
+		{"get", "/api/v2/general_assembly_999/"},
+		{"get", "/api/v2/general_assembly_136"},
+	} {
+		upper := strings.ToUpper(tc.method)
+		want, got := serve(upper, tc.target), serve(tc.method, tc.target)
+		if got.Code != want.Code || !maps.EqualFunc(got.Header(), want.Header(), slices.Equal) || got.Body.String() != want.Body.String() && !strings.Contains(tc.target, "format=api") {
+			t.Errorf("%s %s: %d %v %.80q, want as %s: %d %v %.80q", tc.method, tc.target, got.Code, got.Header(), got.Body.String(),
+				upper, want.Code, want.Header(), want.Body.String())
+		}
+		if want.Code == http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: %d", upper, tc.target, want.Code)
+		}
 	}
 }
 

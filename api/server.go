@@ -208,17 +208,21 @@ func New(p Params) *Server {
 		h := gin.WrapH(p.Legislative)
 		e.Any("/api/v2", h)
 		e.Any("/api/v2/*path", h)
-		// Any covers the standard methods only: gin answers others (FOO) itself, with its
-		// plain-text 405 and an Allow of every method it has a route for. Under /api/v2 the
-		// legislative handler answers them instead, as DRF and Django would.
+		// Any covers the standard methods only: gin answers others (FOO, or "get": Go keeps the
+		// method's case as sent, Django upper-cases it) itself, with its plain-text 405 and an
+		// Allow of every method it has a route for. Under /api/v2 the legislative handler
+		// answers them instead, as DRF and Django would.
 		e.NoMethod(legislativeFallback(h))
-		e.NoRoute(legislativeFallback(h))
+		// A path no route matches, under /api/v2 or not, answers as the DRF twin's Django does:
+		// its HTML 404 page (or APPEND_SLASH's 301 for a routable URL without its slash).
+		e.NoRoute(h)
 	}
 	return s
 }
 
-// legislativeFallback hands requests gin could not route to the legislative handler when their
-// path is the legislative API's, without gin's Allow; other paths keep gin's 404 and 405.
+// legislativeFallback hands requests with a method gin has no route for to the legislative
+// handler when their path is the legislative API's, without gin's Allow; other paths keep gin's
+// 405.
 func legislativeFallback(legislative gin.HandlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if !isJSONAPI(c.Request.URL.Path) {

@@ -19,6 +19,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/seed"
 )
 
@@ -77,13 +78,14 @@ func (c *adminClient) do(ctx context.Context, method, path string, body any, out
 		var e struct {
 			Error string `json:"error"`
 		}
-		if resp.StatusCode == http.StatusUnauthorized && c.missing != "" {
-			return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, c.missing)
+		msg := resp.Status
+		switch {
+		case resp.StatusCode == http.StatusUnauthorized && c.missing != "":
+			msg = resp.Status + ": " + c.missing
+		case json.Unmarshal(b, &e) == nil && e.Error != "":
+			msg = e.Error
 		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s: %s", method, path, e.Error)
-		}
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
+		return &statusError{method: method, path: path, code: resp.StatusCode, msg: msg}
 	}
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
@@ -91,6 +93,32 @@ func (c *adminClient) do(ctx context.Context, method, path string, body any, out
 		}
 	}
 	return nil
+}
+
+// statusError is an answer of the api other than a success.
+type statusError struct {
+	method, path string
+	code         int
+	msg          string // the api's JSON error, else the HTTP status
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("%s %s: %s", e.method, e.path, e.msg) }
+
+// transient reports whether a failed request may succeed when repeated: the api could not be
+// reached or did not answer (a connection refused or reset, a timeout), or answered that it
+// could not serve the request for now (500, 502, 503, 504, 429), as during a Redis failover or
+// an api restart. A refusal of the request itself (400, 401, 403, 404) is not.
+func transient(err error) bool {
+	var se *statusError
+	if !errors.As(err, &se) {
+		return true // no answer at all
+	}
+	switch se.code {
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout,
+		http.StatusTooManyRequests:
+		return true
+	}
+	return false
 }
 
 // farmFlags select the farm: a running api (-server), or a local one-machine farm started
@@ -125,6 +153,7 @@ func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient
 	urlc := make(chan string, 1)
 	errc := make(chan error, 1)
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	redisconn.RouteLogs(logger) // go-redis's one logger per process (internal/redisconn)
 	go func() {
 		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
 	}()
@@ -210,6 +239,7 @@ type seedOptions struct {
 	maxFailures   int64
 	wait          bool
 	timeout       time.Duration
+	pollGrace     time.Duration
 }
 
 // seedCmd submits a job (mode from the command: seed or truncate) and, with -wait (the
@@ -234,6 +264,7 @@ func seedCmd(ctx context.Context, name string, args []string, out, stderr io.Wri
 	fs.Int64Var(&o.maxFailures, "max-failures", 0, "failure budget in tiles (default 1000)")
 	fs.BoolVar(&o.wait, "wait", true, "wait for the job and show progress")
 	fs.DurationVar(&o.timeout, "timeout", 24*time.Hour, "time limit for the whole command")
+	fs.DurationVar(&o.pollGrace, "poll-grace", defaultPollGrace, "with -wait: how long status polls may keep failing (api or Redis unreachable) before the command gives up; the job carries on meanwhile")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -272,23 +303,53 @@ func seedCmd(ctx context.Context, name string, args []string, out, stderr io.Wri
 	if !o.wait && o.farm.server != "" {
 		return nil
 	}
-	return follow(ctx, cl, st.ID, out, stderr)
+	return follow(ctx, cl, st.ID, out, stderr, pollTiming{every: 500 * time.Millisecond, grace: o.pollGrace})
 }
 
+// defaultPollGrace is how long cachetool seed keeps polling a job whose status cannot be read:
+// longer than a Redis Sentinel failover (seconds) or an api restart.
+const defaultPollGrace = 2 * time.Minute
+
+// pollTiming is how follow polls: every interval, and, while polls fail, again after a backoff
+// that doubles from every up to maxBackoff, for at most grace since the last poll that answered.
+type pollTiming struct {
+	every, grace time.Duration
+}
+
+// maxBackoff bounds the wait between two failed polls.
+const maxBackoff = 10 * time.Second
+
 // follow polls a job and draws its progress bar on stderr until the job ends; an interrupt
-// cancels the job.
-func follow(ctx context.Context, cl *adminClient, id string, out, stderr io.Writer) error {
+// cancels the job. A poll that fails transiently (see transient: the api or its Redis away, as
+// in a failover) is retried with backoff until timing.grace has passed since the last answer,
+// while the job carries on in the farm; only then, or on a refusal such as 404, does follow
+// give up.
+func follow(ctx context.Context, cl *adminClient, id string, out, stderr io.Writer, timing pollTiming) error {
 	bar := &progressBar{w: stderr, width: 30}
-	tick := time.NewTicker(500 * time.Millisecond)
-	defer tick.Stop()
+	lastAnswer := time.Now()
+	backoff := timing.every
 	for {
 		var st seed.Status
+		wait := timing.every
 		if err := cl.do(ctx, http.MethodGet, "/admin/seed/"+id, nil, &st); err != nil {
 			if ctx.Err() != nil {
 				break
 			}
-			return err
+			if !transient(err) || time.Since(lastAnswer) >= timing.grace {
+				bar.done()
+				return fmt.Errorf("job %s: status unknown, the job may still be running (cachetool status): %w", id, err)
+			}
+			bar.done()
+			fmt.Fprintf(stderr, "status poll failed, retrying in %s (for up to %s): %v\n", backoff, timing.grace.Round(time.Second), err)
+			wait, backoff = backoff, min(2*backoff, maxBackoff)
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+				continue
+			}
+			break
 		}
+		lastAnswer, backoff = time.Now(), timing.every
 		bar.draw(st)
 		if seed.Terminal(st.State) {
 			bar.done()
@@ -300,7 +361,7 @@ func follow(ctx context.Context, cl *adminClient, id string, out, stderr io.Writ
 		}
 		select {
 		case <-ctx.Done():
-		case <-tick.C:
+		case <-time.After(wait):
 			continue
 		}
 		break

@@ -9,7 +9,7 @@
 //	cachetool status   -server URL [job]
 //	cachetool cancel   -server URL job
 //	cachetool truncate [-server URL] -service S [-levels ...] [-extent ...]
-//	cachetool verify   -service S [-levels ...] [-extent ...]
+//	cachetool verify   -service S [-levels ...] [-extent ...] | -job ID [-server URL]
 //	cachetool export   -service S -dir DIR
 //	cachetool import   -service S -dir DIR
 //	cachetool convert  -service S -to exploded|compact|compactV2 (-dir DIR | -dest-root ROOT)

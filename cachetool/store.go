@@ -10,6 +10,7 @@ import (
 	_ "image/jpeg" // decode JPEG tiles
 	_ "image/png"  // decode PNG tiles
 	"io"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -139,21 +140,27 @@ func scanBundles(ctx context.Context, store tilecache.Store, root, folder string
 	return nil
 }
 
-// verifyCmd checks a stored cache: every bundle decodes, every tile decodes as an image,
-// and every tile of the area of interest at the levels is present.
+// verifyCmd checks a stored cache: every bundle decodes, every tile decodes as an image, and
+// every tile of the area of interest at the levels is present; with -job, every tile a finished
+// seeding job planned is present or one it left empty on purpose (verifyJob).
 func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
 	var cf cacheFlags
 	fs := flag.NewFlagSet("cachetool verify", flag.ContinueOnError)
 	cf.register(fs)
 	levels := fs.String("levels", "", "levels to check for completeness (default: every level of conf.xml)")
 	extent := fs.String("extent", "", "area of interest xmin,ymin,xmax,ymax (default: conf.cdi's extent)")
-	allowMissing := fs.Bool("allow-missing", false, "do not report missing tiles (caches seeded with skipEmpty leave empty tiles out)")
+	allowMissing := fs.Bool("allow-missing", false, "do not report missing tiles (caches seeded with skipEmpty leave empty tiles out; -job tells them apart)")
+	job := fs.String("job", "", "check the tiles this finished seeding job planned (its cache, layers, levels and area), counting the tiles it left empty on purpose (skipEmpty) as expected; reads the job from the api (-server)")
+	server := fs.String("server", "http://127.0.0.1:8080", "with -job: base URL of the mapfarm api")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	store, err := openStore(ctx, cf.config)
 	if err != nil {
 		return err
+	}
+	if *job != "" {
+		return verifyJob(ctx, newAdminClient(*server, 30*time.Second), *job, store, out, stderr)
 	}
 	root := cf.cacheRoot()
 	info, cdi, err := tilecache.ReadMetadata(ctx, store, root)
@@ -173,35 +180,11 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	} else if e != nil {
 		aoi = orb.Bound{Min: orb.Point{e[0], e[1]}, Max: orb.Point{e[2], e[3]}}
 	}
-	present := map[tilecache.Tile]bool{}
-	var problems []string
-	nb, nt := 0, 0
-	start := time.Now()
-	err = scanBundles(ctx, store, root, cf.folder, info, func(bt bundleTiles) error {
-		nb++
-		if bt.err != nil {
-			problems = append(problems, fmt.Sprintf("bundle %v (%s): %v", bt.bundle, bt.key, bt.err))
-			return nil
-		}
-		for t, data := range bt.tiles {
-			nt++
-			if !bt.bundle.Contains(t) {
-				problems = append(problems, fmt.Sprintf("tile %v is in bundle %v", t, bt.bundle))
-				continue
-			}
-			if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
-				problems = append(problems, fmt.Sprintf("tile %v: does not decode: %v", t, err))
-				continue
-			}
-			present[t] = true
-		}
-		fmt.Fprintf(stderr, "\rverify: %d bundles, %d tiles, %.0f tiles/s   ", nb, nt, float64(nt)/max(time.Since(start).Seconds(), 1e-3))
-		return nil
-	})
-	fmt.Fprintln(stderr)
+	sc, err := scanFolder(ctx, store, root, cf.folder, info, stderr)
 	if err != nil {
 		return err
 	}
+	problems := sc.problems
 	missing := 0
 	if aoi != (orb.Bound{}) {
 		cover, err := info.Scheme.Cover(aoi, lv...)
@@ -209,7 +192,7 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 			return err
 		}
 		for t := range cover.Tiles() {
-			if !present[t] {
+			if !sc.present[t] {
 				missing++
 				if !*allowMissing && missing <= 20 {
 					problems = append(problems, fmt.Sprintf("tile %v is missing", t))
@@ -218,12 +201,116 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 		}
 	}
 	fmt.Fprintf(out, "cache %s/%s: %s, %d bundles, %d tiles decoded, %d tiles of the area missing, %d problems\n",
-		root, cf.folder, info.Storage, nb, len(present), missing, len(problems))
+		root, cf.folder, info.Storage, sc.bundles, len(sc.present), missing, len(problems))
 	for _, p := range problems {
 		fmt.Fprintln(out, "  "+p)
 	}
 	if len(problems) > 0 || (missing > 0 && !*allowMissing) {
 		return fmt.Errorf("verify: cache %s is not complete and consistent", root)
+	}
+	return nil
+}
+
+// scanned is what scanFolder found in a cache folder: its bundles, the tiles that decode, and
+// what is wrong.
+type scanned struct {
+	bundles  int
+	present  map[tilecache.Tile]bool
+	problems []string
+}
+
+// scanFolder decodes every bundle and tile of a cache folder, showing its progress on stderr.
+func scanFolder(ctx context.Context, store tilecache.Store, root, folder string, info tilecache.CacheInfo, stderr io.Writer) (scanned, error) {
+	sc := scanned{present: map[tilecache.Tile]bool{}}
+	nt := 0
+	start := time.Now()
+	err := scanBundles(ctx, store, root, folder, info, func(bt bundleTiles) error {
+		sc.bundles++
+		if bt.err != nil {
+			sc.problems = append(sc.problems, fmt.Sprintf("bundle %v (%s): %v", bt.bundle, bt.key, bt.err))
+			return nil
+		}
+		for t, data := range bt.tiles {
+			nt++
+			if !bt.bundle.Contains(t) {
+				sc.problems = append(sc.problems, fmt.Sprintf("tile %v is in bundle %v", t, bt.bundle))
+				continue
+			}
+			if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+				sc.problems = append(sc.problems, fmt.Sprintf("tile %v: does not decode: %v", t, err))
+				continue
+			}
+			sc.present[t] = true
+		}
+		fmt.Fprintf(stderr, "\rverify: %d bundles, %d tiles, %.0f tiles/s   ", sc.bundles, nt, float64(nt)/max(time.Since(start).Seconds(), 1e-3))
+		return nil
+	})
+	fmt.Fprintln(stderr)
+	return sc, err
+}
+
+// verifyJob checks the cache a finished seeding job wrote against the job's own record: every
+// bundle and tile of its layers decodes, and the tiles it planned (its metatiles' tiles, at its
+// levels, over its area) that are absent are exactly as many as it counted empty (skipEmpty:
+// nothing but background, so left out on purpose) and failed. The job records how many tiles it
+// left empty, not which: a count check, which a lost bundle fails unless some other tile appeared
+// in its place. A job with failed tiles does not pass (they are missing, not empty). Tiles the
+// job did not plan are not looked at.
+func verifyJob(ctx context.Context, cl *adminClient, id string, store tilecache.Store, out, stderr io.Writer) error {
+	var st seed.Status
+	if err := cl.do(ctx, http.MethodGet, "/admin/seed/"+id, nil, &st); err != nil {
+		return err
+	}
+	sp := st.Spec
+	switch {
+	case sp == nil:
+		return fmt.Errorf("verify: job %s has no spec", id)
+	case sp.Mode == seed.Delete:
+		return fmt.Errorf("verify: job %s is a delete job: nothing it planned should be there", id)
+	case st.State != seed.StateDone:
+		return fmt.Errorf("verify: job %s is %s, not done: verify -job checks what a finished job left", id, st.State)
+	}
+	plan, err := seed.Plan(sp, 0)
+	if err != nil {
+		return err
+	}
+	info := sp.Info()
+	var problems []string
+	bundles, decoded, planned, missing := 0, 0, int64(0), int64(0)
+	for layer, l := range sp.Layers {
+		sc, err := scanFolder(ctx, store, sp.Root, l.Folder, info, stderr)
+		if err != nil {
+			return err
+		}
+		bundles, decoded = bundles+sc.bundles, decoded+len(sc.present)
+		problems = append(problems, sc.problems...)
+		for u := range plan {
+			if u.Layer != layer {
+				continue
+			}
+			for _, m := range u.Metatiles {
+				for t := range m.Tiles() {
+					planned++
+					if !sc.present[t] {
+						missing++
+					}
+				}
+			}
+		}
+	}
+	if st.Failed > 0 {
+		problems = append(problems, fmt.Sprintf("the job failed %d tiles", st.Failed))
+	}
+	if missing != st.Empty+st.Failed {
+		problems = append(problems, fmt.Sprintf("%d of the tiles the job planned are absent, but it left %d empty and failed %d", missing, st.Empty, st.Failed))
+	}
+	fmt.Fprintf(out, "cache %s (job %s, %d layers): %s, %d bundles, %d tiles decoded; %d tiles planned, %d absent, %d of them left empty on purpose; %d problems\n",
+		sp.Root, id, len(sp.Layers), info.Storage, bundles, decoded, planned, missing, min(missing, st.Empty), len(problems))
+	for _, p := range problems {
+		fmt.Fprintln(out, "  "+p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("verify: cache %s is not what job %s wrote", sp.Root, id)
 	}
 	return nil
 }

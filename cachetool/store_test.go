@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -96,5 +100,80 @@ func TestStoreCommands(t *testing.T) {
 	err = run(ctx, []string{"verify", "-service", "world", "-extent", "-1,-1,1,1"}, &out, &bytes.Buffer{})
 	if err == nil || !strings.Contains(out.String(), "bundle 2/R0000C0000") || !strings.Contains(out.String(), "is missing") {
 		t.Errorf("verify of a corrupt cache: %v\n%s", err, out.String())
+	}
+}
+
+// deleteTiles removes tiles from the cache writeCache made.
+func deleteTiles(t *testing.T, store *blob.Disk, root string, tiles ...tilecache.Tile) {
+	t.Helper()
+	c, err := tilecache.New(store, tilecache.Options{Root: root, Format: tilecache.CompactV2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tile := range tiles {
+		w, err := c.NewBundleWriter(tilecache.BundleOf(tile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Delete(tile); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// verify -job tells the tiles a seeding job left empty on purpose (skipEmpty) from missing ones
+// by the job's own count (issue 26: plain verify said 10,029 "missing" on the sample cache): the
+// job's absent tiles must be exactly as many as it counted empty.
+func TestVerifyJob(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("MAPFARM_STORE", "disk")
+	t.Setenv("MAPFARM_STORE_DIR", filepath.Join(dir, "store"))
+	store, err := blob.NewDisk(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const root = "arcgiscache/world/Layers"
+	writeCache(t, store, root)
+	// The job left three tiles of level 2 empty: they are not in the cache.
+	deleteTiles(t, store, root, tilecache.Tile{Level: 2, Row: 0, Col: 0}, tilecache.Tile{Level: 2, Row: 3, Col: 1}, tilecache.Tile{Level: 2, Row: 3, Col: 3})
+	scheme := tilecache.WebMercator()
+	scheme.LODs = scheme.LODs[:3]
+	spec := &seed.Spec{ID: "job1", Service: "world", Map: "Layers", Root: root, Layers: []seed.Layer{{ID: -1, Folder: tilecache.FusedLayer}},
+		Scheme: scheme, Storage: tilecache.CompactV2, Extent: scheme.Extent, Levels: []int{0, 1, 2}, Mode: seed.RecreateAll,
+		MetatileSize: 4, PartTiles: 256, SkipEmpty: true}
+	tests := []struct {
+		name    string
+		st      seed.Status
+		wantOut string
+		wantErr bool
+	}{
+		{"as many absent as left empty", seed.Status{State: seed.StateDone, Done: 18, Empty: 3},
+			"21 tiles planned, 3 absent, 3 of them left empty on purpose; 0 problems", false},
+		{"one more absent than left empty", seed.Status{State: seed.StateDone, Done: 19, Empty: 2},
+			"3 of the tiles the job planned are absent, but it left 2 empty and failed 0", true},
+		{"failed tiles", seed.Status{State: seed.StateDone, Done: 18, Empty: 2, Failed: 1}, "the job failed 1 tiles", true},
+		{"still running", seed.Status{State: seed.StateRunning, Done: 10}, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := tc.st
+			st.ID, st.Total, st.Spec = "job1", 21, spec
+			api := &fakeAdmin{answers: []func(http.ResponseWriter){func(w http.ResponseWriter) { json.NewEncoder(w).Encode(st) }}}
+			srv := httptest.NewServer(api)
+			defer srv.Close()
+			var out bytes.Buffer
+			err := run(context.Background(), []string{"verify", "-job", "job1", "-server", srv.URL}, &out, &bytes.Buffer{})
+			if (err != nil) != tc.wantErr || !strings.Contains(out.String(), tc.wantOut) {
+				t.Errorf("verify -job: %v, want error %v; output:\n%s\nwant it to hold %q", err, tc.wantErr, out.String(), tc.wantOut)
+			}
+		})
+	}
+	// Plain verify counts the same three as missing.
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"verify", "-service", "world"}, &out, &bytes.Buffer{}); err == nil || !strings.Contains(out.String(), "3 tiles of the area missing") {
+		t.Errorf("plain verify: %v\n%s", err, out.String())
 	}
 }

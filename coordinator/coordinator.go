@@ -102,7 +102,8 @@ func New(p Params) *Coordinator {
 	return c
 }
 
-// Run runs the loops until ctx is done.
+// Run runs the loops until ctx is done, and returns nil then: a stop is never a failure, and a
+// pass that ctx cuts short logs nothing (each loop checks ctx before it warns).
 func (c *Coordinator) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -139,6 +140,9 @@ func every(ctx context.Context, d time.Duration, f func()) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if ctx.Err() != nil {
+				return // both were ready: stopping wins
+			}
 			f()
 		}
 	}

@@ -26,11 +26,14 @@ func (r *outputReaper) exec(ctx context.Context, now time.Time) int {
 		}
 		return ctx.Err()
 	})
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		r.logger.Warn("list outputs", "err", err)
 	}
 	n := 0
 	for _, key := range expired {
+		if ctx.Err() != nil {
+			break // stopping: the next coordinator's pass deletes the rest
+		}
 		if err := r.store.Delete(ctx, key); err != nil {
 			r.logger.Warn("delete expired output", "key", key, "err", err)
 			continue

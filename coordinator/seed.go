@@ -89,7 +89,9 @@ func newSeedRunner(p seedRunnerParams) *seedRunner {
 func (r *seedRunner) exec(ctx context.Context) {
 	ids, err := r.p.jobs.Active(ctx)
 	if err != nil {
-		r.p.logger.Warn("seed: list active jobs", "err", err)
+		if ctx.Err() == nil {
+			r.p.logger.Warn("seed: list active jobs", "err", err)
+		}
 		return
 	}
 	if len(ids) > 0 && r.p.archive != nil && time.Since(r.lastSweep) >= r.p.sweepEvery {
@@ -97,6 +99,9 @@ func (r *seedRunner) exec(ctx context.Context) {
 		r.sweepLost(ctx, ids)
 	}
 	for _, id := range ids {
+		if ctx.Err() != nil {
+			return // stopping: the job stays active for the next pass, of this or another coordinator
+		}
 		if err := seed.ValidID(id); err != nil {
 			// A job stored before ids were checked: its id does not fit in store keys or
 			// URLs, so it could never finish. End it without touching the store.
@@ -110,7 +115,7 @@ func (r *seedRunner) exec(ctx context.Context) {
 		if err != nil || !ok {
 			continue // another coordinator works on it (or Redis is away: next pass)
 		}
-		if err := r.step(ctx, id); err != nil {
+		if err := r.step(ctx, id); err != nil && ctx.Err() == nil {
 			r.p.logger.Warn("seed: job step", "job", id, "err", err)
 		}
 		if err := r.p.jobs.Unlock(context.WithoutCancel(ctx), id, r.owner); err != nil {
@@ -277,6 +282,9 @@ func (r *seedRunner) sweepLost(ctx context.Context, active []string) {
 		for _, ti := range infos {
 			recorded, err := r.recordLost(ctx, ti, live)
 			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
 				r.p.logger.Warn("seed: record a lost unit", "task", ti.ID, "err", err)
 				continue
 			}

@@ -310,7 +310,8 @@ func (w *Worker) touch() { w.last.Store(time.Now().UnixNano()) }
 func (w *Worker) idleFor() time.Duration { return time.Duration(time.Now().UnixNano() - w.last.Load()) }
 
 // Run processes tasks until ctx is done, then stops taking new tasks and waits (up to 30s) for
-// the ones in flight; unfinished tasks go back to the queue.
+// the ones in flight; unfinished tasks go back to the queue. A ctx that ends is a clean stop: Run
+// then returns nil, also when it ends while the worker is still connecting to Redis.
 //
 // While tasks come, the worker polls its queues every PollInterval (1 ms: a task waits for a
 // worker at most that long). Once its queues have been empty for IdleAfter it stops polling and
@@ -325,6 +326,12 @@ func (w *Worker) Run(ctx context.Context) error {
 		sub := w.p.Redis.Subscribe(ctx, task.WakeChannel)
 		defer sub.Close()
 		if _, err := sub.Receive(ctx); err != nil {
+			if ctx.Err() != nil {
+				// Stopped while it was still connecting: a clean stop, whatever the
+				// cancelled dial or read says ("operation was canceled").
+				w.p.Logger.Info("worker stopped before it started")
+				return nil
+			}
 			return fmt.Errorf("worker: subscribe to %s: %w", task.WakeChannel, err)
 		}
 		wake = sub.Channel()

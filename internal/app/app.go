@@ -64,8 +64,19 @@ type Hooks struct {
 	SeedAtStart bool
 }
 
-// Run wires the components a role needs and runs them until ctx ends.
+// Run wires the components a role needs and runs them until ctx ends. A ctx that ends is a
+// clean stop, also while the role is still starting: what a cancelled dial, ping or read then
+// returns (context.Canceled, "operation was canceled") is not a failure, and Run returns nil.
 func Run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logger, hooks Hooks) error {
+	err := run(ctx, role, cfg, logger, hooks)
+	if err != nil && ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		logger.Info("stopped while starting", "role", role, "err", err)
+		return nil
+	}
+	return err
+}
+
+func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logger, hooks Hooks) error {
 	runAPI := role == "serve" || role == "api"
 	runWorker := role == "serve" || role == "worker"
 	runCoord := role == "serve" || role == "coordinator"

@@ -47,10 +47,9 @@ func (pr *pageRenderer) render(h *Handler, r *http.Request, rt *route, status in
 	if r.URL.RawQuery != "" {
 		full += "?" + r.URL.RawQuery
 	}
-	desc := ""
-	if rt.view.desc != "" {
-		desc = "<p>" + strings.ReplaceAll(htmlEscape(rt.view.desc), "\n", "<br />") + "</p>"
-	}
+	// DRF's markup_description without markdown: the docstring escaped, in a paragraph, also
+	// when it is empty ("<p></p>").
+	desc := "<p>" + strings.ReplaceAll(htmlEscape(rt.view.desc), "\n", "<br />") + "</p>"
 	data := pageData{
 		Name:        htmlEscape(rt.view.name),
 		Static:      htmlEscape(pr.static),
@@ -79,7 +78,7 @@ func (h *Handler) crumbs(r *http.Request) string {
 	type crumb struct{ name, url string }
 	var list []crumb
 	suffix := ""
-	if vs := r.URL.Query()["format"]; len(vs) > 0 {
+	if vs := parseQuery(r.URL.RawQuery)["format"]; len(vs) > 0 {
 		suffix = "?format=" + queryEscapeDRF(vs[len(vs)-1])
 	}
 	u := r.URL.Path

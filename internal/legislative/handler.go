@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -155,8 +154,13 @@ func (h *Handler) resolves(path string) bool {
 	return ok
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. The method is read in upper case, whatever case the
+// client sent, as Django's request.method is: "get" is a GET.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if m := strings.ToUpper(r.Method); m != r.Method {
+		r = r.Clone(r.Context())
+		r.Method = m
+	}
 	path := r.URL.Path
 	snap := h.snap.Load()
 	var (
@@ -218,10 +222,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // requestFormat returns the ?format= value (the last one, as Django's
-// QueryDict.get does) and the Accept header.
+// QueryDict.get does, read as Django reads it: parseQuery) and the Accept header.
 func requestFormat(r *http.Request) (format, accept string, hasAccept bool) {
 	if r.URL.RawQuery != "" {
-		if vs := r.URL.Query()["format"]; len(vs) > 0 {
+		if vs := parseQuery(r.URL.RawQuery)["format"]; len(vs) > 0 {
 			format = vs[len(vs)-1]
 		}
 	}
@@ -364,9 +368,9 @@ func metadataBody(rt *route) []byte {
 
 // replaceFormat returns the request's full path with its format parameter
 // set to value and the query re-encoded with sorted keys, as DRF's
-// replace_query_param does. Malformed query pairs are dropped.
+// replace_query_param does (its parse_qs reads the query as parseQuery does).
 func replaceFormat(r *http.Request, value string) string {
-	q, _ := url.ParseQuery(r.URL.RawQuery) // keeps every pair it could parse
+	q := parseQuery(r.URL.RawQuery)
 	q["format"] = []string{value}
 	return r.URL.EscapedPath() + "?" + q.Encode()
 }

@@ -121,6 +121,8 @@ func (r *Reloader) Run(ctx context.Context) error {
 	for {
 		changed, err := r.Poll(ctx)
 		switch {
+		case err != nil && ctx.Err() != nil:
+			// Stopping: a poll cut short is not a failure.
 		case err != nil:
 			r.log(ctx, slog.LevelError, "legislative dataset poll failed", "key", r.key, "err", err)
 		case changed:

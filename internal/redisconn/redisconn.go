@@ -8,6 +8,9 @@
 // client (asynq.New*FromRedisClient), as are the farm's own keys: result lists, the enqueue
 // wake-up Pub/Sub, seeding jobs, the store identity and the output id key. One process, one
 // pool, one view of which server is the primary.
+//
+// go-redis's own log lines (its pool, Sentinel) go through slog once a program calls RouteLogs
+// (log.go): mapfarm's main and cachetool's local farm do.
 package redisconn
 
 import (
