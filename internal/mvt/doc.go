@@ -4,7 +4,7 @@
 // A tile is a rectangle in map units (Tile): one of Web Mercator's z/x/y
 // (WebMercatorTile) or any tile of a cache's own tiling scheme
 // (SchemeTile, over tilecache.Scheme). The sources must already be in the
-// tile's coordinate system; reprojection is the caller's (feature.Reproject).
+// tile's coordinate system; reprojection is the caller's (feature.Reprojected).
 //
 // Each feature's geometry goes through these steps, in this order:
 //

@@ -11,7 +11,7 @@ import (
 
 // Logger writes go-redis's log lines (its connection pool, Sentinel and Pub/Sub report through
 // one Printf) as slog records with component=go-redis, instead of the unstructured
-// "redis: pool.go:…" lines go-redis writes to stderr by default. go-redis gives its lines no
+// "redis: pool…" lines go-redis writes to stderr by default. go-redis gives its lines no
 // level: a Sentinel's report that is not a failure (the primary it found, a new one after a
 // failover) is logged at INFO, everything else (failed dials, closes, lookups,
 // re-authentication) at WARN.

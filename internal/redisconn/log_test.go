@@ -16,7 +16,7 @@ import (
 )
 
 // go-redis's lines become JSON records with a level and component=go-redis (issue 26: they were
-// unstructured "pool.go:…" lines on stderr).
+// unstructured "redis: pool…" lines on stderr).
 func TestLoggerWritesStructuredRecords(t *testing.T) {
 	var buf bytes.Buffer
 	l := redisconn.Logger{L: slog.New(slog.NewJSONHandler(&buf, nil))}
@@ -48,7 +48,7 @@ func TestLoggerWritesStructuredRecords(t *testing.T) {
 }
 
 // Once routed, what go-redis itself logs (here its pool giving up a dial to a closed port, the
-// "pool.go:…" line of a failover) arrives as a record. RouteLogs sets go-redis's process-wide
+// "redis: pool…" line of a failover) arrives as a record. RouteLogs sets go-redis's process-wide
 // logger: this test binary's, for good.
 func TestRouteLogs(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,7 +1,7 @@
 // Package vectorstyle writes the Mapbox GL style (version 8) of a map of a service: the
-// `resources/styles/root.json` an ArcGIS VectorTileServer serves next to its tiles, which
+// resources/styles/root.json resource an ArcGIS VectorTileServer serves next to its tiles, which
 // MapLibre GL and the ArcGIS Maps SDK draw the tiles with. It reads the same symbology the raster
-// renderer draws (servicedef's renderers, symbols and label classes) and says it in style
+// renderer draws (the symbology package's renderers, symbols and label classes) and says it in style
 // layers, so a vector map looks like the raster one:
 //
 //   - a map layer is one tile layer (source-layer: the layer's name, as the MVT encoder names
