@@ -80,9 +80,6 @@ func New(fonts *render.Fonts, cacheBytes int64) *Glyphs {
 	return &Glyphs{fonts: fonts, cache: memcache.New[rangeKey, []byte]("glyph ranges", cacheBytes)}
 }
 
-// Cache returns the range cache, for metrics.
-func (g *Glyphs) Cache() memcache.Statser { return g.cache }
-
 // ParseRange reads a range as a URL names it, "0-255", "256-511", …: 256 code points starting
 // at a multiple of 256, at most MaxCodePoint. It returns the first code point.
 func ParseRange(s string) (int, error) {

@@ -52,10 +52,13 @@ func TestOWSLib(t *testing.T) {
 		}
 		t.Skipf("%s cannot import owslib (python3-owslib)", py)
 	}
-	srv := httptest.NewServer(nil)
-	defer srv.Close()
-	f := newFarmAt(t, srv.URL)
+	// The capabilities name the server's own URL: the handler is set before the server starts
+	// (the listener's address is known already), so no request races with it.
+	srv := httptest.NewUnstartedServer(nil)
+	f := newFarmAt(t, "http://"+srv.Listener.Addr().String())
 	srv.Config.Handler = f
+	srv.Start()
+	defer srv.Close()
 	dir := t.TempDir()
 	out, err := exec.Command(py, "-c", owslibScript, srv.URL, dir).Output()
 	if err != nil {
@@ -114,10 +117,13 @@ func TestGDALReadsWMS(t *testing.T) {
 	if _, err := exec.LookPath("gdalinfo"); err != nil {
 		t.Skip("gdalinfo (gdal-bin) is not installed")
 	}
-	srv := httptest.NewServer(nil)
-	defer srv.Close()
-	f := newFarmAt(t, srv.URL)
+	// The capabilities name the server's own URL: the handler is set before the server starts
+	// (the listener's address is known already), so no request races with it.
+	srv := httptest.NewUnstartedServer(nil)
+	f := newFarmAt(t, "http://"+srv.Listener.Addr().String())
 	srv.Config.Handler = f
+	srv.Start()
+	defer srv.Close()
 	dir := t.TempDir()
 	env := testenv.GDALEnv(dir)
 	cmd := exec.Command("gdalinfo", "WMS:"+srv.URL+"/arcgis/services/world_geographic/MapServer/WMSServer?SERVICE=WMS&REQUEST=GetCapabilities")
