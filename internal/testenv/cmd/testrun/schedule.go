@@ -369,17 +369,27 @@ func (r *runner) staleWords() error {
 	return fmt.Errorf("%d stale words", len(found))
 }
 
-// split lists the packages under test and splits them into the race set and the plain set.
+// split lists the packages under test and splits them into the race set (packages whose code
+// or tests run concurrently: concurrent) and the plain set (the rest, and plainPackages).
+// Packages without test files go to the plain set: go test only compiles them, and a plain
+// compile is one the e2e binaries need anyway.
 func (r *runner) split(ctx context.Context, tags string) (race, plain []string, err error) {
-	out, err := r.output(ctx, "go", append([]string{"list", tags}, r.pkgs...)...)
+	out, err := r.output(ctx, "go", append([]string{"list", tags, "-f",
+		`{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}} {{join .CgoFiles " "}}|{{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}`},
+		r.pkgs...)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, p := range strings.Fields(out) {
-		if isPlain(p) {
-			plain = append(plain, p)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 4 {
+			continue
+		}
+		pkg, dir, code, tests := f[0], f[1], strings.Fields(f[2]), strings.Fields(f[3])
+		if !isPlain(pkg) && len(tests) > 0 && concurrent(dir, append(code, tests...)) {
+			race = append(race, pkg)
 		} else {
-			race = append(race, p)
+			plain = append(plain, pkg)
 		}
 	}
 	return race, plain, nil
