@@ -16,7 +16,8 @@ import (
 )
 
 // fuzzTargets are fuzzed in full runs, "package:FuzzFunc:runs", each for its count of runs
-// (about 5 s each on this project's 2-core machines; the rates differ 70-fold). Add new fuzz
+// (about 2–3 s each on this project's 2-core machines; the rates differ 70-fold; halved on
+// 2026-11-27 to keep the fresh run under its budget: a smoke test, not a campaign). Add new fuzz
 // targets here. A count of runs, not a time: with -fuzztime as a duration, Go 1.26's fuzzing
 // coordinator can end a run that found nothing with "context deadline exceeded" when the time
 // is up while a worker is mid-input (go.dev/issue/75804, fixed in Go 1.27). A count has no
@@ -24,12 +25,12 @@ import (
 // store's key mapping, the last guard against path traversal) run in every full run; the
 // bundle index readers (their seed corpora run in go test anyway) with MAPFARM_FUZZ_ALL=1.
 var fuzzTargets = []string{
-	"./internal/blob:FuzzDiskKey:5000",
-	"./internal/soap:FuzzReadRequest:150000",
-	"./internal/where:FuzzParse:30000",
-	"./internal/proj:FuzzFromWKT:50000",
-	"./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:300000",
-	"./internal/feature/geojson:FuzzParse:110000",
+	"./internal/blob:FuzzDiskKey:2500",
+	"./internal/soap:FuzzReadRequest:75000",
+	"./internal/where:FuzzParse:15000",
+	"./internal/proj:FuzzFromWKT:25000",
+	"./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:150000",
+	"./internal/feature/geojson:FuzzParse:55000",
 }
 
 var fuzzAllTargets = []string{
@@ -37,10 +38,10 @@ var fuzzAllTargets = []string{
 	"./internal/tilecache:FuzzBundleIndexV1:100000",
 }
 
-// plainPackages are tested without the race detector, beside the race set: e2e drives separate
-// processes and real servers (the race detector would only slow its clients down) and the two
-// data providers' tests are long single-goroutine scans of real databases (their concurrent
-// use runs under the race detector in internal/mapdraw and internal/mapserver).
+// plainPackages are tested without the race detector whatever their files say (split and
+// concurrent decide for the others): e2e drives separate processes and real servers (the race
+// detector would only slow its clients down) and the two data providers' tests are long scans
+// of real databases (their concurrent use runs under the race detector in internal/mapdraw).
 var plainPackages = []string{"/e2e", "/internal/feature/gpkg", "/internal/feature/postgis"}
 
 const (
