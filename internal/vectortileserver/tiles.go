@@ -181,8 +181,8 @@ func gzipped(data []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// gunzip inflates a tile for a client that does not take gzip; a tile is at most
-// mvt.MaxBytes-sized, but the reader is bounded anyway.
+// gunzip inflates a tile for a client that does not take gzip; the encoder bounds a tile's size
+// (mvt.DefaultMaxBytes unless set), and the reader is bounded anyway (a seeded tile).
 func gunzip(data []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
