@@ -235,11 +235,6 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		m.RegisterCaches(recent.Cache())
 		m.RegisterCaches(tileIndex.Caches()...)
 		m.RegisterCaches(ops.Caches()...)
-		vts, err := vectorTileServer(cat, vectortileserver.NewStoreCaches(store, tileIndex), publicURL, cfg.Limits.OperationTimeout, logger)
-		if err != nil {
-			return err
-		}
-		m.RegisterCaches(vts.Caches()...)
 		seedAdmin := &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID}
 		sec := api.Security{AdminToken: adminToken, AdminHosts: cfg.Security.AdminHosts, RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins,
 			TrustedProxies: cfg.Security.TrustedProxies}
@@ -262,6 +257,11 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		})
 		// One request policy (limits, heavy lane) for the SOAP and REST front ends.
 		admission := api.NewAdmission(requestLimits(cfg.Limits), api.HeavyLane{Slots: cfg.Limits.HeavySlots}, m.Registry)
+		vts, err := vectorTileServer(cat, vectortileserver.NewStoreCaches(store, tileIndex), admission, publicURL, cfg.Limits.OperationTimeout, logger)
+		if err != nil {
+			return err
+		}
+		m.RegisterCaches(vts.Caches()...)
 		srv := api.New(api.Params{
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
@@ -382,8 +382,9 @@ func OpenStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 
 // vectorTileServer is the VectorTileServer of every service (internal/vectortileserver): tiles
 // read from a seeded vector cache of stored, else built on demand, gzip-compressed once, within
-// the encoder's default limits and the operation timeout.
-func vectorTileServer(cat *catalog.Catalog, stored vectortileserver.Stored, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
+// the encoder's default limits and the operation timeout, at the lower CPU priority of the
+// admission's heavy work.
+func vectorTileServer(cat *catalog.Catalog, stored vectortileserver.Stored, adm *api.Admission, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
 	b, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
 	if err != nil {
 		return nil, err
@@ -393,5 +394,5 @@ func vectorTileServer(cat *catalog.Catalog, stored vectortileserver.Stored, publ
 		return nil, err
 	}
 	return vectortileserver.New(vectortileserver.Params{Services: cat, Builder: b, Stored: stored, Glyphs: vectorfonts.New(r.Fonts(), 0),
-		Renderer: r, PublicURL: publicURL, Timeout: timeout, Logger: logger}), nil
+		Renderer: r, PublicURL: publicURL, Timeout: timeout, Run: adm.TileBuild, Logger: logger}), nil
 }

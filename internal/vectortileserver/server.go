@@ -86,7 +86,10 @@ type Params struct {
 	MemoryMaxAge time.Duration
 	// Timeout bounds the building of one tile, on top of the encoder's own limit; 0: none.
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// Run runs a tile build under the api's request policy (api.Admission.TileBuild: at a lower
+	// CPU priority); nil: in the calling goroutine.
+	Run    func(build func())
+	Logger *slog.Logger
 }
 
 // Handler serves the VectorTileServer resources. It is safe for concurrent use.

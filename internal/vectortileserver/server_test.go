@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -43,6 +44,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts mvt.Options, stored vectortileserver.Stored) *fixture {
 	t.Helper()
+	return newFixtureRun(t, opts, stored, nil)
+}
+
+func newFixtureRun(t *testing.T, opts mvt.Options, stored vectortileserver.Stored, run func(func())) *fixture {
+	t.Helper()
 	cat := catalogtest.Samples(t)
 	b, err := vectortile.New(vectortile.Params{Services: cat, Options: opts})
 	if err != nil {
@@ -53,7 +59,7 @@ func newFixture(t *testing.T, opts mvt.Options, stored vectortileserver.Stored) 
 		t.Fatal(err)
 	}
 	h := vectortileserver.New(vectortileserver.Params{Services: cat, Builder: b, Stored: stored, Glyphs: vectorfonts.New(r.Fonts(), 0),
-		Renderer: r, PublicURL: publicURL})
+		Renderer: r, PublicURL: publicURL, Run: run})
 	mux := http.NewServeMux()
 	mux.Handle("/arcgis/rest/services/{service}/VectorTileServer", h)
 	mux.Handle("/arcgis/rest/services/{service}/VectorTileServer/{path...}", h)
@@ -198,6 +204,22 @@ func TestTiles(t *testing.T) {
 	}
 	if resp, _ := f.get("/arcgis/rest/services/nosuch/VectorTileServer/tile/0/0/0.pbf"); resp.StatusCode != 404 {
 		t.Errorf("no such service: %s", resp.Status)
+	}
+}
+
+// TestMemory: a tile built on demand runs through Params.Run once, and is then served from the
+// memory, the same bytes and ETag.
+func TestMemory(t *testing.T) {
+	var builds atomic.Int32
+	f := newFixtureRun(t, mvt.Options{Gzip: true}, nil, func(build func()) { builds.Add(1); build() })
+	a, ra := f.tile(t, 3, 2, 4)
+	b, rb := f.tile(t, 3, 2, 4)
+	if n := builds.Load(); n != 1 || !bytes.Equal(a, b) || ra.Header.Get("Etag") != rb.Header.Get("Etag") {
+		t.Errorf("%d builds for two requests of a tile (want 1); same bytes %v, ETags %q %q", n, bytes.Equal(a, b), ra.Header.Get("Etag"), rb.Header.Get("Etag"))
+	}
+	f.tile(t, 3, 2, 5)
+	if n := builds.Load(); n != 2 {
+		t.Errorf("%d builds after another tile, want 2", n)
 	}
 }
 

@@ -144,7 +144,14 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 			return tagged(data, 0), nil
 		}
 	}
-	res, err := h.p.Builder.WebMercatorTile(ctx, svc.Name, mapName, k.z, k.x, k.y)
+	var res *mvt.Result
+	var err error
+	build := func() { res, err = h.p.Builder.WebMercatorTile(ctx, svc.Name, mapName, k.z, k.x, k.y) }
+	if h.p.Run != nil {
+		h.p.Run(build)
+	} else {
+		build()
+	}
 	if err != nil {
 		return nil, err
 	}
