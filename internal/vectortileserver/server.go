@@ -98,6 +98,9 @@ type Handler struct {
 	memory *memcache.Cache[tileKey, *servedTile]
 	flight singleflight.Group
 
+	// cacheControl lets clients and shared caches keep a tile as long as the memory does.
+	cacheControl []string
+
 	mu        sync.Mutex
 	resources map[resourceKey]*resource // styles and sprites, made once per service
 }
@@ -113,7 +116,8 @@ func New(p Params) *Handler {
 	if p.MemoryMaxAge <= 0 {
 		p.MemoryMaxAge = DefaultMemoryMaxAge
 	}
-	h := &Handler{p: p, resources: map[resourceKey]*resource{}}
+	h := &Handler{p: p, resources: map[resourceKey]*resource{},
+		cacheControl: []string{"public, max-age=" + strconv.Itoa(int(p.MemoryMaxAge/time.Second))}}
 	if p.MemoryBytes > 0 {
 		h.memory = memcache.New[tileKey, *servedTile]("vector tiles", p.MemoryBytes)
 	}
