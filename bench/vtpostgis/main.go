@@ -10,6 +10,10 @@
 //   - worker: the whole worker path (read and encode, gzip off);
 //   - the tiles' sizes, and their features.
 //
+// Then, with -clients N, the throughput of each path at the first zoom: N clients making the
+// zoom's tiles around the middle over and over for -for, in tiles a second (ST_AsMVT through a
+// pool of N connections).
+//
 // The table is bench/parcelgen's (columns gid, parcel_id, land_use, assessed_value, geom):
 //
 //	go run ./bench/parcelgen -n 200000 -pg "host=127.0.0.1 user=postgres dbname=vtserve_bench"
@@ -26,9 +30,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
@@ -66,14 +73,16 @@ func main() {
 	zooms := flag.String("z", "14,13,12", "zooms to time, comma-separated")
 	tiles := flag.Int("tiles", 3, "tiles a side around the middle, per zoom")
 	runs := flag.Int("runs", 5, "timed rounds")
+	clients := flag.Int("clients", 0, "concurrent clients of the throughput run (0: none)")
+	dur := flag.Duration("for", 10*time.Second, "length of each throughput run")
 	flag.Parse()
-	if err := run(*dsn, *table, *zooms, *tiles, *runs); err != nil {
+	if err := run(*dsn, *table, *zooms, *tiles, *runs, *clients, *dur); err != nil {
 		fmt.Fprintln(os.Stderr, "vtpostgis:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dsn, table, zooms string, side, runs int) error {
+func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "vtpostgis")
 	if err != nil {
@@ -169,8 +178,52 @@ func run(dsn, table, zooms string, side, runs int) error {
 		}
 		t := side * side
 		fmt.Printf("%-4d %-6d %10.1f %10.1f %10.1f %10d %10d %9d\n", z, t, median(asmvtMS), median(readMS), median(workerMS), asmvtB/t, workerB/t, features/t)
+		if clients == 0 {
+			continue
+		}
+		pool, err := pgxpool.New(ctx, dsn+fmt.Sprintf(" pool_max_conns=%d", clients))
+		if err != nil {
+			return err
+		}
+		tileAt := func(i int) (int, int) { return cx - side/2 + i%side, cy - side/2 + (i/side)%side }
+		worker := throughput(clients, dur, func(i int) error {
+			x, y := tileAt(i)
+			_, err := b.WebMercatorTile(ctx, "parcels", "", z, x, y)
+			return err
+		})
+		db := throughput(clients, dur, func(i int) error {
+			x, y := tileAt(i)
+			var data []byte
+			return pool.QueryRow(ctx, fmt.Sprintf(asMVT, table), z, x, y).Scan(&data)
+		})
+		pool.Close()
+		fmt.Printf("z%d, %d clients, %v each: worker %.1f tiles/s, ST_AsMVT %.1f tiles/s\n", z, clients, dur, worker, db)
+		clients = 0 // the first zoom only
 	}
 	return nil
+}
+
+// throughput runs make with n clients for d and returns the tiles made a second; each client
+// counts its own tiles, i being its count (so the clients walk the tiles in turn).
+func throughput(n int, d time.Duration, make func(i int) error) float64 {
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	var total atomic.Int64
+	for c := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; time.Now().Before(deadline); i += n {
+				if err := make(i); err != nil {
+					fmt.Fprintln(os.Stderr, "vtpostgis:", err)
+					return
+				}
+				total.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(total.Load()) / d.Seconds()
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
