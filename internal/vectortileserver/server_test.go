@@ -321,6 +321,17 @@ func TestResources(t *testing.T) {
 			t.Errorf("style layers %q", ids)
 		}
 	}
+	// With a token parameter, the URLs the style and the TileJSON name carry it.
+	st := f.getJSON(t, vts+"/resources/styles/root.json?token=a%2Bb")
+	src := st["sources"].(map[string]any)["esri"].(map[string]any)
+	tj := f.getJSON(t, vts+"/tiles.json?token=a%2Bb")
+	if fmt.Sprint(src["tiles"]) != "["+publicURL+vts+"/tile/{z}/{y}/{x}.pbf?token=a%2Bb]" || !strings.HasSuffix(st["glyphs"].(string), ".pbf?token=a%2Bb") ||
+		!strings.HasSuffix(st["sprite"].(string), "/sprite?token=a%2Bb") || fmt.Sprint(tj["tiles"]) != fmt.Sprint(src["tiles"]) {
+		t.Errorf("with a token: style tiles %v, glyphs %v, sprite %v; TileJSON tiles %v", src["tiles"], st["glyphs"], st["sprite"], tj["tiles"])
+	}
+	if st := f.getJSON(t, vts+"/resources/styles/root.json"); strings.Contains(st["glyphs"].(string), "token") {
+		t.Errorf("a token kept for the next request: %v", st["glyphs"])
+	}
 	resp, body := f.get(vts + "/resources/fonts/DejaVu%20Sans%20Book/0-255.pbf")
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-protobuf" || len(body) < 10000 {
 		t.Errorf("glyphs: %s %q, %d bytes", resp.Status, resp.Header.Get("Content-Type"), len(body))
