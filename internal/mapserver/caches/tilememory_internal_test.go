@@ -8,20 +8,20 @@ import (
 func TestTileMemory(t *testing.T) {
 	now := time.Unix(1000, 0)
 	m := newTileMemory(100, 10*time.Second)
-	m.put("a", make([]byte, 10), now)
-	m.put("b", make([]byte, 10), now)
+	m.put("a", make([]byte, 10), now, 0)
+	m.put("b", make([]byte, 10), now, 0)
 	if _, ok := m.get("a", now.Add(5*time.Second)); !ok {
 		t.Fatal("a fresh tile is missing")
 	}
 	if _, ok := m.get("a", now.Add(11*time.Second)); ok {
 		t.Error("a tile older than maxAge was served")
 	}
-	m.put("big", make([]byte, 50), now)
+	m.put("big", make([]byte, 50), now, 0)
 	if _, ok := m.get("big", now); ok {
 		t.Error("a tile over an eighth of the budget was kept")
 	}
 	for i := range 10 {
-		m.put(string(rune('c'+i)), make([]byte, 10), now)
+		m.put(string(rune('c'+i)), make([]byte, 10), now, 0)
 	}
 	if b := m.tiles.Stats().Bytes; b > 100 {
 		t.Errorf("%d bytes held, budget 100", b)
@@ -33,7 +33,7 @@ func TestTileMemory(t *testing.T) {
 		t.Error("the newest tile was evicted")
 	}
 	var nilMem *tileMemory
-	nilMem.put("x", []byte{1}, now)
+	nilMem.put("x", []byte{1}, now, 0)
 	if _, ok := nilMem.get("x", now); ok {
 		t.Error("a nil memory holds tiles")
 	}
