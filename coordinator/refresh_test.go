@@ -359,7 +359,9 @@ func rowCount(t *testing.T, dsn string) int {
 // and maxStaleness or an expire whatever the policy.
 func TestRefreshDue(t *testing.T) {
 	now := time.Now()
-	w := func(age time.Duration, forced bool) refresh.Waiting { return refresh.Waiting{Oldest: now.Add(-age), Forced: forced} }
+	w := func(age time.Duration, forced bool) refresh.Waiting {
+		return refresh.Waiting{Oldest: now.Add(-age), Forced: forced}
+	}
 	every := &servicedef.Cache{Refresh: servicedef.RefreshPolicy{Mode: servicedef.RefreshEvery, Every: time.Minute}}
 	manual := &servicedef.Cache{Refresh: servicedef.RefreshPolicy{Mode: servicedef.RefreshManual}, MaxStaleness: time.Hour}
 	for _, tc := range []struct {
