@@ -223,7 +223,13 @@ func (r *seedRunner) writeMetadata(ctx context.Context, sp *seed.Spec) error {
 		return err
 	}
 	extent := sp.AOI().Bound()
-	if _, old, err := tilecache.ReadMetadata(ctx, r.p.store, sp.Root); err == nil && old != (orb.Bound{}) {
+	_, old, err := tilecache.ReadMetadata(ctx, r.p.store, sp.Root)
+	if err == nil && len(sp.Dirty) > 0 {
+		// A refresh re-renders tiles of a stored cache: its extent (what the cache claims to
+		// hold whole, and verify checks) is what was seeded, not grown by the dirty metatiles.
+		return nil
+	}
+	if err == nil && old != (orb.Bound{}) {
 		extent = extent.Union(old)
 	}
 	if err := c.WriteMetadata(ctx, sp.Info(), extent); err != nil {
