@@ -63,6 +63,9 @@ type Params struct {
 	Catalog     *catalog.Catalog
 	Connections map[string]*provider.Connection
 	Vector      VectorRefresher
+	// RefreshState, when set, is the file that keeps what the GeoPackage and GeoJSON layers
+	// looked like (row digests; internal/changes), so their changes refresh the caches too.
+	RefreshState string
 	// StartAttrs are added to the start log line: the Redis and the store this process uses
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
 	// processes on different stores show in the logs. internal/app sets them.
@@ -107,7 +110,7 @@ func New(p Params) *Coordinator {
 			invalidate: func(ctx context.Context, v refresh.Invalidation) error { return refresh.Publish(ctx, rdb, v) }})
 		if p.Catalog != nil {
 			c.fresh = newRefresher(refresherParams{catalog: p.Catalog, connections: p.Connections, jobs: jobs, backlog: refresh.NewBacklog(p.Redis),
-				logger: p.Logger, metrics: p.Metrics, vector: p.Vector}, c.seeder.owner)
+				logger: p.Logger, metrics: p.Metrics, vector: p.Vector, stateFile: p.RefreshState}, c.seeder.owner)
 		}
 	}
 	if p.Metrics != nil {
@@ -138,8 +141,12 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		}()
 	}
 	if c.fresh != nil {
-		wg.Add(1 + len(c.fresh.layers))
+		wg.Add(2 + len(c.fresh.layers))
 		c.fresh.watch(ctx, wg.Done)
+		go func() {
+			defer wg.Done()
+			c.fresh.watchFiles(ctx)
+		}()
 		go func() {
 			defer wg.Done()
 			t := time.NewTicker(c.p.SeedInterval)

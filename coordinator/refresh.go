@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/changes"
+	"github.com/mapfarm/mapfarm/internal/feature/geojson"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
 	"github.com/mapfarm/mapfarm/internal/feature/postgis"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/proj"
@@ -45,6 +49,11 @@ type refresherParams struct {
 	retry time.Duration
 	// poll is the consumers' safety-net poll (changes.Consumer.Poll); default 30 s.
 	poll time.Duration
+	// stateFile, when set, is the SQLite file of the file-backed layers' state
+	// (changes.FileState): with it, GeoPackage and GeoJSON layers are looked at every filePoll
+	// (default 10 s).
+	stateFile string
+	filePoll  time.Duration
 }
 
 // refresher turns the changes of the maps' data into refresh jobs (docs/freshness.md):
@@ -63,7 +72,16 @@ type refresher struct {
 	owner string
 	// layers maps a connection and a layer key (the changelog's) to the caches drawing it.
 	layers map[string]map[string][]drawnBy
-	wake   chan struct{}
+	// files are the GeoPackage and GeoJSON layers drawn by a cached map, by file and table.
+	files []*fileLayer
+	wake  chan struct{}
+}
+
+// fileLayer is a file-backed layer drawn by cached maps.
+type fileLayer struct {
+	key, path, table string // key: "<path>#<table>" (the FileState's layer key)
+	geojson          bool
+	by               []drawnBy
 }
 
 // drawnBy is a cache whose map draws a layer: the map, and the cache folder the layer is in.
@@ -83,6 +101,9 @@ func newRefresher(p refresherParams, owner string) *refresher {
 	if p.poll <= 0 {
 		p.poll = 30 * time.Second
 	}
+	if p.filePoll <= 0 {
+		p.filePoll = 10 * time.Second
+	}
 	if p.logger == nil {
 		p.logger = slog.Default()
 	}
@@ -97,6 +118,19 @@ func newRefresher(p refresherParams, owner string) *refresher {
 				continue
 			}
 			for _, l := range m.Layers {
+				folder := tilecache.FusedLayer
+				if c.LayerCaches {
+					folder = l.Name
+				}
+				by := drawnBy{service: svc.Name, m: m, folder: folder}
+				switch d := l.Def.Source.(type) {
+				case gpkg.Definition:
+					r.addFile(d.File+"#"+d.Table, d.File, d.Table, false, by)
+					continue
+				case geojson.Definition:
+					r.addFile(d.File, d.File, "", true, by)
+					continue
+				}
 				d, ok := l.Def.Source.(postgis.Definition)
 				if !ok || d.Table == "" {
 					continue
@@ -105,18 +139,93 @@ func newRefresher(p refresherParams, owner string) *refresher {
 				if _, name, ok := strings.Cut(d.Table, "."); ok {
 					key = name
 				}
-				folder := tilecache.FusedLayer
-				if c.LayerCaches {
-					folder = l.Name
-				}
 				if r.layers[d.Connection] == nil {
 					r.layers[d.Connection] = map[string][]drawnBy{}
 				}
-				r.layers[d.Connection][key] = append(r.layers[d.Connection][key], drawnBy{service: svc.Name, m: m, folder: folder})
+				r.layers[d.Connection][key] = append(r.layers[d.Connection][key], by)
 			}
 		}
 	}
 	return r
+}
+
+// addFile records a file-backed layer drawn by a cached map.
+func (r *refresher) addFile(key, path, table string, isGeoJSON bool, by drawnBy) {
+	for _, f := range r.files {
+		if f.key == key {
+			f.by = append(f.by, by)
+			return
+		}
+	}
+	r.files = append(r.files, &fileLayer{key: key, path: path, table: table, geojson: isGeoJSON, by: []drawnBy{by}})
+}
+
+// watchFiles looks at the file-backed layers every filePoll until ctx ends: a GeoPackage's
+// changed rows (row digests) or a replaced GeoJSON file (the whole layer) go to the backlog of
+// every cache drawing them, and are acknowledged in the state file only then. The first look
+// at a layer records its baseline.
+func (r *refresher) watchFiles(ctx context.Context) {
+	if r.p.stateFile == "" || len(r.files) == 0 {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(r.p.stateFile), 0o700); err != nil {
+		r.p.logger.Warn("refresh: file layers are not followed", "err", err)
+		return
+	}
+	st, err := changes.OpenFileState(r.p.stateFile)
+	if err != nil {
+		r.p.logger.Warn("refresh: file layers are not followed", "err", err)
+		return
+	}
+	defer st.Close()
+	t := time.NewTicker(r.p.filePoll)
+	defer t.Stop()
+	for {
+		r.scanFiles(ctx, st)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// scanFiles looks at every file-backed layer once.
+func (r *refresher) scanFiles(ctx context.Context, st *changes.FileState) {
+	for _, f := range r.files {
+		if ctx.Err() != nil {
+			return
+		}
+		var scan *changes.FileScan
+		var err error
+		if f.geojson {
+			scan, err = st.GeoJSON(ctx, f.key, f.path)
+		} else {
+			scan, err = st.GeoPackage(ctx, f.key, f.path, f.table)
+		}
+		if err != nil {
+			r.p.logger.Warn("refresh: look at a file layer", "file", f.path, "table", f.table, "err", err)
+			continue
+		}
+		if scan.Unchanged {
+			continue
+		}
+		if !scan.Baseline {
+			d := scan.Dirty
+			if !d.Whole && len(d.Envelopes) > 0 && d.SRID == 0 {
+				d.Whole, d.Envelopes = true, nil // envelopes in a system we cannot name
+			}
+			if len(d.Envelopes) > 0 || d.Whole { // else written, but no row changed
+				if err := r.recordFor(ctx, f.by, d); err != nil {
+					r.p.logger.Warn("refresh: record a file layer's changes", "file", f.path, "err", err)
+					continue
+				}
+			}
+		}
+		if err := st.Ack(ctx, scan); err != nil {
+			r.p.logger.Warn("refresh: acknowledge a file layer's changes", "file", f.path, "err", err)
+		}
+	}
 }
 
 // watch runs a consumer per connection until ctx ends.
@@ -187,22 +296,30 @@ func (r *refresher) consumeOnce(ctx context.Context, conn *provider.Connection, 
 
 // record adds the dirty layers of one batch to the backlog of every cache drawing them.
 func (r *refresher) record(ctx context.Context, connection string, ds []changes.Dirty) error {
-	now := time.Now()
 	for _, d := range ds {
-		for _, by := range r.layers[connection][d.Layer] {
-			e, err := entryOf(by, d, now)
-			if err != nil {
-				// An envelope that cannot be carried into the map's SR: the whole cache is dirty.
-				r.p.logger.Warn("refresh: changed area not in the map's spatial reference; the whole cache is dirty", "layer", d.Layer, "map", by.m.Name, "err", err)
-				e = refresh.Entry{At: now, Source: d.Layer, Whole: true, Folders: []string{by.folder}}
-			}
-			if err := r.p.backlog.Add(ctx, refresh.CacheKey(by.service, by.m.Name), e); err != nil {
-				return err
-			}
-			if r.p.vector != nil {
-				if err := r.p.vector.Dirty(ctx, by.service, by.m.Name, e); err != nil {
-					return fmt.Errorf("refresh: vector caches of %s/%s: %w", by.service, by.m.Name, err)
-				}
+		if err := r.recordFor(ctx, r.layers[connection][d.Layer], d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordFor adds one dirty layer to the backlog of the caches drawing it, and wakes the pass.
+func (r *refresher) recordFor(ctx context.Context, bys []drawnBy, d changes.Dirty) error {
+	now := time.Now()
+	for _, by := range bys {
+		e, err := entryOf(by, d, now)
+		if err != nil {
+			// An envelope that cannot be carried into the map's SR: the whole cache is dirty.
+			r.p.logger.Warn("refresh: changed area not in the map's spatial reference; the whole cache is dirty", "layer", d.Layer, "map", by.m.Name, "err", err)
+			e = refresh.Entry{At: now, Source: d.Layer, Whole: true, Folders: []string{by.folder}}
+		}
+		if err := r.p.backlog.Add(ctx, refresh.CacheKey(by.service, by.m.Name), e); err != nil {
+			return err
+		}
+		if r.p.vector != nil {
+			if err := r.p.vector.Dirty(ctx, by.service, by.m.Name, e); err != nil {
+				return fmt.Errorf("refresh: vector caches of %s/%s: %w", by.service, by.m.Name, err)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -19,7 +20,11 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/changes"
+	"github.com/mapfarm/mapfarm/internal/feature"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg"
+	"github.com/mapfarm/mapfarm/internal/feature/gpkg/geomblob"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
@@ -380,5 +385,107 @@ func TestRefreshDue(t *testing.T) {
 		if got := due(tc.c, tc.w, now); got != tc.want {
 			t.Errorf("due(%v, maxStaleness %v, age %v, forced %v) = %v", tc.c.Refresh, tc.c.MaxStaleness, now.Sub(tc.w.Oldest), tc.w.Forced, got)
 		}
+	}
+}
+
+// A GeoPackage layer drawn by a cached map: the first look records a baseline, a few rows
+// changed in place give exactly their envelopes (before and after) in the cache's backlog,
+// never the whole layer, and the pass makes them one refresh job.
+func TestRefresherFollowsAGeoPackage(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "parcels.gpkg")
+	w, err := gpkg.Create(path, "parcels", 3857, "POLYGON", []feature.Field{{Name: "fid", Type: feature.FieldOID}, {Name: "name", Type: feature.FieldString}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sq := func(x float64) orb.Bound { return orb.Bound{Min: orb.Point{x, 0}, Max: orb.Point{x + 5000, 5000}} }
+	for i := 1; i <= 20; i++ {
+		if err := w.Add([]any{int64(i), fmt.Sprint("p", i)}, sq(float64(10000*i)).ToPolygon()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	svc := "files" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	def := `services:
+  - name: ` + svc + `
+    maps:
+      - name: Fused
+        spatialReference: 3857
+        cache: {maxLevel: 5}
+        layers:
+          - name: Parcels
+            source: {geopackage: parcels.gpkg, table: parcels}
+`
+	defPath := filepath.Join(dir, "services.yaml")
+	if err := os.WriteFile(defPath, []byte(def), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cat := catalogtest.Open(t, defPath)
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
+	t.Cleanup(func() { rdb.Close() })
+	jobs, backlog := seed.NewJobs(rdb), refresh.NewBacklog(rdb)
+	r := newRefresher(refresherParams{catalog: cat, jobs: jobs, backlog: backlog, logger: slog.Default(), stateFile: filepath.Join(dir, "state.sqlite")}, "test")
+	st, err := changes.OpenFileState(r.p.stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	cache := svc + "/Fused"
+	waiting := func() []refresh.Waiting {
+		ws, err := backlog.Pending(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []refresh.Waiting
+		for _, w := range ws {
+			if w.Cache == cache {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	r.scanFiles(ctx, st) // the baseline
+	if ws := waiting(); len(ws) != 0 {
+		t.Fatalf("the baseline made the cache dirty: %+v", ws)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, _ := geomblob.Encode(sq(900000).ToPolygon(), 3857)
+	for _, q := range []string{`UPDATE parcels SET geom = ? WHERE fid = 3`, `DELETE FROM parcels WHERE fid = 7`} {
+		var args []any
+		if strings.Contains(q, "?") {
+			args = []any{moved}
+		}
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	future := time.Now().Add(2 * time.Second)
+	os.Chtimes(path, future, future)
+	r.scanFiles(ctx, st)
+	if ws := waiting(); len(ws) != 1 || ws[0].Entries != 1 || ws[0].Whole {
+		t.Fatalf("backlog after 2 rows changed: %+v, want one entry, not the whole cache", ws)
+	}
+	r.exec(ctx)
+	var sp *seed.Spec
+	ids, _ := jobs.Active(ctx)
+	for _, id := range ids {
+		if s, err := jobs.Spec(ctx, id); err == nil && s.Service == svc {
+			sp = s
+		}
+	}
+	want := []orb.Bound{sq(30000), sq(900000), sq(70000)}
+	if sp == nil || !slices.Equal(sortedBounds(sp.Dirty), sortedBounds(want)) {
+		t.Fatalf("refresh job: %+v, want the dirty envelopes %v", sp, sortedBounds(want))
+	}
+	r.scanFiles(ctx, st) // acknowledged: nothing new
+	if ws := waiting(); len(ws) != 0 {
+		t.Fatalf("backlog after the job was submitted: %+v", ws)
 	}
 }

@@ -5,6 +5,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -186,7 +189,8 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	}
 	if runCoord {
 		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
-			Redis: rdb, Metrics: m, Tiles: store, Catalog: cat, Connections: connections, StartAttrs: where})
+			Redis: rdb, Metrics: m, Tiles: store, Catalog: cat, Connections: connections,
+			RefreshState: refreshState(cfg.StateDir, cfg.Redis.Describe(redisAddr)), StartAttrs: where})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {
@@ -315,6 +319,17 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		g.Go(func() error { return serveMetrics(gctx, ln, m, ready) })
 	}
 	return g.Wait()
+}
+
+// refreshState is the coordinator's file of the file-backed layers' state (row digests of
+// GeoPackages, hashes of GeoJSON files) in the state directory, one per farm (named after a
+// hash of its Redis), or "" when there is no state directory.
+func refreshState(dir, redis string) string {
+	if dir == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(redis))
+	return filepath.Join(dir, "refresh-files-"+hex.EncodeToString(sum[:6])+".sqlite")
 }
 
 // adminCredential is the api's admin token: the configured one, or one made now and written
