@@ -61,10 +61,10 @@ func storedTiles(t *testing.T, store *blob.MinIO, root string) map[string]blob.I
 	return out
 }
 
-// waitRefreshed waits (2 min at most) until at least n refresh jobs of the parcels cache were
-// submitted, every one has ended, and nothing waits in the backlog; it returns the jobs, oldest
-// first.
-func waitRefreshed(t *testing.T, base string, n int) []seed.Status {
+// waitRefreshed waits (2 min at most, looking every poll) until at least n refresh jobs of the
+// parcels cache were submitted, every one has ended, and nothing waits in the backlog; it
+// returns the jobs, oldest first.
+func waitRefreshed(t testing.TB, base string, n int, poll time.Duration) []seed.Status {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
@@ -91,11 +91,11 @@ func waitRefreshed(t *testing.T, base string, n int) []seed.Status {
 		if time.Now().After(deadline) {
 			t.Fatalf("refresh did not settle: %d refresh jobs (want %d), ended %v, backlog %+v", len(jobs), n, ended, backlog.Backlog)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(poll)
 	}
 }
 
-func getAdminJSON(t *testing.T, url string, out any) {
+func getAdminJSON(t testing.TB, url string, out any) {
 	t.Helper()
 	resp, err := adminDo(http.MethodGet, url, nil)
 	if err != nil {
@@ -158,7 +158,7 @@ func TestRefreshFollowsPostGIS(t *testing.T) {
 		t.Fatalf("seed job: %+v", st)
 	}
 	t.Logf("seeded at %v", time.Since(start))
-	first := waitRefreshed(t, base, 1)
+	first := waitRefreshed(t, base, 1, 100*time.Millisecond)
 	t.Logf("insert refreshed at %v", time.Since(start))
 	if st := first[0]; st.State != seed.StateDone || st.Failed != 0 {
 		t.Fatalf("refresh of the insert: %+v", st)
@@ -196,7 +196,7 @@ func TestRefreshFollowsPostGIS(t *testing.T) {
 	testenv.PostgresExec(t, dsn, `BEGIN; UPDATE parcels SET geom = `+sq(600_000, 600_000)+` WHERE id = 1;
 		DELETE FROM parcels WHERE id = 2; UPDATE parcels SET name = 'c2' WHERE id = 3; COMMIT`)
 	t.Logf("edited at %v", time.Since(start))
-	jobs := waitRefreshed(t, base, 2)
+	jobs := waitRefreshed(t, base, 2, 100*time.Millisecond)
 	t.Logf("edits refreshed at %v", time.Since(start))
 	last := jobs[len(jobs)-1]
 	if len(jobs) != 2 || last.State != seed.StateDone || last.Failed != 0 {
