@@ -164,9 +164,24 @@ func newRefreshFixture(t *testing.T) *refreshFixture {
 	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
 	t.Cleanup(func() { rdb.Close() })
 	f := &refreshFixture{dsn: dsn, svc: svc, jobs: seed.NewJobs(rdb), backlog: refresh.NewBacklog(rdb), rdb: rdb}
+	endJobsOf(t, f.jobs, svc)
 	f.r = newRefresher(refresherParams{catalog: cat, connections: def.Connections, jobs: f.jobs, backlog: f.backlog,
 		logger: slog.Default(), retry: 50 * time.Millisecond, poll: 200 * time.Millisecond}, "test")
 	return f
+}
+
+// endJobsOf ends, when the test ends, the jobs it left active on the service: the package's
+// tests share one Redis database, and other tests' runners work on every active job.
+func endJobsOf(t *testing.T, jobs *seed.Jobs, service string) {
+	t.Cleanup(func() {
+		ctx := context.Background()
+		ids, _ := jobs.Active(ctx)
+		for _, id := range ids {
+			if sp, err := jobs.Spec(ctx, id); err == nil && sp.Service == service {
+				jobs.SetState(ctx, id, seed.StateCancelled, "test over")
+			}
+		}
+	})
 }
 
 // consume runs the refresher's consumer until the test ends.
@@ -426,6 +441,7 @@ func TestRefresherFollowsAGeoPackage(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: testenv.Redis(t), DB: testenv.RedisDB(t)})
 	t.Cleanup(func() { rdb.Close() })
 	jobs, backlog := seed.NewJobs(rdb), refresh.NewBacklog(rdb)
+	endJobsOf(t, jobs, svc)
 	r := newRefresher(refresherParams{catalog: cat, jobs: jobs, backlog: backlog, logger: slog.Default(), stateFile: filepath.Join(dir, "state.sqlite")}, "test")
 	st, err := changes.OpenFileState(r.p.stateFile)
 	if err != nil {
