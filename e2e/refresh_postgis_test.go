@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -125,7 +126,9 @@ func verifyParcels(t *testing.T, tool string) {
 // refresh job holds exactly their envelopes (before and after), and the store's writes are
 // exactly the tiles of that job's metatiles (the dirty tiles and their metatile neighbours), no
 // other tile being rewritten; cachetool verify passes; a client revalidating a changed tile
-// gets 200 and a new ETag on the REST, WMTS and directory routes, and 304 for a tile far away.
+// gets 200 and a new ETag on the REST, WMTS and directory routes, 304 for a tile far away and
+// for tiles rewritten with the same bytes. Last, a tile all three routes served just before a
+// truncate is gone from all of them as soon as the truncate job has ended.
 func TestRefreshFollowsPostGIS(t *testing.T) {
 	start := time.Now()
 	tool := buildBinary(t, "github.com/mapfarm/mapfarm/cachetool")
@@ -290,6 +293,41 @@ func TestRefreshFollowsPostGIS(t *testing.T) {
 	if same == 0 {
 		t.Error("no tile near the move was rewritten with the same bytes: the ETag check shows nothing")
 	}
+
+	// A tile every route served (and so keeps in memory) just before a truncate is served by
+	// none of them once the truncate job has ended: its end tells every api at once, where each
+	// used to serve it for up to its trust window (10 s).
+	for _, u := range parcelsTileURLs(base, far) {
+		if code, _ := getTile(t, u, ""); code != http.StatusOK {
+			t.Fatalf("GET %s before the truncate: %d", u, code)
+		}
+	}
+	fb, err := scheme.TileBounds(far)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fb.Center()
+	seedAndWait(t, base, seed.Request{Service: "parcels", Extent: []float64{c[0] - 1, c[1] - 1, c[0] + 1, c[1] + 1}, Levels: []int{6}, Mode: "delete"})
+	for _, u := range parcelsTileURLs(base, far) {
+		if code, _ := getTile(t, u, ""); code == http.StatusOK {
+			t.Errorf("GET %s right after the truncate ended: 200, want the tile gone", u)
+		}
+	}
+}
+
+func getTile(t *testing.T, url, ifNoneMatch string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get("ETag")
 }
 
 func boundStrings(bs []orb.Bound) []string {
