@@ -191,6 +191,14 @@ func (s *FileState) GeoPackage(ctx context.Context, layer, path, table string) (
 	if err != nil {
 		return nil, fmt.Errorf("changes: %s: %w", path, err)
 	}
+	// The envelopes' SRID: the table's spatial reference system's EPSG code (0 when another
+	// organization defines it, or none).
+	var srid sql.NullInt64
+	err = db.QueryRowContext(ctx, `SELECT s.organization_coordsys_id FROM gpkg_geometry_columns g
+		JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE g.table_name = ? AND upper(s.organization) = 'EPSG'`, table).Scan(&srid)
+	if err == nil && srid.Valid {
+		scan.Dirty.SRID = int(srid.Int64)
+	}
 	rows, err := db.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` ORDER BY `+quoteIdent(fid))
 	if err != nil {
 		return nil, fmt.Errorf("changes: read %s %s: %w", path, table, err)
