@@ -14,11 +14,15 @@ import (
 // Outline, when not nil, is what is stroked of a polygon Geom instead of its rings, which are
 // then only filled: lines in the same coordinates (a polygon cut at a seam is outlined without
 // the cut; see mapdraw).
+//
+// Footprint, when not zero and Geom is nil, stands for a polygon too small to draw in detail (see
+// Footprint): the raster renderer composites its coverage; vector surfaces draw its bounding box.
 type Feature struct {
-	Geom    orb.Geometry
-	Label   string
-	Symbol  *Symbol
-	Outline orb.Geometry
+	Geom      orb.Geometry
+	Label     string
+	Symbol    *Symbol
+	Outline   orb.Geometry
+	Footprint Footprint
 }
 
 // Source gives the features of a layer. Search calls yield for every feature whose geometry may
