@@ -25,6 +25,18 @@ type Feature struct {
 	Footprint Footprint
 }
 
+// bound returns the bounding box of f's geometry, or of its footprint when it has no geometry,
+// and false when it has neither.
+func (f *Feature) bound() (orb.Bound, bool) {
+	switch {
+	case f.Geom != nil:
+		return f.Geom.Bound(), true
+	case !f.Footprint.IsZero():
+		return f.Footprint.Bound, true
+	}
+	return orb.Bound{}, false
+}
+
 // Source gives the features of a layer. Search calls yield for every feature whose geometry may
 // intersect b (false positives are fine: the renderer culls by bounding box) until yield returns false,
 // and returns any error reading the data. It must honour ctx cancellation for long reads.
@@ -51,7 +63,7 @@ func (fs Features) Search(ctx context.Context, b orb.Bound, yield func(Feature) 
 				return err
 			}
 		}
-		if f.Geom == nil || !f.Geom.Bound().Intersects(b) {
+		if fb, ok := f.bound(); !ok || !fb.Intersects(b) {
 			continue
 		}
 		if !yield(f) {
@@ -118,15 +130,14 @@ type Index struct {
 	bounds   []orb.Bound
 }
 
-// NewIndex returns an Index of fs (features with a nil geometry are dropped).
+// NewIndex returns an Index of fs (features with neither a geometry nor a footprint are dropped).
 func NewIndex(fs []Feature) *Index {
 	ix := &Index{}
 	for _, f := range fs {
-		if f.Geom == nil {
-			continue
+		if b, ok := f.bound(); ok {
+			ix.features = append(ix.features, f)
+			ix.bounds = append(ix.bounds, b)
 		}
-		ix.features = append(ix.features, f)
-		ix.bounds = append(ix.bounds, f.Geom.Bound())
 	}
 	return ix
 }

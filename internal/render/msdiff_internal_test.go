@@ -377,7 +377,7 @@ func TestMapServerDifferential(t *testing.T) {
 var (
 	parcelFill    = color.NRGBA{200, 200, 150, 255}
 	parcelOutline = color.NRGBA{80, 80, 80, 255}
-	diffPaper         = color.NRGBA{255, 255, 255, 255}
+	diffPaper     = color.NRGBA{255, 255, 255, 255}
 )
 
 // parcels returns nx×ny squares of side size on a grid of pitch cell from (x0, y0).
@@ -439,7 +439,7 @@ func lineScene(name string, width float64, lim diffLimits) *diffScene {
 	}
 	for k := range 8 {
 		d := 10*float64(k) + float64(k)/8
-		lines = append(lines, orb.LineString{{100 + d, 4}, {124 + d, 92}})       // steep
+		lines = append(lines, orb.LineString{{100 + d, 4}, {124 + d, 92}})        // steep
 		lines = append(lines, orb.LineString{{100, 50 + d/2}, {186, 60 + d/1.6}}) // shallow
 	}
 	return &diffScene{
