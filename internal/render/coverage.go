@@ -144,6 +144,11 @@ func footprintPixels(f Footprint, m Matrix) pixelFootprint {
 
 // boxOf returns the pixel bounding box of b transformed by m.
 func boxOf(b orb.Bound, m Matrix) (x0, y0, x1, y1 float64) {
+	if m.XY == 0 && m.YX == 0 {
+		x0, y0 = m.Apply(b.Min[0], b.Min[1])
+		x1, y1 = m.Apply(b.Max[0], b.Max[1])
+		return min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)
+	}
 	x0, y0 = math.Inf(1), math.Inf(1)
 	x1, y1 = math.Inf(-1), math.Inf(-1)
 	for _, p := range [4]orb.Point{b.Min, {b.Max[0], b.Min[1]}, b.Max, {b.Min[0], b.Max[1]}} {
@@ -173,7 +178,12 @@ type coverage struct {
 	rowMax       []int32
 	y0, y1       int // touched rows, y0 > y1 when none
 	hasFill, ink bool
+	depthOf      []uint16 // −ln(1 − c) in depthUnit steps for c = i / depthSteps
 }
+
+// depthSteps is the resolution of coverage.depthOf: outline coverage is rounded to 1/4096 of a
+// pixel before it becomes optical depth.
+const depthSteps = 4096
 
 // depthUnit is the optical depth of one step of coverage.depth: up to 8, where what is left
 // uncovered (e⁻⁸) is below what 8-bit colour shows.
@@ -192,6 +202,13 @@ func (c *coverage) reset(w, h int) {
 	c.rowMin, c.rowMax = c.rowMin[:h], c.rowMax[:h]
 	c.w, c.h = w, h
 	c.clearRows()
+	if c.depthOf == nil {
+		c.depthOf = make([]uint16, depthSteps+1)
+		for i := range c.depthOf {
+			cov := min(float64(i)/depthSteps, 0.9997)
+			c.depthOf[i] = uint16(min(math.MaxUint16, -math.Log1p(-cov)/depthUnit+0.5))
+		}
+	}
 }
 
 func (c *coverage) clearRows() {
@@ -259,8 +276,7 @@ func (c *coverage) spread(x0, y0, x1, y1, d float64, outline bool) {
 			cov := d * ox * oy
 			i := row + x
 			if outline {
-				cov = min(cov, 0.9997)
-				v := uint32(c.depth[i]) + uint32(-math.Log1p(-cov)/depthUnit+0.5)
+				v := uint32(c.depth[i]) + uint32(c.depthOf[int(min(cov, 1)*depthSteps+0.5)])
 				c.depth[i] = uint16(min(v, math.MaxUint16))
 			} else {
 				v := uint32(c.fill[i]) + uint32(cov*math.MaxUint16+0.5)

@@ -225,7 +225,7 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 					width = v.PointsToPixels(sym.StrokeWidth)
 					duty = dashDuty(sym.Dash)
 				}
-				if fps.addFootprint(&fp, sym.Fill.A > 0, width, duty) {
+				if fps.addFootprint(fp, sym.Fill.A > 0, width, duty) {
 					pending = true
 					return true
 				}
@@ -327,7 +327,7 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 // (GGSurface): addFootprint accumulates one for the batch being drawn, compositeFill and
 // compositeStroke composite what the batch accumulated with its fill and outline colour.
 type footprintSurface interface {
-	addFootprint(fp *pixelFootprint, fill bool, width, duty float64) bool
+	addFootprint(fp pixelFootprint, fill bool, width, duty float64) bool
 	compositeFill(c color.NRGBA)
 	compositeStroke(c color.NRGBA)
 }

@@ -849,7 +849,7 @@ var _ Surface = (*GGSurface)(nil)
 // compositeFill and compositeStroke: its fill when fill is set, its outline when width (pixels) is
 // positive, a dashed one drawn for the fraction duty of its length. It reports false, taking
 // nothing, when the surface cannot: its image does not start at (0, 0).
-func (s *GGSurface) addFootprint(fp *pixelFootprint, fill bool, width, duty float64) bool {
+func (s *GGSurface) addFootprint(fp pixelFootprint, fill bool, width, duty float64) bool {
 	b := s.img.Bounds()
 	if b.Min != (image.Point{}) {
 		return false
@@ -860,7 +860,7 @@ func (s *GGSurface) addFootprint(fp *pixelFootprint, fill bool, width, duty floa
 		}
 		s.cov.reset(b.Dx(), b.Dy())
 	}
-	s.cov.add(fp, fill, width, duty)
+	s.cov.add(&fp, fill, width, duty)
 	return true
 }
 
