@@ -121,7 +121,7 @@ func TestGDAL(t *testing.T) {
 	png := filepath.Join(dir, "tiles.png")
 	// GDAL 3.6 does not move the collection's CRS84 extent into the tile matrix set's system:
 	// the extent to read is given in it.
-	cmd = exec.Command("gdal_translate", "-of", "PNG", "-outsize", "512", "0", "-oo", "MINX=-20037508", "-oo", "MAXX=20037508",
+	cmd = exec.Command("gdal_translate", "-of", "PNG", "-outsize", "256", "0", "-oo", "MINX=-20037508", "-oo", "MAXX=20037508",
 		"-oo", "MINY=-15000000", "-oo", "MAXY=15000000", "OGCAPI:"+base+"/ogc/world/collections/1", png)
 	cmd.Env = env
 	log, err := cmd.CombinedOutput()
