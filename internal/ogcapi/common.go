@@ -142,6 +142,9 @@ func (s *service) landing(w http.ResponseWriter, r *http.Request) error {
 		link{Href: s.base + "/map", Rel: relMap, Type: mediaPNG, Title: "the map"},
 		link{Href: s.base + "/map/tiles", Rel: relTilesetsMap, Type: mediaJSON, Title: "the map's tilesets"},
 		link{Href: s.base + "/tileMatrixSets", Rel: relTilingSchemes, Type: mediaJSON, Title: "the tile matrix sets"})
+	if s.h.p.VectorTiles != nil {
+		links = append(links, link{Href: s.base + "/tiles", Rel: relTilesetsVector, Type: mediaJSON, Title: "the map's vector tilesets"})
+	}
 	d := s.svc.Def
 	t := title(d.DocumentInfo.Title, s.svc.Name)
 	pg := &page{Title: t, Description: d.Description, Links: links}
@@ -158,11 +161,15 @@ func (s *service) conformance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	classes := conformanceClasses
+	if s.h.p.VectorTiles != nil {
+		classes = append(classes[:len(classes):len(classes)], "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt")
+	}
 	pg := &page{Title: "Conformance", Links: selfLinks(s.base+"/conformance", mt, mediaJSON), Head: []string{"conformance class"}}
-	for _, c := range conformanceClasses {
+	for _, c := range classes {
 		pg.Rows = append(pg.Rows, []cell{{Text: c}})
 	}
-	return writeDoc(w, r, mt, mediaJSON, map[string]any{"conformsTo": conformanceClasses}, pg)
+	return writeDoc(w, r, mt, mediaJSON, map[string]any{"conformsTo": classes}, pg)
 }
 
 // collectionDoc is a collection's description.

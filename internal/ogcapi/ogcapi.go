@@ -28,6 +28,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/quote"
 )
 
@@ -51,7 +52,18 @@ type Params struct {
 	// MaxImageWidth and MaxImageHeight bound a map's width and height (0: 4096), as they bound
 	// REST's export and WMS's GetMap.
 	MaxImageWidth, MaxImageHeight int
-	Logger                        *slog.Logger
+	// VectorTiles builds the Mapbox vector tiles of the vector tilesets (/tiles); nil: the APIs
+	// have none.
+	VectorTiles VectorTiles
+	Logger      *slog.Logger
+}
+
+// VectorTiles builds one Mapbox vector tile of a map of a service, z/x/y of Web Mercator
+// (internal/vectortile's Builder).
+type VectorTiles interface {
+	WebMercatorTile(ctx context.Context, service, mapName string, z, x, y int) (*mvt.Result, error)
+	// MaxZoom is the last zoom it builds; clients overzoom its tiles.
+	MaxZoom() int
 }
 
 // Handler serves the OGC APIs of every service of Params.Server.
@@ -139,6 +151,8 @@ func (s *service) route(w http.ResponseWriter, r *http.Request, segs []string) e
 		return s.tileMatrixSet(w, r, segs[1])
 	case segs[0] == "map":
 		return s.mapResource(w, r, nil, segs[1:])
+	case segs[0] == "tiles" && s.h.p.VectorTiles != nil:
+		return s.vectorResource(w, r, segs[1:])
 	case segs[0] == "collections":
 		l, err := s.layer(segs[1])
 		if err != nil {

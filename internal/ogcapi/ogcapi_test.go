@@ -18,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
@@ -36,8 +37,8 @@ func newFarmAt(t testing.TB, publicURL string) http.Handler {
 	return newFarmWith(t, publicURL, maxRecords)
 }
 
-// newFarmWith is newFarmAt with the record limit maxRecords.
-func newFarmWith(t testing.TB, publicURL string, maxRecords int) http.Handler {
+// newFarmWith is newFarmAt with the record limit maxRecords; opts change the handler's Params.
+func newFarmWith(t testing.TB, publicURL string, maxRecords int, opts ...func(*ogcapi.Params)) http.Handler {
 	t.Helper()
 	c := catalogtest.Samples(t)
 	r, err := render.NewRenderer()
@@ -47,8 +48,13 @@ func newFarmWith(t testing.TB, publicURL string, maxRecords int) http.Handler {
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: maxRecords, MaxImageWidth: 4096, MaxImageHeight: 4096},
 		Exporter: &localFarm{cat: c, r: r}, NewID: newID(), OutputURL: func(key string) string { return publicURL + "/arcgis/" + key }})
 	mux := http.NewServeMux()
-	mux.Handle("/ogc", ogcapi.New(ogcapi.Params{Server: ops, PublicURL: publicURL, MaxRecordCount: maxRecords}))
-	mux.Handle("/ogc/", ogcapi.New(ogcapi.Params{Server: ops, PublicURL: publicURL, MaxRecordCount: maxRecords}))
+	p := ogcapi.Params{Server: ops, PublicURL: publicURL, MaxRecordCount: maxRecords}
+	for _, o := range opts {
+		o(&p)
+	}
+	h := ogcapi.New(p)
+	mux.Handle("/ogc", h)
+	mux.Handle("/ogc/", h)
 	mux.Handle("/arcgis/rest/", rest.New(rest.Params{Ops: ops, Services: c, PublicURL: publicURL, MaxRecordCount: 5000}))
 	return mux
 }
@@ -526,5 +532,63 @@ func TestTiles(t *testing.T) {
 	layer := decodePNG(t, f, "/ogc/world/collections/0/map/tiles/WebMercatorQuad/1/0/1")
 	if diff(t, layer, tile) == 0 {
 		t.Error("collection 0's tile is the map's")
+	}
+}
+
+// fakeVectorTiles builds "tiles" that name their z/x/y.
+type fakeVectorTiles struct{}
+
+func (fakeVectorTiles) WebMercatorTile(_ context.Context, service, mapName string, z, x, y int) (*mvt.Result, error) {
+	return &mvt.Result{Data: []byte(service + "/" + mapName + " " + strconv.Itoa(z) + "/" + strconv.Itoa(x) + "/" + strconv.Itoa(y))}, nil
+}
+
+func (fakeVectorTiles) MaxZoom() int { return 5 }
+
+// With a vector tile builder, the landing page links the vector tilesets, the conformance
+// declares mvt, the tileset's item link is a template of Mapbox vector tiles, and a tile is the
+// builder's tile of that z/x/y (row y, column x); past its last zoom a tile is a 404.
+func TestVectorTiles(t *testing.T) {
+	f := newFarmWith(t, farmURL, maxRecords, func(p *ogcapi.Params) { p.VectorTiles = fakeVectorTiles{} })
+	var landing struct{ Links []link }
+	getJSON(t, f, "/ogc/world", &landing)
+	l, ok := find(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "application/json")
+	if !ok {
+		t.Fatalf("no tilesets-vector link: %+v", landing.Links)
+	}
+	var sets struct {
+		Tilesets []struct {
+			DataType string
+			Links    []link
+		}
+	}
+	getJSON(t, f, l.Href, &sets)
+	if len(sets.Tilesets) != 1 || sets.Tilesets[0].DataType != "vector" {
+		t.Fatalf("vector tilesets %+v", sets)
+	}
+	self, _ := find(sets.Tilesets[0].Links, "self", "application/json")
+	var ts struct {
+		Links  []link
+		Layers []struct{ ID string }
+	}
+	getJSON(t, f, self.Href, &ts)
+	item, ok := find(ts.Links, "item", "application/vnd.mapbox-vector-tile")
+	if !ok || len(ts.Layers) != 2 {
+		t.Fatalf("vector tileset links %+v, layers %+v", ts.Links, ts.Layers)
+	}
+	resp, b := get(t, f, strings.NewReplacer("{tileMatrix}", "2", "{tileRow}", "1", "{tileCol}", "3").Replace(item.Href))
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/vnd.mapbox-vector-tile" || string(b) != "world/Layers 2/3/1" {
+		t.Errorf("tile 2/1/3: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	if resp, _ := get(t, f, "/ogc/world/tiles/WebMercatorQuad/6/0/0"); resp.StatusCode != 404 {
+		t.Errorf("tile past the last zoom: %d", resp.StatusCode)
+	}
+	var conf struct{ ConformsTo []string }
+	getJSON(t, f, "/ogc/world/conformance", &conf)
+	if !contains(conf.ConformsTo, "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt") {
+		t.Error("conformance lacks mvt")
+	}
+	// Without a builder there are none.
+	if resp, _ := get(t, newFarmAt(t, farmURL), "/ogc/world/tiles"); resp.StatusCode != 404 {
+		t.Errorf("/tiles without vector tiles: %d", resp.StatusCode)
 	}
 }

@@ -65,6 +65,12 @@ func (s *service) openAPI(w http.ResponseWriter, r *http.Request) error {
 		"/tileMatrixSets":                   get("the tile matrix sets", meta, ok("the tile matrix sets", mediaJSON, mediaHTML)),
 		"/tileMatrixSets/{tileMatrixSetId}": get("a tile matrix set", append([]any{tileParams[0]}, meta...), ok("the tile matrix set", mediaJSON, mediaHTML)),
 	}
+	if vt := s.h.p.VectorTiles; vt != nil {
+		mvtParams := append(tileParams[:len(tileParams)-1:len(tileParams)-1], f("mvt"))
+		paths["/tiles"] = get("the dataset's vector tilesets", meta, ok("the tilesets", mediaJSON, mediaHTML))
+		paths["/tiles/{tileMatrixSetId}"] = get("a vector tileset", append([]any{tileParams[0]}, meta...), ok("the tileset", mediaJSON, mediaHTML))
+		paths["/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}"] = get("a vector tile", mvtParams, ok("the tile", mediaMVT))
+	}
 	for _, l := range info.MapLayerInfos {
 		id := strconv.Itoa(l.LayerID)
 		c := "/collections/" + id
