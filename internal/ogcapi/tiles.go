@@ -321,18 +321,23 @@ func (s *service) tile(w http.ResponseWriter, r *http.Request, l *gisxml.MapLaye
 func (s *service) cachedTile(z, y, x int, mt string) ([]byte, bool, error) {
 	caches := s.families().Caches
 	name := s.svc.DefaultMap().Name
-	d, err := caches.GetCacheDescriptionInfo(s.ctx, s.call, &gisxml.GetCacheDescriptionInfo{MapName: name})
+	// The cache's scheme and format (read from its stored metadata, which the caches family
+	// keeps for a while), then the tile of its fused folder.
+	tci, err := caches.GetTileCacheInfo(s.ctx, s.call, &gisxml.GetTileCacheInfo{MapName: name})
 	if errors.Is(err, mapserver.ErrNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	info := d.Result
-	if info == nil || info.ServiceType != gisxml.SingleFusedMapCache || info.TileCacheInfo == nil || !wmqLevel(info.TileCacheInfo, z) {
+	if tci.Result == nil || !wmqLevel(tci.Result, z) {
 		return nil, false, nil
 	}
-	if info.TileImageInfo != nil && cacheMedia(info.TileImageInfo.CacheTileFormat) != mt {
+	tii, err := caches.GetTileImageInfo(s.ctx, s.call, &gisxml.GetTileImageInfo{MapName: name})
+	if err != nil {
+		return nil, false, err
+	}
+	if tii.Result != nil && cacheMedia(tii.Result.CacheTileFormat) != mt {
 		return nil, false, nil
 	}
 	resp, err := caches.GetMapTile(s.ctx, s.call, &gisxml.GetMapTile{MapName: name, Level: z, Row: y, Column: x})
