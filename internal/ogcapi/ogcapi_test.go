@@ -4,24 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/worker"
 )
@@ -37,14 +41,55 @@ func newFarmAt(t testing.TB, publicURL string) http.Handler {
 	return newFarmWith(t, publicURL, maxRecords)
 }
 
+// shared is what every farm of the package shares, opened once by TestMain: the sample catalog
+// and the renderer.
+var shared struct {
+	cat *catalog.Catalog
+	r   *render.Renderer
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	cfg, err := servicedef.Load(samplesPath(), providers.Registry())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if shared.cat, err = catalog.Open(context.Background(), cfg, providers.Registry()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer shared.cat.Close()
+	if shared.r, err = render.NewRenderer(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// samplesPath is services/services.yaml at the module's root (as catalogtest.SamplesPath finds
+// it, without a test to fail).
+func samplesPath() string {
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "services", "services.yaml")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "services/services.yaml"
+		}
+		dir = parent
+	}
+}
+
 // newFarmWith is newFarmAt with the record limit maxRecords; opts change the handler's Params.
 func newFarmWith(t testing.TB, publicURL string, maxRecords int, opts ...func(*ogcapi.Params)) http.Handler {
 	t.Helper()
-	c := catalogtest.Samples(t)
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, r := shared.cat, shared.r
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: maxRecords, MaxImageWidth: 4096, MaxImageHeight: 4096},
 		Exporter: &localFarm{cat: c, r: r}, NewID: newID(), OutputURL: func(key string) string { return publicURL + "/arcgis/" + key }})
 	mux := http.NewServeMux()
