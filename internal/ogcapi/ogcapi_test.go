@@ -593,7 +593,11 @@ func (fakeVectorTiles) MaxZoom() int { return 5 }
 // declares mvt, the tileset's item link is a template of Mapbox vector tiles, and a tile is the
 // builder's tile of that z/x/y (row y, column x); past its last zoom a tile is a 404.
 func TestVectorTiles(t *testing.T) {
-	f := newFarmWith(t, farmURL, maxRecords, func(p *ogcapi.Params) { p.VectorTiles = fakeVectorTiles{} })
+	built := 0
+	f := newFarmWith(t, farmURL, maxRecords, func(p *ogcapi.Params) {
+		p.VectorTiles = fakeVectorTiles{}
+		p.TileBuild = func(build func()) { built++; build() }
+	})
 	var landing struct{ Links []link }
 	getJSON(t, f, "/ogc/world", &landing)
 	l, ok := find(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "application/json")
@@ -623,6 +627,9 @@ func TestVectorTiles(t *testing.T) {
 	resp, b := get(t, f, strings.NewReplacer("{tileMatrix}", "2", "{tileRow}", "1", "{tileCol}", "3").Replace(item.Href))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/vnd.mapbox-vector-tile" || string(b) != "world/Layers 2/3/1" {
 		t.Errorf("tile 2/1/3: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	if built != 1 {
+		t.Errorf("%d builds ran through TileBuild, want 1", built)
 	}
 	if resp, _ := get(t, f, "/ogc/world/tiles/WebMercatorQuad/6/0/0"); resp.StatusCode != 404 {
 		t.Errorf("tile past the last zoom: %d", resp.StatusCode)
