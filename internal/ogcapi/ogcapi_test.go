@@ -513,6 +513,11 @@ func TestMapIsExport(t *testing.T) {
 			t.Errorf("%s: %d pixels differ from export's", c.ogc, n)
 		}
 	}
+	// A 2:1 box drawn 1:1 is widened about its centre, and Content-Bbox says so.
+	resp, _ := get(t, f, "/ogc/world/map?bbox=-2000000,-1000000,2000000,1000000&bbox-crs=http://www.opengis.net/def/crs/EPSG/0/3857&width=100&height=100")
+	if got := resp.Header.Get("Content-Bbox"); got != "-2000000,-2000000,2000000,2000000" || resp.Header.Get("Content-Crs") != "<http://www.opengis.net/def/crs/EPSG/0/3857>" {
+		t.Errorf("Content-Bbox %q, Content-Crs %q", got, resp.Header.Get("Content-Crs"))
+	}
 	// Only a width: the height follows the extent's aspect.
 	img := decodePNG(t, f, "/ogc/world/map?bbox=-40,-20,40,20&width=200")
 	if b := img.Bounds(); b.Dx() != 200 || b.Dy() < 90 || b.Dy() > 110 {
