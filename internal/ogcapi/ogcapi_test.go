@@ -22,11 +22,13 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
 	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
 	"github.com/mapfarm/mapfarm/worker"
 )
 
@@ -647,5 +649,31 @@ func TestVectorTiles(t *testing.T) {
 	// Without a builder there are none.
 	if resp, _ := get(t, newFarmAt(t, farmURL), "/ogc/world/tiles"); resp.StatusCode != 404 {
 		t.Errorf("/tiles without vector tiles: %d", resp.StatusCode)
+	}
+}
+
+// With the farm's vector tile builder (internal/vectortile), the tile at row 0, column 1 of
+// level 1 is a valid, gzip-encoded Mapbox vector tile with countries in it, the bytes the
+// builder makes of z 1, x 1, y 0.
+func TestVectorTilesBuilt(t *testing.T) {
+	b, err := vectortile.New(vectortile.Params{Services: shared.cat, Options: mvt.Options{Gzip: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFarmWith(t, farmURL, maxRecords, func(p *ogcapi.Params) { p.VectorTiles = b })
+	resp, body := get(t, f, "/ogc/world/tiles/WebMercatorQuad/1/0/1")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("tile 1/0/1: %d, Content-Encoding %q: %.200s", resp.StatusCode, resp.Header.Get("Content-Encoding"), body)
+	}
+	problems, stats := mvtcheck.Check(body, mvtcheck.Options{})
+	if len(problems) > 0 || stats.Features["Countries"] == 0 {
+		t.Errorf("tile 1/0/1: %v, %+v", problems, stats)
+	}
+	want, err := b.WebMercatorTile(context.Background(), "world", "", 1, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(body, want.Data) {
+		t.Error("tile 1/0/1 is not the builder's tile of z 1, x 1, y 0")
 	}
 }
