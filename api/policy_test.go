@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/token"
 	"github.com/mapfarm/mapfarm/internal/wms"
 )
@@ -31,6 +32,7 @@ func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 		p.Ops.Logger, p.Ops.Tiles = logger, store
 		p.API.MaxBodyBytes, p.API.PublicURL, p.API.Tiles, p.API.Logger, p.API.Security = policyBodyLimit, "http://farm.test", store, logger, sec
 		p.WMS = &wms.Params{PublicURL: "http://farm.test", Logger: logger}
+		p.OGC = &ogcapi.Params{PublicURL: "http://farm.test", Logger: logger}
 		p.REST.Logger = logger
 	})
 	return h, tile

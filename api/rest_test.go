@@ -18,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
@@ -30,6 +31,7 @@ type sampleParams struct {
 	API  Params           // Codec, MaxBodyBytes (16 MiB) and OutputTTL (a minute) set; Ops, REST and WMS are sampleAPI's
 	REST rest.Params      // Services and MaxRecordCount (1,000) set; Ops and TokenBased (tokens in API.Security) are sampleAPI's
 	WMS  *wms.Params      // when set, WMS is served too; Server is sampleAPI's
+	OGC  *ogcapi.Params   // when set, the OGC APIs are served too; Server is sampleAPI's
 }
 
 // sampleAPI is the api on the sample catalog with the SOAP endpoint and the REST API (and WMS
@@ -53,6 +55,10 @@ func sampleAPI(t testing.TB, adjust func(*sampleParams)) http.Handler {
 	if p.WMS != nil {
 		p.WMS.Server = ops
 		p.API.WMS = wms.New(*p.WMS)
+	}
+	if p.OGC != nil {
+		p.OGC.Server = ops
+		p.API.OGC = ogcapi.New(*p.OGC)
 	}
 	return New(p.API).Handler()
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/provider"
 	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/refresh"
@@ -267,7 +268,12 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		})
 		// One request policy (limits, heavy lane) for the SOAP and REST front ends.
 		admission := api.NewAdmission(requestLimits(cfg.Limits), api.HeavyLane{Slots: cfg.Limits.HeavySlots}, m.Registry)
-		vts, err := vectorTileServer(cat, vectortileserver.NewStoreCaches(store, tileIndex), admission, publicURL, cfg.Limits.OperationTimeout, logger)
+		// One vector tile builder for the VectorTileServer and the OGC API's vector tilesets.
+		vtb, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
+		if err != nil {
+			return err
+		}
+		vts, err := vectorTileServer(cat, vtb, vectortileserver.NewStoreCaches(store, tileIndex), admission, publicURL, cfg.Limits.OperationTimeout, logger)
 		if err != nil {
 			return err
 		}
@@ -286,6 +292,9 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Tiles:       store, TileIndex: tileIndex,
 			WMS: wms.New(wms.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
 				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Observe: api.WMSObserver(m), Logger: logger}),
+			OGC: ogcapi.New(ogcapi.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
+				VectorTiles: vtb, TileBuild: admission.TileBuild, Logger: logger}),
 			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil, WMS: true, VectorTiles: true,
 				Admit: admission.Operation, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
@@ -417,14 +426,10 @@ func OpenStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 }
 
 // vectorTileServer is the VectorTileServer of every service (internal/vectortileserver): tiles
-// read from a seeded vector cache of stored, else built on demand, gzip-compressed once, within
-// the encoder's default limits and the operation timeout, at the lower CPU priority of the
-// admission's heavy work.
-func vectorTileServer(cat *catalog.Catalog, stored vectortileserver.Stored, adm *api.Admission, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
-	b, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
-	if err != nil {
-		return nil, err
-	}
+// read from a seeded vector cache of stored, else built on demand by b (gzip-compressed once),
+// within the encoder's default limits and the operation timeout, at the lower CPU priority of
+// the admission's heavy work.
+func vectorTileServer(cat *catalog.Catalog, b *vectortile.Builder, stored vectortileserver.Stored, adm *api.Admission, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
 	r, err := render.NewRenderer()
 	if err != nil {
 		return nil, err
