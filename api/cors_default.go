@@ -17,12 +17,13 @@ import (
 // readOnlyRoute reports whether path is one of the read-only routes that answer any origin by
 // default, and the methods a preflight may ask for on it: the SOAP endpoints and Catalog and
 // the REST API (tiles, WMTS and the cache directories among it) take GET and POST (SOAP, long
-// REST requests as forms); rendered images, WMS and the legislative API take GET only.
+// REST requests as forms); rendered images, WMS, the OGC APIs and the legislative API take GET
+// only.
 func readOnlyRoute(path string) (methods string, ok bool) {
 	switch routeOf(path).family {
 	case familySOAP, familyCatalog, familyRESTInfo, familyREST, familyTiles, familyDirectory:
 		return "GET, HEAD, POST, OPTIONS", true
-	case familyOutput, familyLegislative, familyWMS:
+	case familyOutput, familyLegislative, familyWMS, familyOGC:
 		return "GET, HEAD, OPTIONS", true
 	}
 	return "", false

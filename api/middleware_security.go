@@ -19,6 +19,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/kvp"
 	"github.com/mapfarm/mapfarm/internal/limits"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
@@ -197,9 +198,13 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	c.Set(clientKey, "token:"+g.Client)
 	c.Set(grantKey, g)
-	if rt.family == familyREST {
+	switch rt.family {
+	case familyREST:
 		// The REST catalog lists only the services the token opens.
 		c.Request = req.WithContext(rest.WithVisible(req.Context(), g.Allows))
+	case familyOGC:
+		// So does /ogc, the list of the services' OGC APIs.
+		c.Request = req.WithContext(ogcapi.WithVisible(req.Context(), g.Allows))
 	}
 	if restPost && !s.restForm(c) {
 		return
@@ -281,6 +286,11 @@ func (s *Server) deny(c *gin.Context, status int, soapMsg, drfMsg string) {
 	case familyWMS:
 		// WMS clients read a ServiceExceptionReport; the HTTP status says why.
 		wms.WriteRefusal(c.Writer, c.Request, status, soapMsg)
+		c.Abort()
+		return
+	case familyOGC:
+		// OGC API clients read its JSON exception; the HTTP status says why.
+		ogcapi.WriteRefusal(c.Writer, c.Request, status, soapMsg)
 		c.Abort()
 		return
 	case familyLegislative:

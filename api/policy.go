@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/limits"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/rest"
 )
 
@@ -35,6 +36,7 @@ const (
 	familyOutput                    // /arcgis/output/<id>.<ext>: rendered images, unguessable and short-lived
 	familyLegislative               // /api/v2/…
 	familyAdmin                     // /admin/…: always an admin credential (authenticateAdmin)
+	familyOGC                       // /ogc/<service>/…: the OGC APIs (JSON, HTML, GeoJSON, images)
 )
 
 // route is what the policy reads from a request's path.
@@ -74,6 +76,8 @@ func routeOf(path string) route {
 		return route{family: familyLegislative}
 	case path == "/admin" || strings.HasPrefix(path, "/admin/"):
 		return route{family: familyAdmin}
+	case path == ogcapi.Prefix || strings.HasPrefix(path, ogcapi.Prefix+"/"):
+		return route{family: familyOGC, service: firstSegment(path, ogcapi.Prefix+"/")}
 	}
 	return route{family: familyOpen}
 }
@@ -97,7 +101,7 @@ func firstSegment(path, prefix string) string {
 // stay open.
 func (f family) needsToken() bool {
 	switch f {
-	case familySOAP, familyWMS, familyCatalog, familyREST, familyTiles, familyDirectory, familyLegislative:
+	case familySOAP, familyWMS, familyCatalog, familyREST, familyTiles, familyDirectory, familyLegislative, familyOGC:
 		return true
 	}
 	return false

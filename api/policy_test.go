@@ -16,6 +16,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
@@ -38,6 +39,7 @@ func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: policyBodyLimit, OutputTTL: time.Minute,
 		PublicURL: "http://farm.test", Tiles: store, Logger: logger, Security: sec,
 		WMS:  wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test", Logger: logger}),
+		OGC:  ogcapi.New(ogcapi.Params{Server: ops, PublicURL: "http://farm.test", Logger: logger}),
 		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000, TokenBased: sec.Tokens != nil, Logger: logger})}).Handler()
 	return h, tile
 }

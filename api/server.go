@@ -3,6 +3,7 @@
 //	POST /arcgis/services/<service>/MapServer        SOAP 1.1 MapServer endpoint (soap.go)
 //	GET  /arcgis/services/<service>/MapServer?wsdl   the WSDL, generated from the message types (soap.go)
 //	GET  /arcgis/services/<service>/MapServer/WMSServer  WMS 1.1.1 and 1.3.0 (internal/wms, wms.go)
+//	GET  /ogc, /ogc/<service>/…                        the OGC APIs: Features, Maps, Tiles (internal/ogcapi)
 //	POST /arcgis/services, GET ?wsdl                  the SOAP Catalog of the services (soapcatalog.go)
 //	GET  /arcgis/output/<id>.<ext>                    rendered images, until they expire (output.go)
 //	GET  /api/v2/…                                    the legislative-data API (mounted handler)
@@ -105,6 +106,8 @@ type Params struct {
 	// WMS serves WMS 1.1.1 and 1.3.0 (internal/wms) at /arcgis/services/<service>/MapServer/
 	// WMSServer, reading the path value "service"; nil leaves it out.
 	WMS http.Handler
+	// OGC serves the OGC APIs (internal/ogcapi) under /ogc; nil leaves them out.
+	OGC http.Handler
 	// Ready reports whether the dependencies (Redis, the store) answer.
 	Ready  func(ctx context.Context) error
 	Logger *slog.Logger
@@ -175,6 +178,9 @@ func New(p Params) *Server {
 	e.GET("/arcgis/services/:service/MapServer", soapH.serveGet)
 	if p.WMS != nil {
 		routeWMS(e, p.WMS)
+	}
+	if p.OGC != nil {
+		routeOGC(e, p.OGC)
 	}
 	if p.Catalog != nil {
 		e.Match([]string{http.MethodGet, http.MethodPost}, "/arcgis/services", catalogRoute(p, soapH))

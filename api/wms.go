@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 )
 
 // wmsRoute is ArcGIS Server's address of a map service's WMSServer capability; it is under the
@@ -21,4 +22,16 @@ func routeWMS(e *gin.Engine, h http.Handler) {
 	}
 	e.GET(wmsRoute, serve)
 	e.HEAD(wmsRoute, serve)
+}
+
+// routeOGC serves the OGC APIs (internal/ogcapi) for GET and HEAD under /ogc, with the request
+// id in the context as WMS has it.
+func routeOGC(e *gin.Engine, h http.Handler) {
+	serve := func(c *gin.Context) {
+		h.ServeHTTP(c.Writer, c.Request.WithContext(mapserver.WithRequestID(c.Request.Context(), requestIDOf(c))))
+	}
+	for _, path := range []string{ogcapi.Prefix, ogcapi.Prefix + "/*path"} {
+		e.GET(path, serve)
+		e.HEAD(path, serve)
+	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
@@ -275,6 +276,8 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Tiles:       store, TileIndex: tileIndex,
 			WMS: wms.New(wms.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
 				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Observe: api.WMSObserver(m), Logger: logger}),
+			OGC: ogcapi.New(ogcapi.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Logger: logger}),
 			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil, WMS: true, VectorTiles: true,
 				Admit: admission.Operation, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),

@@ -229,3 +229,6 @@ func (s *Server) Families() Families {
 
 // Service finds a service by name, case-insensitively.
 func (s *Server) Service(name string) (*catalog.Service, bool) { return s.p.Catalog.Service(name) }
+
+// Services returns the catalog's services in definition order (the OGC APIs list them).
+func (s *Server) Services() []*catalog.Service { return s.p.Catalog.Services() }

@@ -1,0 +1,87 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/token"
+)
+
+// The OGC APIs follow the request policy of the services: with tokens on, no token or one
+// scoped to another service gets the OGC API exception with 401 or 403; the world's token, as a
+// parameter or a bearer header, opens it, private; /ogc lists only the services a token opens;
+// without tokens it is public; any origin may read it. A WebMercatorQuad tile of the world's
+// stored cache is the stored tile.
+func TestOGCRoutePolicy(t *testing.T) {
+	signer := testSigner(t)
+	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
+	h, tile := policyServer(t, Security{Tokens: signer})
+	open, _ := policyServer(t, Security{})
+	const landing = "/ogc/world/collections"
+	serve := func(h http.Handler, target, auth string) (*httptest.ResponseRecorder, []byte) {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		b, _ := io.ReadAll(rec.Body)
+		return rec, b
+	}
+	for _, c := range []struct {
+		name    string
+		h       http.Handler
+		target  string
+		header  string
+		status  int
+		private bool
+	}{
+		{"no token", h, landing, "", 401, false},
+		{"another service's token", h, landing + "?token=" + usa, "", 403, false},
+		{"token parameter", h, landing + "?token=" + world, "", 200, true},
+		{"bearer", h, landing, "Bearer " + world, 200, true},
+		{"tokens off", open, landing, "", 200, false},
+	} {
+		rec, b := serve(c.h, c.target, c.header)
+		var doc struct {
+			Code        string
+			Collections []any
+		}
+		_ = json.Unmarshal(b, &doc)
+		if rec.Code != c.status || (c.status == 200) != (len(doc.Collections) > 0) || (c.status != 200) != (doc.Code != "") {
+			t.Errorf("%s: %d %.300s, want %d", c.name, rec.Code, b, c.status)
+		}
+		cc := rec.Header().Get("Cache-Control")
+		if c.private != strings.HasPrefix(cc, "private") || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: Cache-Control %q, nosniff %q", c.name, cc, rec.Header().Get("X-Content-Type-Options"))
+		}
+		if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("%s: Access-Control-Allow-Origin %q", c.name, rec.Header().Get("Access-Control-Allow-Origin"))
+		}
+	}
+	// /ogc lists what the token opens.
+	rec, b := serve(h, "/ogc?token="+usa, "")
+	if rec.Code != 200 || !bytes.Contains(b, []byte("/ogc/usa")) || bytes.Contains(b, []byte("/ogc/world")) {
+		t.Errorf("/ogc with the usa token: %d %s", rec.Code, b)
+	}
+	rec, b = serve(open, "/ogc/world/map/tiles/WebMercatorQuad/0/0/0", "")
+	if rec.Code != 200 || !bytes.Equal(b, tile) || rec.Header().Get("Content-Type") != "image/png" {
+		t.Errorf("tile 0/0/0: %d %s, %d bytes, want the stored tile's %d", rec.Code, rec.Header().Get("Content-Type"), len(b), len(tile))
+	}
+	rec, _ = serve(open, "/ogc/world/collections?f=html", "")
+	if rec.Header().Get("X-Frame-Options") != "DENY" {
+		t.Errorf("HTML page: X-Frame-Options %q", rec.Header().Get("X-Frame-Options"))
+	}
+	req := httptest.NewRequest(http.MethodPost, landing, nil)
+	rec = httptest.NewRecorder()
+	open.ServeHTTP(rec, req)
+	if rec.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d", rec.Code)
+	}
+}
