@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -10,10 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -79,22 +82,52 @@ type olResult struct {
 }
 
 // TestWebClients draws the farm's services with web map clients in Debian's headless Chromium,
-// all in one browser (driver.js): OpenLayers' ImageWMS and TileWMS sources over the world
-// service's WMS, in Web Mercator and in EPSG:4326 with WMS 1.3.0's latitude-first axis order.
+// all in one browser (driver.js), on one farm:
+//   - OpenLayers' ImageWMS and TileWMS sources over the world service's WMS, in Web Mercator and
+//     in EPSG:4326 with WMS 1.3.0's latitude-first axis order;
+//   - OpenLayers' OGCMapTile source over the OGC API map tileset (WebMercatorQuad);
+//   - OpenLayers' VectorTile source with the MVT format over the VectorTileServer's XYZ tiles;
+//   - MapLibre GL JS with the VectorTileServer's style (resources/styles/root.json), as it is and
+//     with its source replaced by the TileJSON.
+//
 // Each map is drawn without a console error, a refused request to another origin or a failed
-// request to the farm, and its screenshot shows the countries: Brazil drawn, the Pacific not.
+// request to the farm, and its screenshot shows the countries: Brazil drawn, the South Pacific
+// not (the map's background there). MapLibre draws labels (its glyph requests answer 200) and
+// queryRenderedFeatures in Brazil returns Brazil with its object id and name. Then Mapbox's own
+// decoder (decode_tiles.mjs) reads every tile of a level as mvtcheck does.
 func TestWebClients(t *testing.T) {
 	f := startFarm(t)
 	base := strings.TrimSuffix(f.url, "/")
 	wmsURL := base + "/arcgis/services/world/MapServer/WMSServer"
-	wms := func(name, mode, projection string) clientJob {
-		return clientJob{Name: name, Bundle: "ol", Params: map[string]string{"farm": base, "mode": mode, "url": wmsURL, "layers": "1", "projection": projection}}
+	vts := base + "/arcgis/rest/services/world/VectorTileServer"
+	ol := func(name, mode, url, projection string) clientJob {
+		return clientJob{Name: name, Bundle: "ol", Params: map[string]string{"farm": base, "mode": mode, "url": url, "layers": "1", "projection": projection}}
+	}
+	maplibre := func(name, tilejson string) clientJob {
+		p := map[string]string{"farm": base, "style": vts + "/resources/styles/root.json", "lon": "0", "lat": "0", "zoom": "0", "qlon": "-52", "qlat": "-10"}
+		if tilejson != "" {
+			p["tilejson"] = tilejson
+		}
+		return clientJob{Name: name, Bundle: "maplibre", Params: p}
 	}
 	jobs := []clientJob{
-		wms("ol-imagewms", "ImageWMS", "EPSG:3857"),
-		wms("ol-tilewms", "TileWMS", "EPSG:3857"),
-		wms("ol-imagewms-4326", "ImageWMS", "EPSG:4326"),
+		ol("ol-imagewms", "ImageWMS", wmsURL, "EPSG:3857"),
+		ol("ol-tilewms", "TileWMS", wmsURL, "EPSG:3857"),
+		ol("ol-imagewms-4326", "ImageWMS", wmsURL, "EPSG:4326"),
+		ol("ol-ogcmaptile", "OGCMapTile", base+"/ogc/world/map/tiles/WebMercatorQuad", "EPSG:3857"),
+		ol("ol-mvt", "MVT", vts+"/tile/{z}/{y}/{x}.pbf", "EPSG:3857"),
+		maplibre("maplibre-style", ""),
+		maplibre("maplibre-tilejson", vts+"/tiles.json"),
 	}
+	// The sea: white where the map is transparent (WMS with TRANSPARENT, OpenLayers' own styling
+	// of the tiles), the map's blue elsewhere.
+	white, blue := color.NRGBA{255, 255, 255, 255}, color.NRGBA{198, 219, 239, 255}
+	sea := map[string]color.NRGBA{"ol-ogcmaptile": blue, "maplibre-style": blue, "maplibre-tilejson": blue}
+	prefix := map[string]string{
+		"ol-ogcmaptile": "/ogc/world/map/tiles/WebMercatorQuad/", "ol-mvt": "/arcgis/rest/services/world/VectorTileServer/tile/",
+		"maplibre-style": "/arcgis/rest/services/world/VectorTileServer/tile/", "maplibre-tilejson": "/arcgis/rest/services/world/VectorTileServer/tile/",
+	}
+	brazil := brazilID(t, base)
 	dir := t.TempDir()
 	runs := runClients(t, jobs, dir)
 	for _, job := range jobs {
@@ -103,17 +136,85 @@ func TestWebClients(t *testing.T) {
 			if !ok {
 				t.Fatalf("driver.js ran no page %s", job.Name)
 			}
-			checkClientRun(t, run, "/arcgis/services/world/MapServer/WMSServer?")
-			var res olResult
-			if err := json.Unmarshal(run.Result, &res); err != nil || res.Error != "" || len(res.Errors) > 0 || res.Loaded == 0 {
-				t.Fatalf("OpenLayers: %s (%v)", run.Result, err)
+			p, ok := prefix[job.Name]
+			if !ok {
+				p = "/arcgis/services/world/MapServer/WMSServer?"
 			}
-			if !slices.ContainsFunc(run.Requests, func(r clientRequest) bool { return strings.Contains(r.Path, "REQUEST=GetMap") }) {
-				t.Errorf("no GetMap among %v", run.Requests)
+			checkClientRun(t, run, p)
+			if job.Bundle == "maplibre" {
+				checkMapLibre(t, run, brazil)
+			} else {
+				var res olResult
+				if err := json.Unmarshal(run.Result, &res); err != nil || res.Error != "" || len(res.Errors) > 0 || res.Loaded == 0 {
+					t.Fatalf("OpenLayers: %s (%v)", run.Result, err)
+				}
 			}
-			img := readScreenshot(t, dir, job.Name)
-			checkWorldDrawn(t, img, job.Params["projection"])
+			bg, ok := sea[job.Name]
+			if !ok {
+				bg = white
+			}
+			checkWorldDrawn(t, readScreenshot(t, dir, job.Name), job.Params["projection"], bg)
 		})
+	}
+	t.Run("mapbox-vector-tile", func(t *testing.T) { checkSecondDecoder(t, vts+"/tile/{z}/{y}/{x}.pbf", 3) })
+}
+
+// brazilID is the object id of Brazil in the world service's countries (REST query).
+func brazilID(t *testing.T, base string) float64 {
+	t.Helper()
+	_, body := do(t, "GET", base+"/arcgis/rest/services/world/MapServer/1/query?where=NAME%3D%27Brazil%27&outFields=fid&returnGeometry=false&f=json", "")
+	var q struct {
+		Features []struct {
+			Attributes map[string]any `json:"attributes"`
+		} `json:"features"`
+	}
+	if err := json.Unmarshal(body, &q); err != nil || len(q.Features) != 1 {
+		t.Fatalf("query Brazil: %v %s", err, body)
+	}
+	id, ok := q.Features[0].Attributes["fid"].(float64)
+	if !ok {
+		t.Fatalf("query Brazil: %s", body)
+	}
+	return id
+}
+
+// mapLibreResult is what maplibre.js reports.
+type mapLibreResult struct {
+	Error    string            `json:"error"`
+	Errors   []string          `json:"errors"`
+	Features []mapLibreFeature `json:"features"`
+	Symbols  int               `json:"symbols"`
+}
+
+// mapLibreFeature is a feature queryRenderedFeatures returned.
+type mapLibreFeature struct {
+	Layer       string         `json:"layer"`
+	SourceLayer string         `json:"sourceLayer"`
+	ID          float64        `json:"id"`
+	Properties  map[string]any `json:"properties"`
+}
+
+// checkMapLibre: MapLibre reported no error, placed labels whose glyphs it loaded from the
+// farm, and found Brazil (its object id and name) at the query point.
+func checkMapLibre(t *testing.T, run clientRun, brazil float64) {
+	t.Helper()
+	var res mapLibreResult
+	if err := json.Unmarshal(run.Result, &res); err != nil || res.Error != "" || len(res.Errors) > 0 {
+		t.Fatalf("MapLibre: %s (%v)", run.Result, err)
+	}
+	if res.Symbols == 0 {
+		t.Errorf("MapLibre placed no label")
+	}
+	if !slices.ContainsFunc(run.Requests, func(r clientRequest) bool {
+		return strings.Contains(r.Path, "/VectorTileServer/resources/fonts/") && r.Status == 200
+	}) {
+		t.Errorf("MapLibre loaded no glyphs: %v", run.Requests)
+	}
+	found := slices.ContainsFunc(res.Features, func(f mapLibreFeature) bool {
+		return f.SourceLayer == "Countries" && f.ID == brazil && f.Properties["NAME"] == "Brazil"
+	})
+	if !found {
+		t.Errorf("queryRenderedFeatures at 52°W 10°S: %+v; want Countries feature %v, NAME Brazil", res.Features, brazil)
 	}
 }
 
@@ -141,12 +242,11 @@ func readScreenshot(t *testing.T, dir, name string) image.Image {
 }
 
 // checkWorldDrawn checks a screenshot of the whole world in projection: 512×512 in EPSG:3857,
-// 512×256 in EPSG:4326: more than a sixth of it drawn (not white), a pixel in Brazil drawn and one
-// in the South Pacific not.
-func checkWorldDrawn(t *testing.T, img image.Image, projection string) {
+// 512×256 in EPSG:4326: more than a sixth of it drawn (not the sea's colour), a pixel in Brazil
+// drawn and one in the South Pacific the sea's.
+func checkWorldDrawn(t *testing.T, img image.Image, projection string, sea color.NRGBA) {
 	t.Helper()
-	white := color.NRGBA{255, 255, 255, 255}
-	if n, total := countPixels(img, func(c color.NRGBA) bool { return c != white }); n < total/6 {
+	if n, total := countPixels(img, func(c color.NRGBA) bool { return c != sea }); n < total/6 {
 		t.Errorf("the map is blank: %d of %d pixels drawn", n, total)
 	}
 	px := func(lon, lat float64) (int, int) {
@@ -160,10 +260,83 @@ func checkWorldDrawn(t *testing.T, img image.Image, projection string) {
 		x, y := px(lon, lat)
 		return color.NRGBAModel.Convert(img.At(img.Bounds().Min.X+x, img.Bounds().Min.Y+y)).(color.NRGBA)
 	}
-	if c := at(-52, -10); c == white {
+	if c := at(-52, -10); c == sea {
 		t.Errorf("Brazil (52°W 10°S) is not drawn: %v", c)
 	}
-	if c := at(-150, -20); c != white {
-		t.Errorf("the South Pacific (150°W 20°S) is drawn: %v", c)
+	if c := at(-120, -40); c != sea {
+		t.Errorf("the South Pacific (120°W 40°S) is drawn: %v, want the sea's %v", c, sea)
 	}
+}
+
+// decodedLayer is what decode_tiles.mjs reports of a layer of a tile.
+type decodedLayer struct {
+	Version  int      `json:"version"`
+	Extent   int      `json:"extent"`
+	Features int      `json:"features"`
+	IDs      []uint64 `json:"ids"`
+	Types    []int    `json:"types"`
+	Points   int      `json:"points"`
+}
+
+// checkSecondDecoder decodes every tile of level z of the XYZ template with Mapbox's
+// @mapbox/vector-tile (decode_tiles.mjs, one node process), and each tile again with the
+// project's validator (mvtcheck): every tile answers 200, passes mvtcheck, and Mapbox's decoder
+// reads the same layers with the same feature ids, every feature of a known type with points.
+func checkSecondDecoder(t *testing.T, template string, z int) {
+	t.Helper()
+	_, nodeModules := viewerTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "testdata/clients/decode_tiles.mjs", template, strconv.Itoa(z))
+	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+	tiles := outputJSON[map[string]struct {
+		Status int                     `json:"status"`
+		Layers map[string]decodedLayer `json:"layers"`
+	}](t, "decode_tiles.mjs", cmd)
+	n := 1 << z
+	if len(tiles) != n*n {
+		t.Fatalf("decode_tiles.mjs read %d tiles, want %d", len(tiles), n*n)
+	}
+	features := 0
+	for x := range n {
+		for y := range n {
+			key := fmt.Sprintf("%d/%d/%d", z, x, y)
+			got := tiles[key]
+			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(x), "{y}", strconv.Itoa(y)).Replace(template)
+			resp, body := do(t, "GET", url, "")
+			if got.Status != 200 || resp.StatusCode != 200 {
+				t.Errorf("%s: decode_tiles.mjs got %d, Go %s", key, got.Status, resp.Status)
+				continue
+			}
+			if problems, _ := mvtcheck.Check(body, mvtcheck.Options{}); len(problems) > 0 {
+				t.Errorf("%s: mvtcheck: %v", key, problems)
+			}
+			layers, err := mvtcheck.Decode(body)
+			if err != nil {
+				t.Errorf("%s: %v", key, err)
+				continue
+			}
+			if len(layers) != len(got.Layers) {
+				t.Errorf("%s: Mapbox's decoder read %d layers, mvtcheck %d", key, len(got.Layers), len(layers))
+			}
+			for _, l := range layers {
+				d, ok := got.Layers[l.Name]
+				var ids []uint64
+				for _, f := range l.Features {
+					ids = append(ids, f.ID)
+				}
+				if !ok || d.Version != int(l.Version) || d.Extent != int(l.Extent) || !slices.Equal(d.IDs, ids) {
+					t.Errorf("%s layer %s: Mapbox's decoder read %+v; mvtcheck version %d, extent %d, ids %v", key, l.Name, d, l.Version, l.Extent, ids)
+				}
+				if slices.ContainsFunc(d.Types, func(ty int) bool { return ty < 1 || ty > 3 }) || (d.Features > 0 && d.Points < d.Features) {
+					t.Errorf("%s layer %s: types %v, %d points for %d features", key, l.Name, d.Types, d.Points, d.Features)
+				}
+				features += d.Features
+			}
+		}
+	}
+	if features == 0 {
+		t.Fatalf("level %d has no feature", z)
+	}
+	t.Logf("level %d: %d tiles, %d features, read alike by @mapbox/vector-tile and mvtcheck", z, n*n, features)
 }

@@ -7,12 +7,13 @@
 // geometry, and prints JSON: per tile "z/x/y", its HTTP status and per layer the version, extent,
 // feature count, the features' ids and geometry types, and the points of the geometries.
 import {createRequire} from 'module';
+import {pathToFileURL} from 'url';
 
+// ES modules do not search NODE_PATH: resolve the packages from it.
 const require = createRequire(process.env.NODE_PATH.split(':')[0] + '/');
-const vt = require('@mapbox/vector-tile');
-const PbfModule = require('pbf');
-const VectorTile = vt.VectorTile;
-const Pbf = PbfModule.default || PbfModule;
+const load = (name) => import(pathToFileURL(require.resolve(name)).href);
+const {VectorTile} = await load('@mapbox/vector-tile');
+const {PbfReader} = await load('pbf');
 
 const [template, zoomArg] = process.argv.slice(2);
 const z = Number(zoomArg);
@@ -27,7 +28,7 @@ async function decode([x, y]) {
   if (!res.ok) return tile;
   const buf = new Uint8Array(await res.arrayBuffer());
   tile.bytes = buf.length;
-  const t = new VectorTile(new Pbf(buf));
+  const t = new VectorTile(new PbfReader(buf));
   for (const [name, layer] of Object.entries(t.layers)) {
     const l = {version: layer.version, extent: layer.extent, features: layer.length, ids: [], types: [], points: 0};
     for (let i = 0; i < layer.length; i++) {

@@ -5,8 +5,8 @@
 //   mode=OGCMapTile        url=<OGC API map tileset URL>
 //   mode=MVT               url=<XYZ template of .pbf tiles>
 //
-// When the map has finished drawing ('rendercomplete') it sets window.clientResult to
-// {loaded, errors}: how many images or tiles loaded and the load errors.
+// When the source is ready and the map has then finished drawing ('rendercomplete') it sets
+// window.clientResult to {loaded, errors}: how many images or tiles loaded and the load errors.
 import Map from 'ol/Map.js';
 import View from 'ol/View.js';
 import ImageLayer from 'ol/layer/Image.js';
@@ -54,7 +54,7 @@ switch (mode) {
     break;
   }
   case 'OGCMapTile': {
-    const source = new OGCMapTile({url: q.get('url'), crossOrigin: 'anonymous'});
+    const source = new OGCMapTile({url: q.get('url'), mediaType: 'image/png', crossOrigin: 'anonymous'});
     source.on('tileloadend', loaded);
     source.on('tileloaderror', failed);
     layer = new TileLayer({source});
@@ -84,7 +84,20 @@ if (layer) {
   });
   const world = projection === 'EPSG:4326' ? [-180, -90, 180, 90] : [-20037508.34, -20037508.34, 20037508.34, 20037508.34];
   map.getView().fit(world, {size: map.getSize()});
-  map.once('rendercomplete', () => {
-    window.clientResult = result;
-  });
+  // A source that reads a document first (OGCMapTile's tileset) is not ready at once, and the
+  // map completes a render of nothing before it is: wait for the source, then for a render.
+  const source = layer.getSource();
+  const whenReady = () => {
+    if (source.getState() === 'error') {
+      window.clientResult = {error: 'the source failed to load'};
+    } else if (source.getState() !== 'ready') {
+      source.once('change', whenReady);
+    } else {
+      map.once('rendercomplete', () => {
+        window.clientResult = result;
+      });
+      map.render();
+    }
+  };
+  whenReady();
 }
