@@ -23,9 +23,10 @@ import (
 // clientJob is one page of testdata/clients/driver.js: the entry bundle (ol, maplibre) opened
 // with params as its query string.
 type clientJob struct {
-	Name   string            `json:"name"`
-	Bundle string            `json:"bundle"`
-	Params map[string]string `json:"params"`
+	Name      string            `json:"name"`
+	Bundle    string            `json:"bundle"`
+	Params    map[string]string `json:"params"`
+	TimeoutMS int               `json:"timeoutMs,omitempty"` // for the page to finish; 60 s when 0
 }
 
 // clientRequest is a request a page made to the farm, with the answer's status (0: it failed).
@@ -50,9 +51,10 @@ type clientBundle struct {
 }
 
 // runClients runs every job in one node process and one headless Chromium (driver.js), the
-// screenshots of the maps going to dir/<name>.png. The bundles are kept in
-// $MAPFARM_CACHE/node/bundles, beside the node_modules they are built from.
-func runClients(t *testing.T, jobs []clientJob, dir string) map[string]clientRun {
+// screenshots of the maps going to dir/<name>.png; the npm packages come from the test's
+// node_modules and the extra folders. The bundles are kept in $MAPFARM_CACHE/node/bundles,
+// beside the node_modules they are built from.
+func runClients(t *testing.T, jobs []clientJob, dir string, extraModules ...string) map[string]clientRun {
 	t.Helper()
 	chromium, nodeModules := viewerTools(t)
 	jobsJSON, err := json.Marshal(jobs)
@@ -63,7 +65,7 @@ func runClients(t *testing.T, jobs []clientJob, dir string) map[string]clientRun
 	defer cancel()
 	cache := filepath.Join(filepath.Dir(nodeModules), "bundles")
 	cmd := exec.CommandContext(ctx, "node", "testdata/clients/driver.js", chromium, cache, dir, string(jobsJSON))
-	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+strings.Join(append([]string{nodeModules}, extraModules...), string(filepath.ListSeparator)))
 	out := outputJSON[struct {
 		Bundles map[string]clientBundle `json:"bundles"`
 		Runs    map[string]clientRun    `json:"runs"`
@@ -157,6 +159,47 @@ func TestWebClients(t *testing.T) {
 		})
 	}
 	t.Run("mapbox-vector-tile", func(t *testing.T) { checkSecondDecoder(t, vts+"/tile/{z}/{y}/{x}.pbf", 3) })
+}
+
+// TestArcGISVectorTileLayer: the ArcGIS Maps SDK for JavaScript (@arcgis/core, bundled, its
+// assets served by the test) draws the world service's VectorTileServer from its URL with a
+// VectorTileLayer in a MapView, with no console error and nothing asked of another origin, and
+// the screenshot shows the countries on the style's sea. Opt-in (MAPFARM_TEST_ARCGIS=1 after
+// `scripts/install.sh arcgis`): the SDK is 390 MB installed and 30 s to bundle, more than the test
+// command's budget allows on a fresh machine (docs/testing.md).
+func TestArcGISVectorTileLayer(t *testing.T) {
+	if os.Getenv("MAPFARM_TEST_ARCGIS") != "1" {
+		t.Skip("opt-in: scripts/install.sh arcgis, then MAPFARM_TEST_ARCGIS=1")
+	}
+	_, nodeModules := viewerTools(t)
+	arcgis := os.Getenv("MAPFARM_TEST_ARCGIS_MODULES")
+	if arcgis == "" {
+		arcgis = filepath.Join(filepath.Dir(filepath.Dir(nodeModules)), "node-arcgis", "node_modules")
+	}
+	if _, err := os.Stat(filepath.Join(arcgis, "@arcgis", "core", "package.json")); err != nil {
+		t.Fatalf("@arcgis/core is not installed in %s (%v): run scripts/install.sh arcgis", arcgis, err)
+	}
+	f := startFarm(t)
+	base := strings.TrimSuffix(f.url, "/")
+	job := clientJob{Name: "arcgis-vectortilelayer", Bundle: "arcgis", TimeoutMS: 180000,
+		Params: map[string]string{"farm": base, "url": base + "/arcgis/rest/services/world/VectorTileServer"}}
+	dir := t.TempDir()
+	run := runClients(t, []clientJob{job}, dir, arcgis)[job.Name]
+	checkClientRun(t, run, "/arcgis/rest/services/world/VectorTileServer/tile/")
+	var res struct {
+		Error       string `json:"error"`
+		Title       string `json:"title"`
+		StyleLayers int    `json:"styleLayers"`
+	}
+	if err := json.Unmarshal(run.Result, &res); err != nil || res.Error != "" || res.StyleLayers < 2 {
+		t.Fatalf("ArcGIS Maps SDK: %s (%v)", run.Result, err)
+	}
+	if !slices.ContainsFunc(run.Requests, func(r clientRequest) bool {
+		return strings.Contains(r.Path, "/VectorTileServer/resources/fonts/") && r.Status == 200
+	}) {
+		t.Errorf("the SDK loaded no glyphs: %v", run.Requests)
+	}
+	checkWorldDrawn(t, readScreenshot(t, dir, job.Name), "EPSG:3857", color.NRGBA{198, 219, 239, 255})
 }
 
 // brazilID is the object id of Brazil in the world service's countries (REST query).

@@ -3,16 +3,17 @@
 //
 //   node driver.js <chromium> <bundle cache dir> <out dir> <jobs JSON>
 //
-// Each job is {name, bundle, params}: the page <bundle>.html, whose script is the entry
+// Each job is {name, bundle, params, timeoutMs}: the page <bundle>.html, whose script is the entry
 // <bundle>.js of this folder bundled with esbuild, opened with params as its query string. The
 // page draws into #map and sets window.clientResult (an object; `error` when it failed) when it is
 // done. The driver waits for that, screenshots #map into <out dir>/<name>.png and reports the
 // page's console errors, the requests it made (to the farm: path and status) and every request
 // to an origin other than the page's and the farm's (refused).
 //
-// Bundles are built once and kept in the cache dir, named by a hash of the entry's source and the
-// versions of esbuild and of every package the entry imports, so a warm run bundles nothing. One
-// browser serves every job, each in a context of its own.
+// Bundles are built once and kept in the cache dir, each in a folder named by a hash of the
+// entry's source and the versions of esbuild and of every package the entry imports, so a warm
+// run bundles nothing. Packages are found in NODE_PATH (one or more folders). One browser serves
+// every job, each in a context of its own.
 const {chromium} = require('playwright-core');
 const crypto = require('crypto');
 const fs = require('fs');
@@ -24,65 +25,101 @@ const jobs = JSON.parse(jobsJSON);
 const here = __dirname;
 const nodePaths = (process.env.NODE_PATH || '').split(path.delimiter).filter(Boolean);
 
-// The npm packages each entry imports (their versions key the bundle).
-const imports = {
-  ol: ['ol'],
-  maplibre: ['maplibre-gl'],
+// The entries: the npm packages each imports (their versions key the bundle); esm: bundled as ES
+// modules split into chunks (the page loads it as a module), else as one script; assets: a
+// package whose assets/ folder is served below the bundle's, as <entry>/assets/.
+const entries = {
+  ol: {imports: ['ol']},
+  maplibre: {imports: ['maplibre-gl']},
+  arcgis: {imports: ['@arcgis/core'], esm: true, assets: '@arcgis/core'},
 };
 
-function packageVersion(name) {
-  const file = require.resolve(name + '/package.json', {paths: nodePaths});
-  return JSON.parse(fs.readFileSync(file, 'utf8')).version;
+function packageDir(name) {
+  return path.dirname(require.resolve(name + '/package.json', {paths: nodePaths}));
 }
 
-// bundle returns the path of the bundle of entry, building it when the cache has none.
+function packageVersion(name) {
+  return JSON.parse(fs.readFileSync(path.join(packageDir(name), 'package.json'), 'utf8')).version;
+}
+
+// bundle returns the folder of the bundle of entry (<entry>.js and its chunks), building it when
+// the cache has none.
 async function bundle(entry, report) {
+  const e = entries[entry];
+  if (!e) throw new Error('unknown bundle ' + entry);
   const src = fs.readFileSync(path.join(here, entry + '.js'));
   const h = crypto.createHash('sha256');
   h.update(src);
-  for (const p of ['esbuild', ...(imports[entry] || [])]) h.update(`\n${p}@${packageVersion(p)}`);
-  const out = path.join(cacheDir, `${entry}-${h.digest('hex').slice(0, 16)}.js`);
-  if (fs.existsSync(out)) {
-    report[entry] = {cached: true, ms: 0, bytes: fs.statSync(out).size};
+  h.update(JSON.stringify(e));
+  for (const p of ['esbuild', ...e.imports]) h.update(`\n${p}@${packageVersion(p)}`);
+  const out = path.join(cacheDir, `${entry}-${h.digest('hex').slice(0, 16)}`);
+  const size = () => fs.readdirSync(out).reduce((n, f) => n + fs.statSync(path.join(out, f)).size, 0);
+  if (fs.existsSync(path.join(out, entry + '.js'))) {
+    report[entry] = {cached: true, ms: 0, bytes: size()};
     return out;
   }
   const t0 = Date.now();
   const esbuild = require('esbuild');
   fs.mkdirSync(cacheDir, {recursive: true});
   const tmp = `${out}.${process.pid}.tmp`;
+  fs.rmSync(tmp, {recursive: true, force: true});
   await esbuild.build({
     entryPoints: [path.join(here, entry + '.js')],
     bundle: true,
-    format: 'iife',
+    format: e.esm ? 'esm' : 'iife',
+    splitting: !!e.esm,
     minify: true,
     nodePaths,
-    outfile: tmp,
+    outdir: tmp,
     logLevel: 'error',
     loader: {'.css': 'empty'},
   });
+  fs.rmSync(out, {recursive: true, force: true});
   fs.renameSync(tmp, out);
-  report[entry] = {cached: false, ms: Date.now() - t0, bytes: fs.statSync(out).size};
+  report[entry] = {cached: false, ms: Date.now() - t0, bytes: size()};
   return out;
 }
 
-// serve answers GET /<bundle>.html (the page) and /<bundle>.js (its script) on a loopback port.
-function serve(files) {
+const types = {'.js': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm', '.css': 'text/css',
+  '.png': 'image/png', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.woff': 'font/woff'};
+
+// serveFile answers the file rel below root, 404 when there is none (or rel leaves root).
+function serveFile(res, root, rel) {
+  const f = path.join(root, path.normalize('/' + rel));
+  if (!fs.existsSync(f) || !fs.statSync(f).isFile()) {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, {'Content-Type': types[path.extname(f)] || 'application/octet-stream'});
+  fs.createReadStream(f).pipe(res);
+}
+
+// serve answers, on a loopback port, GET /<entry>.html (the page), /<entry>/<file> (the bundle's
+// files) and /<entry>/assets/<file> (the entry's package assets).
+function serve(dirs) {
   const server = http.createServer((req, res) => {
-    const name = new URL(req.url, 'http://x').pathname.slice(1);
-    const m = /^([a-z]+)\.(html|js)$/.exec(name);
-    if (!m || !files[m[1]]) {
+    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname).slice(1);
+    const page = /^([a-z]+)\.html$/.exec(p);
+    if (page && dirs[page[1]]) {
+      const e = entries[page[1]];
+      res.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
+      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>${page[1]}</title>` +
+        `<style>html,body{margin:0;background:#fff}#map{width:512px;height:512px}</style></head>` +
+        `<body><div id="map"></div><script ${e.esm ? 'type="module" ' : ''}src="${page[1]}/${page[1]}.js"></script></body></html>`);
+      return;
+    }
+    const slash = p.indexOf('/');
+    const entry = p.slice(0, slash);
+    if (slash < 0 || !dirs[entry]) {
       res.writeHead(404).end();
       return;
     }
-    if (m[2] === 'html') {
-      res.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
-      res.end(`<!doctype html><html><head><meta charset="utf-8"><title>${m[1]}</title>` +
-        `<style>html,body{margin:0;background:#fff}#map{width:512px;height:512px}</style></head>` +
-        `<body><div id="map"></div><script src="${m[1]}.js"></script></body></html>`);
+    const rel = p.slice(slash + 1);
+    if (entries[entry].assets && rel.startsWith('assets/')) {
+      serveFile(res, packageDir(entries[entry].assets), rel);
       return;
     }
-    res.writeHead(200, {'Content-Type': 'text/javascript'});
-    fs.createReadStream(files[m[1]]).pipe(res);
+    serveFile(res, dirs[entry], rel);
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
@@ -126,9 +163,9 @@ async function runJob(browser, pageOrigin, job) {
 
 (async () => {
   const out = {bundles: {}, runs: {}};
-  const files = {};
-  for (const b of new Set(jobs.map((j) => j.bundle))) files[b] = await bundle(b, out.bundles);
-  const server = await serve(files);
+  const dirs = {};
+  for (const b of new Set(jobs.map((j) => j.bundle))) dirs[b] = await bundle(b, out.bundles);
+  const server = await serve(dirs);
   const pageOrigin = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({
     executablePath,
