@@ -41,6 +41,7 @@ type clientRun struct {
 	ForeignRequests []string        `json:"foreignRequests"`
 	Requests        []clientRequest `json:"requests"`
 	Result          json.RawMessage `json:"result"`
+	MS              int             `json:"ms"` // the page's time, from opening it to its screenshot
 }
 
 // clientBundle is how a bundle was had: from the cache, or built in ms milliseconds.
@@ -67,11 +68,16 @@ func runClients(t *testing.T, jobs []clientJob, dir string, extraModules ...stri
 	cmd := exec.CommandContext(ctx, "node", "testdata/clients/driver.js", chromium, cache, dir, string(jobsJSON))
 	cmd.Env = append(os.Environ(), "NODE_PATH="+strings.Join(append([]string{nodeModules}, extraModules...), string(filepath.ListSeparator)))
 	out := outputJSON[struct {
-		Bundles map[string]clientBundle `json:"bundles"`
-		Runs    map[string]clientRun    `json:"runs"`
+		Bundles  map[string]clientBundle `json:"bundles"`
+		Runs     map[string]clientRun    `json:"runs"`
+		LaunchMS int                     `json:"launchMs"`
 	}](t, "driver.js", cmd)
 	for name, b := range out.Bundles {
 		t.Logf("bundle %s: %d bytes, cached %v, built in %d ms", name, b.Bytes, b.Cached, b.MS)
+	}
+	t.Logf("chromium launched in %d ms", out.LaunchMS)
+	for _, j := range jobs {
+		t.Logf("page %s: %d ms", j.Name, out.Runs[j.Name].MS)
 	}
 	return out.Runs
 }
@@ -85,8 +91,8 @@ type olResult struct {
 
 // TestWebClients draws the farm's services with web map clients in Debian's headless Chromium,
 // all in one browser (driver.js), on one farm:
-//   - OpenLayers' ImageWMS and TileWMS sources over the world service's WMS, in Web Mercator and
-//     in EPSG:4326 with WMS 1.3.0's latitude-first axis order;
+//   - OpenLayers' TileWMS source over the world service's WMS in Web Mercator, and its ImageWMS
+//     source in EPSG:4326 with WMS 1.3.0's latitude-first axis order;
 //   - OpenLayers' OGCMapTile source over the OGC API map tileset (WebMercatorQuad);
 //   - OpenLayers' VectorTile source with the MVT format over the VectorTileServer's XYZ tiles;
 //   - MapLibre GL JS with the VectorTileServer's style (resources/styles/root.json), as it is and
@@ -113,7 +119,6 @@ func TestWebClients(t *testing.T) {
 		return clientJob{Name: name, Bundle: "maplibre", Params: p}
 	}
 	jobs := []clientJob{
-		ol("ol-imagewms", "ImageWMS", wmsURL, "EPSG:3857"),
 		ol("ol-tilewms", "TileWMS", wmsURL, "EPSG:3857"),
 		ol("ol-imagewms-4326", "ImageWMS", wmsURL, "EPSG:4326"),
 		ol("ol-ogcmaptile", "OGCMapTile", base+"/ogc/world/map/tiles/WebMercatorQuad", "EPSG:3857"),

@@ -76,6 +76,12 @@ async function bundle(entry, report) {
   });
   fs.rmSync(out, {recursive: true, force: true});
   fs.renameSync(tmp, out);
+  // Bundles of the entry's earlier versions are of no more use.
+  for (const f of fs.readdirSync(cacheDir)) {
+    if (f.startsWith(entry + '-') && path.join(cacheDir, f) !== out && !f.endsWith('.tmp')) {
+      fs.rmSync(path.join(cacheDir, f), {recursive: true, force: true});
+    }
+  }
   report[entry] = {cached: false, ms: Date.now() - t0, bytes: size()};
   return out;
 }
@@ -125,7 +131,8 @@ function serve(dirs) {
 }
 
 async function runJob(browser, pageOrigin, job) {
-  const run = {consoleErrors: [], foreignRequests: [], requests: [], result: null};
+  const t0 = Date.now();
+  const run = {consoleErrors: [], foreignRequests: [], requests: [], result: null, ms: 0};
   const farm = new URL(job.params.farm).origin;
   const context = await browser.newContext({viewport: {width: 600, height: 600}});
   try {
@@ -158,15 +165,17 @@ async function runJob(browser, pageOrigin, job) {
   } finally {
     await context.close();
   }
+  run.ms = Date.now() - t0;
   return run;
 }
 
 (async () => {
-  const out = {bundles: {}, runs: {}};
+  const out = {bundles: {}, runs: {}, launchMs: 0};
   const dirs = {};
   for (const b of new Set(jobs.map((j) => j.bundle))) dirs[b] = await bundle(b, out.bundles);
   const server = await serve(dirs);
   const pageOrigin = `http://127.0.0.1:${server.address().port}`;
+  const t0 = Date.now();
   const browser = await chromium.launch({
     executablePath,
     headless: true,
@@ -174,7 +183,9 @@ async function runJob(browser, pageOrigin, job) {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
   });
+  out.launchMs = Date.now() - t0;
   try {
+    // One page at a time: three at once took as long on two busy cores.
     for (const job of jobs) out.runs[job.name] = await runJob(browser, pageOrigin, job);
   } finally {
     await browser.close();
