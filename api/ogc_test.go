@@ -74,6 +74,32 @@ func TestOGCRoutePolicy(t *testing.T) {
 	if rec.Code != 200 || !bytes.Equal(b, tile) || rec.Header().Get("Content-Type") != "image/png" {
 		t.Errorf("tile 0/0/0: %d %s, %d bytes, want the stored tile's %d", rec.Code, rec.Header().Get("Content-Type"), len(b), len(tile))
 	}
+	// The cache's own tiling scheme: its tile matrix set, its tileset, the stored tile.
+	rec, b = serve(open, "/ogc/world/tileMatrixSets/default028mm", "")
+	var tms struct {
+		CRS          string
+		TileMatrices []struct {
+			ID          string
+			MatrixWidth int
+		}
+	}
+	if err := json.Unmarshal(b, &tms); err != nil || rec.Code != 200 || tms.CRS != "http://www.opengis.net/def/crs/EPSG/0/3857" || len(tms.TileMatrices) != 3 || tms.TileMatrices[2].MatrixWidth != 4 {
+		t.Errorf("the cache's tile matrix set: %d %v %.300s", rec.Code, err, b)
+	}
+	rec, b = serve(open, "/ogc/world/map/tiles", "")
+	if rec.Code != 200 || !bytes.Contains(b, []byte("/ogc/world/map/tiles/default028mm")) {
+		t.Errorf("the map's tilesets do not list the cache's: %d %s", rec.Code, b)
+	}
+	rec, b = serve(open, "/ogc/world/map/tiles/default028mm/0/0/0", "")
+	if rec.Code != 200 || !bytes.Equal(b, tile) {
+		t.Errorf("cache tile 0/0/0: %d, %d bytes, want the stored tile's %d", rec.Code, len(b), len(tile))
+	}
+	if rec, _ = serve(open, "/ogc/world/map/tiles/default028mm/1/0/0", ""); rec.Code != 404 {
+		t.Errorf("a tile the cache does not hold: %d", rec.Code)
+	}
+	if rec, _ = serve(open, "/ogc/world/collections/1/map/tiles/default028mm", ""); rec.Code != 404 {
+		t.Errorf("a layer without a cache of its own has the cache's tileset: %d", rec.Code)
+	}
 	rec, _ = serve(open, "/ogc/world/collections?f=html", "")
 	if rec.Header().Get("X-Frame-Options") != "DENY" {
 		t.Errorf("HTML page: X-Frame-Options %q", rec.Header().Get("X-Frame-Options"))

@@ -25,8 +25,9 @@ func routeTiles(e *gin.Engine, h *wmts.Handler) {
 const vectorTileRoutePrefix = "/arcgis/rest/services/:service/VectorTileServer"
 
 // routeVectorTiles serves the VectorTileServer resources (internal/vectortileserver) for GET and
-// HEAD: the root, and every resource below it by its path. Tile builds run outside the
-// Admission, bounded by the encoder's own limits (docs/vector-tiles.md).
+// HEAD: the root, and every resource below it by its path. The handler runs its on-demand tile
+// builds through Admission.TileBuild (internal/app wires it), bounded by the encoder's own
+// limits (docs/vector-tiles.md).
 func routeVectorTiles(e *gin.Engine, h http.Handler) {
 	for _, method := range []string{http.MethodGet, http.MethodHead} {
 		e.Handle(method, vectorTileRoutePrefix, tileHandler(h.ServeHTTP, "service"))

@@ -236,11 +236,6 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		m.RegisterCaches(recent.Cache())
 		m.RegisterCaches(tileIndex.Caches()...)
 		m.RegisterCaches(ops.Caches()...)
-		vts, err := vectorTileServer(cat, vectortileserver.NewStoreCaches(store, tileIndex), publicURL, cfg.Limits.OperationTimeout, logger)
-		if err != nil {
-			return err
-		}
-		m.RegisterCaches(vts.Caches()...)
 		seedAdmin := &seed.Admin{Jobs: seed.NewJobs(rdb), Catalog: cat, NewID: api.NewID}
 		sec := api.Security{AdminToken: adminToken, AdminHosts: cfg.Security.AdminHosts, RateLimit: cfg.Security.RateLimit, RateBurst: cfg.Security.RateBurst, CORSOrigins: cfg.Security.CORSOrigins,
 			TrustedProxies: cfg.Security.TrustedProxies}
@@ -263,6 +258,16 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		})
 		// One request policy (limits, heavy lane) for the SOAP and REST front ends.
 		admission := api.NewAdmission(requestLimits(cfg.Limits), api.HeavyLane{Slots: cfg.Limits.HeavySlots}, m.Registry)
+		// One vector tile builder for the VectorTileServer and the OGC API's vector tilesets.
+		vtb, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
+		if err != nil {
+			return err
+		}
+		vts, err := vectorTileServer(cat, vtb, vectortileserver.NewStoreCaches(store, tileIndex), admission, publicURL, cfg.Limits.OperationTimeout, logger)
+		if err != nil {
+			return err
+		}
+		m.RegisterCaches(vts.Caches()...)
 		srv := api.New(api.Params{
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
@@ -277,7 +282,8 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			WMS: wms.New(wms.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
 				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Observe: api.WMSObserver(m), Logger: logger}),
 			OGC: ogcapi.New(ogcapi.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
-				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Logger: logger}),
+				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight,
+				VectorTiles: vtb, TileBuild: admission.TileBuild, Logger: logger}),
 			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil, WMS: true, VectorTiles: true,
 				Admit: admission.Operation, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
@@ -384,17 +390,14 @@ func OpenStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 }
 
 // vectorTileServer is the VectorTileServer of every service (internal/vectortileserver): tiles
-// read from a seeded vector cache of stored, else built on demand, gzip-compressed once, within
-// the encoder's default limits and the operation timeout.
-func vectorTileServer(cat *catalog.Catalog, stored vectortileserver.Stored, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
-	b, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
-	if err != nil {
-		return nil, err
-	}
+// read from a seeded vector cache of stored, else built on demand by b (gzip-compressed once),
+// within the encoder's default limits and the operation timeout, at the lower CPU priority of
+// the admission's heavy work.
+func vectorTileServer(cat *catalog.Catalog, b *vectortile.Builder, stored vectortileserver.Stored, adm *api.Admission, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
 	r, err := render.NewRenderer()
 	if err != nil {
 		return nil, err
 	}
 	return vectortileserver.New(vectortileserver.Params{Services: cat, Builder: b, Stored: stored, Glyphs: vectorfonts.New(r.Fonts(), 0),
-		Renderer: r, PublicURL: publicURL, Timeout: timeout, Logger: logger}), nil
+		Renderer: r, PublicURL: publicURL, Timeout: timeout, Run: adm.TileBuild, Logger: logger}), nil
 }

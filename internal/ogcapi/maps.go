@@ -212,8 +212,16 @@ func (s *service) drawMap(w http.ResponseWriter, r *http.Request, l *gisxml.MapL
 		w.Header().Set("Server-Timing", fmt.Sprintf(`render;dur=%.3f;desc="%s"`, float64(ri.Render.Microseconds())/1000, ri.Worker))
 	}
 	setCRSHeader(w, q.crs)
-	// The extent drawn, in the answer's system and its axis order (Maps 1.0 §8.2).
-	b := []float64{q.bbox.Min[0], q.bbox.Min[1], q.bbox.Max[0], q.bbox.Max[1]}
+	// The extent drawn, in the answer's system and its axis order (Maps 1.0 §8.2): the bbox
+	// widened about its centre to the image's aspect, as ExportMapImage draws it.
+	bb := q.bbox
+	dx, dy := bb.Max[0]-bb.Min[0], bb.Max[1]-bb.Min[1]
+	if want := dx * float64(q.height) / float64(q.width); want > dy {
+		bb.Min[1], bb.Max[1] = bb.Min[1]-(want-dy)/2, bb.Max[1]+(want-dy)/2
+	} else if want := dy * float64(q.width) / float64(q.height); want > dx {
+		bb.Min[0], bb.Max[0] = bb.Min[0]-(want-dx)/2, bb.Max[0]+(want-dx)/2
+	}
+	b := []float64{bb.Min[0], bb.Min[1], bb.Max[0], bb.Max[1]}
 	if q.crs.northFirst {
 		b = []float64{b[1], b[0], b[3], b[2]}
 	}

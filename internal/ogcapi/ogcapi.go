@@ -55,7 +55,10 @@ type Params struct {
 	// VectorTiles builds the Mapbox vector tiles of the vector tilesets (/tiles); nil: the APIs
 	// have none.
 	VectorTiles VectorTiles
-	Logger      *slog.Logger
+	// TileBuild runs the build of one vector tile (as the VectorTileServer's builds run: the api
+	// Admission's lower CPU priority, no lane slot); nil runs it at once.
+	TileBuild func(build func())
+	Logger    *slog.Logger
 }
 
 // VectorTiles builds one Mapbox vector tile of a map of a service, z/x/y of Web Mercator

@@ -4,24 +4,28 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
+	"github.com/mapfarm/mapfarm/internal/servicedef"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/worker"
 )
@@ -37,14 +41,55 @@ func newFarmAt(t testing.TB, publicURL string) http.Handler {
 	return newFarmWith(t, publicURL, maxRecords)
 }
 
+// shared is what every farm of the package shares, opened once by TestMain: the sample catalog
+// and the renderer.
+var shared struct {
+	cat *catalog.Catalog
+	r   *render.Renderer
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	cfg, err := servicedef.Load(samplesPath(), providers.Registry())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if shared.cat, err = catalog.Open(context.Background(), cfg, providers.Registry()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer shared.cat.Close()
+	if shared.r, err = render.NewRenderer(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}
+
+// samplesPath is services/services.yaml at the module's root (as catalogtest.SamplesPath finds
+// it, without a test to fail).
+func samplesPath() string {
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "services", "services.yaml")
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "services/services.yaml"
+		}
+		dir = parent
+	}
+}
+
 // newFarmWith is newFarmAt with the record limit maxRecords; opts change the handler's Params.
 func newFarmWith(t testing.TB, publicURL string, maxRecords int, opts ...func(*ogcapi.Params)) http.Handler {
 	t.Helper()
-	c := catalogtest.Samples(t)
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, r := shared.cat, shared.r
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: maxRecords, MaxImageWidth: 4096, MaxImageHeight: 4096},
 		Exporter: &localFarm{cat: c, r: r}, NewID: newID(), OutputURL: func(key string) string { return publicURL + "/arcgis/" + key }})
 	mux := http.NewServeMux()
@@ -468,6 +513,11 @@ func TestMapIsExport(t *testing.T) {
 			t.Errorf("%s: %d pixels differ from export's", c.ogc, n)
 		}
 	}
+	// A 2:1 box drawn 1:1 is widened about its centre, and Content-Bbox says so.
+	resp, _ := get(t, f, "/ogc/world/map?bbox=-2000000,-1000000,2000000,1000000&bbox-crs=http://www.opengis.net/def/crs/EPSG/0/3857&width=100&height=100")
+	if got := resp.Header.Get("Content-Bbox"); got != "-2000000,-2000000,2000000,2000000" || resp.Header.Get("Content-Crs") != "<http://www.opengis.net/def/crs/EPSG/0/3857>" {
+		t.Errorf("Content-Bbox %q, Content-Crs %q", got, resp.Header.Get("Content-Crs"))
+	}
 	// Only a width: the height follows the extent's aspect.
 	img := decodePNG(t, f, "/ogc/world/map?bbox=-40,-20,40,20&width=200")
 	if b := img.Bounds(); b.Dx() != 200 || b.Dy() < 90 || b.Dy() > 110 {
@@ -548,7 +598,11 @@ func (fakeVectorTiles) MaxZoom() int { return 5 }
 // declares mvt, the tileset's item link is a template of Mapbox vector tiles, and a tile is the
 // builder's tile of that z/x/y (row y, column x); past its last zoom a tile is a 404.
 func TestVectorTiles(t *testing.T) {
-	f := newFarmWith(t, farmURL, maxRecords, func(p *ogcapi.Params) { p.VectorTiles = fakeVectorTiles{} })
+	built := 0
+	f := newFarmWith(t, farmURL, maxRecords, func(p *ogcapi.Params) {
+		p.VectorTiles = fakeVectorTiles{}
+		p.TileBuild = func(build func()) { built++; build() }
+	})
 	var landing struct{ Links []link }
 	getJSON(t, f, "/ogc/world", &landing)
 	l, ok := find(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", "application/json")
@@ -578,6 +632,9 @@ func TestVectorTiles(t *testing.T) {
 	resp, b := get(t, f, strings.NewReplacer("{tileMatrix}", "2", "{tileRow}", "1", "{tileCol}", "3").Replace(item.Href))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/vnd.mapbox-vector-tile" || string(b) != "world/Layers 2/3/1" {
 		t.Errorf("tile 2/1/3: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	if built != 1 {
+		t.Errorf("%d builds ran through TileBuild, want 1", built)
 	}
 	if resp, _ := get(t, f, "/ogc/world/tiles/WebMercatorQuad/6/0/0"); resp.StatusCode != 404 {
 		t.Errorf("tile past the last zoom: %d", resp.StatusCode)

@@ -115,13 +115,29 @@ func (s *service) tileMatrixSets(w http.ResponseWriter, r *http.Request) error {
 	links := selfLinks(s.base+"/tileMatrixSets", mt, mediaJSON)
 	pg := &page{Title: "Tile matrix sets", Links: links, Head: []string{"id", "title"},
 		Rows: [][]cell{{{Text: wmqID, Href: href + "?f=html"}, {Text: "Google Maps Compatible for the World"}}}}
+	if _, ok, err := s.cacheScheme(); err != nil {
+		return err
+	} else if ok {
+		href := s.base + "/tileMatrixSets/" + cacheSetID
+		sets = append(sets, map[string]any{"id": cacheSetID, "title": "The tiling scheme of the map's cache",
+			"links": []link{{Href: href, Rel: "self", Type: mediaJSON, Title: cacheSetID}}})
+		pg.Rows = append(pg.Rows, []cell{{Text: cacheSetID, Href: href + "?f=html"}, {Text: "The tiling scheme of the map's cache"}})
+	}
 	return writeDoc(w, r, mt, mediaJSON, map[string]any{"tileMatrixSets": sets, "links": links}, pg)
 }
 
 // tileMatrixSet answers /tileMatrixSets/{id}.
 func (s *service) tileMatrixSet(w http.ResponseWriter, r *http.Request, id string) error {
-	if id != wmqID {
-		return notFound("tile matrix set " + quoted(id) + " does not exist: " + wmqID)
+	var d tileMatrixSetDoc
+	switch sch, ok, err := s.cacheScheme(); {
+	case id == wmqID:
+		d = webMercatorQuad()
+	case err != nil:
+		return err
+	case id == cacheSetID && ok:
+		d = cacheTMS(sch)
+	default:
+		return notFound("tile matrix set " + quoted(id) + " does not exist")
 	}
 	p, err := params(r, nil)
 	if err != nil {
@@ -131,8 +147,7 @@ func (s *service) tileMatrixSet(w http.ResponseWriter, r *http.Request, id strin
 	if err != nil {
 		return err
 	}
-	d := webMercatorQuad()
-	pg := &page{Title: d.Title, Description: d.URI + " in " + d.CRS, Links: selfLinks(s.base+"/tileMatrixSets/"+wmqID, mt, mediaJSON),
+	pg := &page{Title: d.Title, Description: d.URI + " in " + d.CRS, Links: selfLinks(s.base+"/tileMatrixSets/"+id, mt, mediaJSON),
 		Head: []string{"tile matrix", "scale denominator", "cell size", "matrix width × height"}}
 	for _, m := range d.TileMatrices {
 		pg.Rows = append(pg.Rows, []cell{{Text: m.ID}, {Text: strconv.FormatFloat(m.ScaleDenominator, 'f', -1, 64)},
@@ -177,7 +192,19 @@ func (s *service) tilesets(w http.ResponseWriter, r *http.Request, l *gisxml.Map
 	links := selfLinks(s.tilesHref(l), mt, mediaJSON)
 	pg := &page{Title: "Map tilesets", Links: links, Head: []string{"tileset", "tile matrix set"},
 		Rows: [][]cell{{{Text: s.tilesetTitle(l), Href: s.tilesHref(l) + "/" + wmqID + "?f=html"}, {Text: wmqURI}}}}
-	return writeDoc(w, r, mt, mediaJSON, map[string]any{"tilesets": []map[string]any{s.tilesetSummary(l)}, "links": links}, pg)
+	sets := []map[string]any{s.tilesetSummary(l)}
+	if has, err := s.hasCacheTiles(l); err != nil {
+		return err
+	} else if has {
+		sch, _, err := s.cacheScheme()
+		if err != nil {
+			return err
+		}
+		set := s.cacheTileset(l, sch, mt, r, true)
+		sets = append(sets, set)
+		pg.Rows = append(pg.Rows, []cell{{Text: set["title"].(string), Href: s.tilesHref(l) + "/" + cacheSetID + "?f=html"}, {Text: cacheSetID}})
+	}
+	return writeDoc(w, r, mt, mediaJSON, map[string]any{"tilesets": sets, "links": links}, pg)
 }
 
 // tileLimits is the range of tiles of one tile matrix that cover the data.
@@ -191,8 +218,11 @@ type tileLimits struct {
 
 // tileset answers /map/tiles/{tileMatrixSetId}.
 func (s *service) tileset(w http.ResponseWriter, r *http.Request, l *gisxml.MapLayerInfo, tms string) error {
+	if tms == cacheSetID {
+		return s.cacheTilesetDoc(w, r, l)
+	}
 	if tms != wmqID {
-		return notFound("tileset " + quoted(tms) + " does not exist: " + wmqID)
+		return notFound("tileset " + quoted(tms) + " does not exist")
 	}
 	p, err := params(r, nil)
 	if err != nil {
@@ -265,14 +295,24 @@ func tileIndex(s string) (int, bool) {
 // (GetMapTile, as WMTS reads it), else the tile drawn on demand (ExportMapImage, 256 × 256, of
 // the tile's extent, under the request policy as any map).
 func (s *service) tile(w http.ResponseWriter, r *http.Request, l *gisxml.MapLayerInfo, tms, zs, ys, xs string) error {
-	if tms != wmqID {
-		return notFound("tileset " + quoted(tms) + " does not exist: " + wmqID)
-	}
 	z, okz := tileIndex(zs)
 	y, oky := tileIndex(ys)
 	x, okx := tileIndex(xs)
 	if !okz || !oky || !okx {
 		return invalid("tile", "tileMatrix, tileRow and tileCol must be whole numbers written in digits alone")
+	}
+	if tms == cacheSetID {
+		has, err := s.hasCacheTiles(l)
+		if err != nil {
+			return err
+		}
+		if !has {
+			return notFound("tileset " + cacheSetID + " does not exist here: no cache holds these tiles")
+		}
+		return s.cacheTile(w, r, l, z, y, x)
+	}
+	if tms != wmqID {
+		return notFound("tileset " + quoted(tms) + " does not exist")
 	}
 	if z > wmqMaxDrawn || y >= 1<<z || x >= 1<<z {
 		return notFound("tile " + zs + "/" + ys + "/" + xs + " is outside " + wmqID + " (levels 0 to " + strconv.Itoa(wmqMaxDrawn) + ")")
@@ -321,18 +361,23 @@ func (s *service) tile(w http.ResponseWriter, r *http.Request, l *gisxml.MapLaye
 func (s *service) cachedTile(z, y, x int, mt string) ([]byte, bool, error) {
 	caches := s.families().Caches
 	name := s.svc.DefaultMap().Name
-	d, err := caches.GetCacheDescriptionInfo(s.ctx, s.call, &gisxml.GetCacheDescriptionInfo{MapName: name})
+	// The cache's scheme and format (read from its stored metadata, which the caches family
+	// keeps for a while), then the tile of its fused folder.
+	tci, err := caches.GetTileCacheInfo(s.ctx, s.call, &gisxml.GetTileCacheInfo{MapName: name})
 	if errors.Is(err, mapserver.ErrNotFound) {
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	info := d.Result
-	if info == nil || info.ServiceType != gisxml.SingleFusedMapCache || info.TileCacheInfo == nil || !wmqLevel(info.TileCacheInfo, z) {
+	if tci.Result == nil || !wmqLevel(tci.Result, z) {
 		return nil, false, nil
 	}
-	if info.TileImageInfo != nil && cacheMedia(info.TileImageInfo.CacheTileFormat) != mt {
+	tii, err := caches.GetTileImageInfo(s.ctx, s.call, &gisxml.GetTileImageInfo{MapName: name})
+	if err != nil {
+		return nil, false, err
+	}
+	if tii.Result != nil && cacheMedia(tii.Result.CacheTileFormat) != mt {
 		return nil, false, nil
 	}
 	resp, err := caches.GetMapTile(s.ctx, s.call, &gisxml.GetMapTile{MapName: name, Level: z, Row: y, Column: x})

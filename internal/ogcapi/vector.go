@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
@@ -120,7 +121,13 @@ func (s *service) vectorTile(w http.ResponseWriter, r *http.Request, zs, ys, xs 
 		ctx, cancel = context.WithTimeout(ctx, s.h.p.Timeout)
 		defer cancel()
 	}
-	res, err := vt.WebMercatorTile(ctx, s.svc.Name, s.svc.DefaultMap().Name, z, x, y)
+	var res *mvt.Result
+	build := func() { res, err = vt.WebMercatorTile(ctx, s.svc.Name, s.svc.DefaultMap().Name, z, x, y) }
+	if tb := s.h.p.TileBuild; tb != nil {
+		tb(build)
+	} else {
+		build()
+	}
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,16 +60,40 @@ func (h *Handler) serveMade(w http.ResponseWriter, r *http.Request, res *resourc
 }
 
 // serveStyle answers resources/styles and resources/styles/root.json: the Mapbox GL style of the
-// service's default map, its source, glyphs and sprite absolute URLs under the service.
+// service's default map, its source, glyphs and sprite absolute URLs under the service. A style
+// asked for with a token parameter names the same token in those URLs, so that a client given
+// only the style's URL (MapLibre) can fetch what it names from a farm that needs tokens; it is
+// made for the request, not kept (the request policy marks the answer private).
 func (h *Handler) serveStyle(w http.ResponseWriter, r *http.Request, svc *catalog.Service) {
-	res, err := h.made(resourceKey{service: strings.ToLower(svc.Name), name: "style"}, func() ([]byte, string, error) {
+	style := func(token string) ([]byte, string, error) {
 		st, err := vectorstyle.New(svc.Def, svc.DefaultMap().Def, vectorstyle.Options{ServiceURL: h.serviceURL(svc), MaxZoom: h.p.Builder.MaxZoom()})
 		if err != nil {
 			return nil, "", err
 		}
+		if token != "" {
+			q := "?token=" + url.QueryEscape(token)
+			for name, src := range st.Sources {
+				for i := range src.Tiles {
+					src.Tiles[i] += q
+				}
+				st.Sources[name] = src
+			}
+			st.Glyphs += q
+			st.Sprite += q
+		}
 		b, err := st.JSON()
 		return b, "application/json; charset=utf-8", err
-	})
+	}
+	if token := r.URL.Query().Get("token"); token != "" {
+		b, ct, err := style(token)
+		if err != nil {
+			h.failed(w, r, "the style", err)
+			return
+		}
+		h.serveMade(w, r, &resource{data: b, contentType: ct})
+		return
+	}
+	res, err := h.made(resourceKey{service: strings.ToLower(svc.Name), name: "style"}, func() ([]byte, string, error) { return style("") })
 	if err != nil {
 		h.failed(w, r, "the style", err)
 		return

@@ -3,6 +3,7 @@ package vectortileserver
 import (
 	"math"
 	"net/http"
+	"net/url"
 
 	"github.com/paulmach/orb"
 
@@ -280,8 +281,9 @@ type vectorLayer struct {
 }
 
 // serveTileJSON answers tiles.json: TileJSON 3.0.0 for MapLibre GL and OpenLayers, the tiles the
-// same as the VectorTileServer's (XYZ, {z}/{y}/{x} in the template), bounds and center in
-// degrees, one vector layer per layer the tiles hold with its attributes' types.
+// same as the VectorTileServer's (XYZ, {z}/{y}/{x} in the template, with the request's token
+// parameter when it has one, as the style), bounds and center in degrees, one vector layer per
+// layer the tiles hold with its attributes' types.
 func (h *Handler) serveTileJSON(w http.ResponseWriter, r *http.Request, svc *catalog.Service) {
 	layers, err := h.p.Builder.Layers(svc.Name, "", h.p.Builder.WebMercator())
 	if err != nil {
@@ -291,7 +293,7 @@ func (h *Handler) serveTileJSON(w http.ResponseWriter, r *http.Request, svc *cat
 	b := dataExtent(layers)
 	sw, ne := proj.FromMercator(b.Min), proj.FromMercator(b.Max)
 	v := tileJSON{TileJSON: "3.0.0", Name: svc.Name, Description: svc.Def.Description, Attribution: copyright(svc), Scheme: "xyz",
-		Tiles: []string{h.serviceURL(svc) + "/tile/{z}/{y}/{x}.pbf"}, MaxZoom: h.p.Builder.MaxZoom(),
+		Tiles: []string{h.serviceURL(svc) + "/tile/{z}/{y}/{x}.pbf" + tokenQuery(r)}, MaxZoom: h.p.Builder.MaxZoom(),
 		Bounds: [4]float64{round6(sw[0]), round6(sw[1]), round6(ne[0]), round6(ne[1])}, VectorLayers: []vectorLayer{}}
 	v.Center = [3]float64{round6((sw[0] + ne[0]) / 2), round6((sw[1] + ne[1]) / 2), 0}
 	for _, l := range layers {
@@ -318,3 +320,11 @@ func fieldType(t feature.FieldType) string {
 }
 
 func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }
+
+// tokenQuery is "?token=…" for a request with a token parameter, "" otherwise.
+func tokenQuery(r *http.Request) string {
+	if t := r.URL.Query().Get("token"); t != "" {
+		return "?token=" + url.QueryEscape(t)
+	}
+	return ""
+}

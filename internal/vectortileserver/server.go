@@ -86,7 +86,10 @@ type Params struct {
 	MemoryMaxAge time.Duration
 	// Timeout bounds the building of one tile, on top of the encoder's own limit; 0: none.
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// Run runs a tile build under the api's request policy (api.Admission.TileBuild: at a lower
+	// CPU priority); nil: in the calling goroutine.
+	Run    func(build func())
+	Logger *slog.Logger
 }
 
 // Handler serves the VectorTileServer resources. It is safe for concurrent use.
@@ -94,6 +97,9 @@ type Handler struct {
 	p      Params
 	memory *memcache.Cache[tileKey, *servedTile]
 	flight singleflight.Group
+
+	// cacheControl lets clients and shared caches keep a tile as long as the memory does.
+	cacheControl []string
 
 	mu        sync.Mutex
 	resources map[resourceKey]*resource // styles and sprites, made once per service
@@ -110,7 +116,8 @@ func New(p Params) *Handler {
 	if p.MemoryMaxAge <= 0 {
 		p.MemoryMaxAge = DefaultMemoryMaxAge
 	}
-	h := &Handler{p: p, resources: map[resourceKey]*resource{}}
+	h := &Handler{p: p, resources: map[resourceKey]*resource{},
+		cacheControl: []string{"public, max-age=" + strconv.Itoa(int(p.MemoryMaxAge/time.Second))}}
 	if p.MemoryBytes > 0 {
 		h.memory = memcache.New[tileKey, *servedTile]("vector tiles", p.MemoryBytes)
 	}

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -43,6 +44,11 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts mvt.Options, stored vectortileserver.Stored) *fixture {
 	t.Helper()
+	return newFixtureRun(t, opts, stored, nil)
+}
+
+func newFixtureRun(t *testing.T, opts mvt.Options, stored vectortileserver.Stored, run func(func())) *fixture {
+	t.Helper()
 	cat := catalogtest.Samples(t)
 	b, err := vectortile.New(vectortile.Params{Services: cat, Options: opts})
 	if err != nil {
@@ -53,7 +59,7 @@ func newFixture(t *testing.T, opts mvt.Options, stored vectortileserver.Stored) 
 		t.Fatal(err)
 	}
 	h := vectortileserver.New(vectortileserver.Params{Services: cat, Builder: b, Stored: stored, Glyphs: vectorfonts.New(r.Fonts(), 0),
-		Renderer: r, PublicURL: publicURL})
+		Renderer: r, PublicURL: publicURL, Run: run})
 	mux := http.NewServeMux()
 	mux.Handle("/arcgis/rest/services/{service}/VectorTileServer", h)
 	mux.Handle("/arcgis/rest/services/{service}/VectorTileServer/{path...}", h)
@@ -201,6 +207,22 @@ func TestTiles(t *testing.T) {
 	}
 }
 
+// TestMemory: a tile built on demand runs through Params.Run once, and is then served from the
+// memory, the same bytes and ETag.
+func TestMemory(t *testing.T) {
+	var builds atomic.Int32
+	f := newFixtureRun(t, mvt.Options{Gzip: true}, nil, func(build func()) { builds.Add(1); build() })
+	a, ra := f.tile(t, 3, 2, 4)
+	b, rb := f.tile(t, 3, 2, 4)
+	if n := builds.Load(); n != 1 || !bytes.Equal(a, b) || ra.Header.Get("Etag") != rb.Header.Get("Etag") {
+		t.Errorf("%d builds for two requests of a tile (want 1); same bytes %v, ETags %q %q", n, bytes.Equal(a, b), ra.Header.Get("Etag"), rb.Header.Get("Etag"))
+	}
+	f.tile(t, 3, 2, 5)
+	if n := builds.Load(); n != 2 {
+		t.Errorf("%d builds after another tile, want 2", n)
+	}
+}
+
 // TestThinned: a tile past the feature limit says so in its header.
 func TestThinned(t *testing.T) {
 	f := newFixture(t, mvt.Options{Gzip: true, MaxFeatures: 5}, nil)
@@ -298,6 +320,17 @@ func TestResources(t *testing.T) {
 		if fmt.Sprint(ids) != "[background Countries/fill Countries/outline Countries/label/0]" {
 			t.Errorf("style layers %q", ids)
 		}
+	}
+	// With a token parameter, the URLs the style and the TileJSON name carry it.
+	st := f.getJSON(t, vts+"/resources/styles/root.json?token=a%2Bb")
+	src := st["sources"].(map[string]any)["esri"].(map[string]any)
+	tj := f.getJSON(t, vts+"/tiles.json?token=a%2Bb")
+	if fmt.Sprint(src["tiles"]) != "["+publicURL+vts+"/tile/{z}/{y}/{x}.pbf?token=a%2Bb]" || !strings.HasSuffix(st["glyphs"].(string), ".pbf?token=a%2Bb") ||
+		!strings.HasSuffix(st["sprite"].(string), "/sprite?token=a%2Bb") || fmt.Sprint(tj["tiles"]) != fmt.Sprint(src["tiles"]) {
+		t.Errorf("with a token: style tiles %v, glyphs %v, sprite %v; TileJSON tiles %v", src["tiles"], st["glyphs"], st["sprite"], tj["tiles"])
+	}
+	if st := f.getJSON(t, vts+"/resources/styles/root.json"); strings.Contains(st["glyphs"].(string), "token") {
+		t.Errorf("a token kept for the next request: %v", st["glyphs"])
 	}
 	resp, body := f.get(vts + "/resources/fonts/DejaVu%20Sans%20Book/0-255.pbf")
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-protobuf" || len(body) < 10000 {

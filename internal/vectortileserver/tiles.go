@@ -23,23 +23,21 @@ import (
 // ThinnedHeader is the header of a tile thinned at the feature limit: its value is the limit.
 const ThinnedHeader = "X-Tile-Thinned"
 
-// tileCacheControl lets clients and shared caches keep a tile as long as the memory does.
-func (h *Handler) tileCacheControl() string {
-	return "public, max-age=" + strconv.Itoa(int(h.p.MemoryMaxAge/time.Second))
-}
-
 // tileKey names a served tile.
 type tileKey struct {
 	service string
 	z, y, x int
 }
 
-// servedTile is a tile as it is sent: gzip-compressed, with its ETag.
+// servedTile is a tile as it is sent: gzip-compressed, with its ETag, and the header values
+// of both.
 type servedTile struct {
-	data    []byte // gzip-compressed
-	etag    string
-	thinned int // the feature limit when the tile was thinned, else 0
-	at      time.Time
+	data         []byte // gzip-compressed
+	etag         string
+	etagHeader   []string
+	lengthHeader []string
+	thinned      int // the feature limit when the tile was thinned, else 0
+	at           time.Time
 }
 
 // serveTile answers tile/<z>/<y>/<x>.pbf.
@@ -64,31 +62,46 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 		h.failed(w, r, "the tile", err)
 		return
 	}
+	// A hit is the commonest answer: its header shares the tile's own value slices and the
+	// handler's, one element each (so an Add elsewhere copies them), allocating nothing.
 	hd := w.Header()
-	hd.Set("Etag", t.etag)
-	hd.Set("Cache-Control", h.tileCacheControl())
-	hd.Add("Vary", "Accept-Encoding")
-	if t.thinned > 0 {
-		hd.Set(ThinnedHeader, strconv.Itoa(t.thinned))
+	hd["Etag"] = t.etagHeader
+	hd["Cache-Control"] = h.cacheControl
+	if v := hd["Vary"]; len(v) == 0 {
+		hd["Vary"] = varyEncoding
+	} else {
+		hd["Vary"] = append(v, "Accept-Encoding")
 	}
-	if etagMatch(r.Header.Values("If-None-Match"), t.etag) {
+	if t.thinned > 0 {
+		hd[ThinnedHeader] = []string{strconv.Itoa(t.thinned)}
+	}
+	if etagMatch(r.Header["If-None-Match"], t.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	data := t.data
-	if acceptsGzip(r) {
-		hd.Set("Content-Encoding", "gzip")
+	data, length := t.data, t.lengthHeader
+	if acceptsGzip(r.Header["Accept-Encoding"]) {
+		hd["Content-Encoding"] = gzipEncoding
 	} else if data, err = gunzip(data); err != nil {
 		h.failed(w, r, "inflating the tile", err)
 		return
+	} else {
+		length = []string{strconv.Itoa(len(data))}
 	}
-	hd.Set("Content-Type", "application/x-protobuf")
-	hd.Set("Content-Length", strconv.Itoa(len(data)))
+	hd["Content-Type"] = protobufType
+	hd["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(data)
 	}
 }
+
+// The header values every tile answer shares; one element each, never written in place.
+var (
+	gzipEncoding = []string{"gzip"}
+	varyEncoding = []string{"Accept-Encoding"}
+	protobufType = []string{"application/x-protobuf"}
+)
 
 // tile returns a tile from the memory, a seeded cache or the builder, in this order; one
 // request builds a tile that several ask for at once.
@@ -144,7 +157,14 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 			return tagged(data, 0), nil
 		}
 	}
-	res, err := h.p.Builder.WebMercatorTile(ctx, svc.Name, mapName, k.z, k.x, k.y)
+	var res *mvt.Result
+	var err error
+	build := func() { res, err = h.p.Builder.WebMercatorTile(ctx, svc.Name, mapName, k.z, k.x, k.y) }
+	if h.p.Run != nil {
+		h.p.Run(build)
+	} else {
+		build()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +184,9 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 // tagged is a served tile of data with its ETag, the hash of its bytes.
 func tagged(data []byte, thinned int) *servedTile {
 	sum := sha256.Sum256(data)
-	return &servedTile{data: data, etag: `"` + hex.EncodeToString(sum[:16]) + `"`, thinned: thinned, at: time.Now()}
+	etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	return &servedTile{data: data, etag: etag, etagHeader: []string{etag}, lengthHeader: []string{strconv.Itoa(len(data))},
+		thinned: thinned, at: time.Now()}
 }
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
@@ -195,19 +217,20 @@ func gunzip(data []byte) ([]byte, error) {
 	return out, nil
 }
 
-// acceptsGzip reports whether the request's Accept-Encoding takes gzip (not with q=0).
-func acceptsGzip(r *http.Request) bool {
-	for _, v := range r.Header.Values("Accept-Encoding") {
-		for _, part := range strings.Split(v, ",") {
+// acceptsGzip reports whether Accept-Encoding values take gzip (or *), not with q=0.
+func acceptsGzip(values []string) bool {
+	for _, v := range values {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
 			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-			name = strings.ToLower(strings.TrimSpace(name))
-			if name != "gzip" && name != "*" {
+			name = strings.TrimSpace(name)
+			if !strings.EqualFold(name, "gzip") && name != "*" {
 				continue
 			}
-			if q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q="); ok {
-				if f, err := strconv.ParseFloat(q, 64); err == nil && f == 0 {
-					return false
-				}
+			q, ok := strings.CutPrefix(strings.TrimSpace(params), "q=")
+			if f, err := strconv.ParseFloat(strings.TrimSpace(q), 64); ok && err == nil && f == 0 {
+				return false
 			}
 			return true
 		}
@@ -218,7 +241,9 @@ func acceptsGzip(r *http.Request) bool {
 // etagMatch reports whether If-None-Match values name etag (weak comparison) or are "*".
 func etagMatch(values []string, etag string) bool {
 	for _, v := range values {
-		for _, tag := range strings.Split(v, ",") {
+		for v != "" {
+			var tag string
+			tag, v, _ = strings.Cut(v, ",")
 			tag = strings.TrimSpace(tag)
 			if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
 				return true

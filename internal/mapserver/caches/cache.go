@@ -550,3 +550,14 @@ func (s *Service) renderMetatile(ctx context.Context, c *operation.Call, r Metat
 	}
 	return tiles, nil
 }
+
+// Scheme returns the tiling scheme of a map's stored cache, with the extent its levels cover,
+// or an error wrapping ErrNotFound when the map has none: what a front end publishing the
+// cache's own tile matrix set (OGC API Tiles) reads whole.
+func (s *Service) Scheme(ctx context.Context, c *operation.Call, mapName string) (tilecache.Scheme, error) {
+	_, sc, err := s.cachedMap(ctx, c, mapName)
+	if err != nil {
+		return tilecache.Scheme{}, err
+	}
+	return sc.info.Scheme, nil
+}
