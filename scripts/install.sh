@@ -3,24 +3,43 @@
 # what is in place is left alone, so a second run takes a second.
 #
 #   scripts/install.sh            # everything: the MinIO build overlapped with the packages
-#   scripts/install.sh packages   # Debian packages (one apt-get install) and playwright-core (npm)
+#   scripts/install.sh packages   # Debian packages (one apt-get install) and the npm packages
 #   scripts/install.sh minio      # the pinned MinIO server, built once (scripts/minio.sh path);
 #                                 # prints its path, waiting for a build already under way
+#   scripts/install.sh arcgis     # only for the opt-in ArcGIS Maps SDK test: @arcgis/core (npm);
+#                                 # prints the node_modules it is in
 #
 # Packages: redis-server, postgresql-15-postgis-3 and postgresql-client-15, python3-zeep,
 # proj-bin, gdal-bin, python3-mapproxy, python3-owslib, docker-compose, librsvg2-bin, poppler-utils, libproj-dev,
-# mapserver-bin (UMN MapServer's map2img, for the renderer's differential tests), chromium and npm, each only when what the tests use of it is missing; then playwright-core
-# (pinned below) into $MAPFARM_CACHE/node for the map viewer test. apt needs root or
+# mapserver-bin (UMN MapServer's map2img, for the renderer's differential tests), chromium and
+# npm, each only when what the tests use of it is missing; then the npm packages
+# (NPM_PACKAGES, pinned below) into $MAPFARM_CACHE/node for the browser tests. apt needs root or
 # passwordless sudo. scripts/test.sh runs this first; see docs/testing.md.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 : "${HOME:=$(cd ~ && pwd)}"
 CACHE_DIR=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}
-PLAYWRIGHT_VERSION=1.57.0
-# The style specification's own validator (gl-style-validate) checks the generated vector-tile
-# styles (internal/vectorstyle).
-STYLE_SPEC_VERSION=26.6.0
+# npm packages of the tests, into $CACHE_DIR/node:
+# - playwright-core drives Debian's chromium (e2e/viewer_test.go, e2e/clients_test.go);
+# - the style specification's own validator (gl-style-validate) checks the generated vector-tile
+#   styles (internal/vectorstyle);
+# - esbuild bundles the web map clients that e2e/clients_test.go runs in chromium (OpenLayers,
+#   MapLibre GL JS) into files the test serves itself: nothing loads from a CDN;
+# - @mapbox/vector-tile with pbf is the second decoder of the vector tiles (e2e/clients_test.go).
+NPM_PACKAGES=(
+	playwright-core@1.57.0
+	@maplibre/maplibre-gl-style-spec@26.6.0
+	esbuild@0.24.0
+	ol@10.2.1
+	maplibre-gl@5.24.1
+	@mapbox/vector-tile@3.0.0
+	pbf@5.1.2
+)
+# The ArcGIS Maps SDK for JavaScript, for the opt-in TestArcGISVectorTileLayer only (about 390 MB
+# installed, 40 s to install and 30 s to bundle here): `scripts/install.sh arcgis`, into
+# $CACHE_DIR/node-arcgis (docs/testing.md).
+ARCGIS_PACKAGE=@arcgis/core@5.1.25
 REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
 
 note() { printf '  %s\n' "$*"; }
@@ -77,24 +96,38 @@ packages() {
 	else
 		note "every Debian package the tests use is installed"
 	fi
-	# playwright-core (npm) drives the map viewer in chromium (e2e/viewer_test.go).
-	local node=$CACHE_DIR/node
-	if [[ ! -f $node/node_modules/playwright-core/package.json ]] ||
-		! grep -q "\"version\": \"$PLAYWRIGHT_VERSION\"" "$node/node_modules/playwright-core/package.json"; then
-		note "npm install playwright-core@$PLAYWRIGHT_VERSION into $node"
+	# The npm packages, pinned: one `npm install` of all of them when any is missing or of another
+	# version (npm removes what a later install does not name).
+	local node=$CACHE_DIR/node spec name version missing=()
+	for spec in "${NPM_PACKAGES[@]}"; do
+		name=${spec%@*} version=${spec##*@}
+		if [[ ! -f $node/node_modules/$name/package.json ]] ||
+			! grep -q "\"version\": \"$version\"" "$node/node_modules/$name/package.json"; then
+			missing+=("$spec")
+		fi
+	done
+	if ((${#missing[@]})); then
+		note "npm install ${missing[*]} (with the rest of the pinned packages) into $node"
 		mkdir -p "$node"
-		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" >/dev/null
+		npm install --no-audit --no-fund --no-save --prefix "$node" "${NPM_PACKAGES[@]}" >/dev/null
 	fi
-	local spec=$node/node_modules/@maplibre/maplibre-gl-style-spec/package.json
-	if [[ ! -f $spec ]] || ! grep -q "\"version\": \"$STYLE_SPEC_VERSION\"" "$spec"; then
-		note "npm install @maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION into $node"
-		mkdir -p "$node"
-		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION" >/dev/null
+}
+
+# arcgis installs ARCGIS_PACKAGE into $CACHE_DIR/node-arcgis when it is missing.
+arcgis() {
+	local dir=$CACHE_DIR/node-arcgis
+	local pj=$dir/node_modules/@arcgis/core/package.json
+	if [[ ! -f $pj ]] || ! grep -q "\"version\": \"${ARCGIS_PACKAGE##*@}\"" "$pj"; then
+		note "npm install $ARCGIS_PACKAGE into $dir"
+		mkdir -p "$dir"
+		npm install --no-audit --no-fund --no-save --prefix "$dir" "$ARCGIS_PACKAGE" >/dev/null
 	fi
+	echo "$dir/node_modules"
 }
 
 case ${1:-all} in
 packages) packages ;;
+arcgis) arcgis ;;
 minio) exec ./scripts/minio.sh path ;;
 all)
 	log=$(mktemp "${TMPDIR:-/tmp}/mapfarm-minio-build.XXXXXX")
@@ -110,7 +143,7 @@ all)
 	rm -f "$log"
 	;;
 *)
-	sed -n '2,15p' "$0" >&2
+	sed -n '2,17p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -3,12 +3,17 @@ package wms_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/testenv"
@@ -147,3 +152,88 @@ func TestGDALReadsWMS(t *testing.T) {
 		t.Errorf("GDAL drew %v; land %v and sea %v look alike", img.Bounds(), land, sea)
 	}
 }
+
+// MapProxy's wms source (Debian's python3-mapproxy, a layer without a cache) draws from the WMS,
+// asking in WMS 1.1.1 and in 1.3.0 (EPSG:4326 latitude first): each time MapProxy's picture is
+// the one REST export draws of the same extent and size, within a small colour tolerance
+// (MapProxy decodes the PNG and encodes its own). Loopback only.
+func TestMapProxyWMSSource(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	f := newFarmAt(t, "http://"+srv.Listener.Addr().String())
+	var mu sync.Mutex
+	var asked []string
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/WMSServer") {
+			mu.Lock()
+			asked = append(asked, r.URL.RawQuery)
+			mu.Unlock()
+		}
+		f.ServeHTTP(w, r)
+	})
+	srv.Start()
+	defer srv.Close()
+	const w, h = 512, 256
+	want := imageOf(t, f, "/arcgis/rest/services/world/MapServer/export?bbox=-180,-90,180,90&bboxSR=4326&imageSR=4326&size=512,256&format=png32&layers=show:1&f=image")
+	for _, c := range []struct {
+		version string
+		bbox    [4]float64 // as the WMS reads it: latitude first in 1.3.0's EPSG:4326
+	}{{"1.1.1", [4]float64{-180, -90, 180, 90}}, {"1.3.0", [4]float64{-90, -180, 90, 180}}} {
+		t.Run(c.version, func(t *testing.T) {
+			mu.Lock()
+			asked = nil
+			mu.Unlock()
+			mp := testenv.NewMapProxyWMS(t, t.TempDir(), srv.URL+"/arcgis/services/world/MapServer/WMSServer", "1", c.version, "EPSG:4326")
+			got, err := png.Decode(bytes.NewReader(mp.GetMap("EPSG:4326", [4]float64{-180, -90, 180, 90}, w, h)))
+			if err != nil {
+				t.Fatalf("MapProxy's answer is no PNG: %v", err)
+			}
+			mu.Lock()
+			calls := asked
+			mu.Unlock()
+			if len(calls) != 1 {
+				t.Fatalf("MapProxy asked the WMS %q; want one GetMap", calls)
+			}
+			q, err := url.ParseQuery(calls[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			param := func(name string) string {
+				for k, v := range q {
+					if strings.EqualFold(k, name) {
+						return v[0]
+					}
+				}
+				return ""
+			}
+			var bbox [4]float64
+			if _, err := fmt.Sscanf(param("bbox"), "%g,%g,%g,%g", &bbox[0], &bbox[1], &bbox[2], &bbox[3]); err != nil ||
+				param("version") != c.version || bbox != c.bbox {
+				t.Fatalf("MapProxy asked the WMS %q; want version %s, BBOX %v", calls[0], c.version, c.bbox)
+			}
+			if got.Bounds() != want.Bounds() {
+				t.Fatalf("MapProxy drew %v, export %v", got.Bounds(), want.Bounds())
+			}
+			off, colours := 0, map[[3]uint32]bool{}
+			for y := range h {
+				for x := range w {
+					r1, g1, b1, _ := got.At(x, y).RGBA()
+					r2, g2, b2, _ := want.At(x, y).RGBA()
+					colours[[3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}] = true
+					if far(r1, r2) || far(g1, g2) || far(b1, b2) {
+						off++
+					}
+				}
+			}
+			if len(colours) < 3 {
+				t.Fatalf("export drew only %d colours; the comparison would prove nothing", len(colours))
+			}
+			// At most 0.5 % of the pixels may differ by more than 8 levels in a channel.
+			if off > w*h/200 {
+				t.Errorf("%d of %d pixels differ between MapProxy's image and export's", off, w*h)
+			}
+		})
+	}
+}
+
+// far: two 16-bit channel values more than 8 levels of 8 bits apart.
+func far(a, b uint32) bool { return a>>8 > b>>8+8 || b>>8 > a>>8+8 }

@@ -1,5 +1,5 @@
 """Answers one WMS request through MapProxy (Debian's python3-mapproxy), in process, for the
-REST interoperability test (internal/testenv/mapproxy_arcgis.go embeds it).
+REST and WMS interoperability tests (internal/testenv/mapproxy_cascade.go embeds it).
 
 usage: mapproxy_wms.py MAPPROXY_YAML QUERY_STRING
 
