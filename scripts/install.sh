@@ -9,8 +9,8 @@
 #
 # Packages: redis-server, postgresql-15-postgis-3 and postgresql-client-15, python3-zeep,
 # proj-bin, gdal-bin, python3-mapproxy, python3-owslib, docker-compose, librsvg2-bin, poppler-utils, libproj-dev,
-# chromium and npm, each only when what the tests use of it is missing; then playwright-core
-# (pinned below) into $MAPFARM_CACHE/node for the map viewer test. apt needs root or
+# chromium and npm, each only when what the tests use of it is missing; then playwright-core,
+# the style-spec validator and pmtiles (pinned below) into $MAPFARM_CACHE/node. apt needs root or
 # passwordless sudo. scripts/test.sh runs this first; see docs/testing.md.
 set -euo pipefail
 
@@ -21,6 +21,9 @@ PLAYWRIGHT_VERSION=1.57.0
 # The style specification's own validator (gl-style-validate) checks the generated vector-tile
 # styles (internal/vectorstyle).
 STYLE_SPEC_VERSION=26.6.0
+# The PMTiles format's reference reader checks the archives cachetool export writes
+# (internal/tilearchive).
+PMTILES_VERSION=4.5.0
 REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
 
 note() { printf '  %s\n' "$*"; }
@@ -88,7 +91,13 @@ packages() {
 	if [[ ! -f $spec ]] || ! grep -q "\"version\": \"$STYLE_SPEC_VERSION\"" "$spec"; then
 		note "npm install @maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION into $node"
 		mkdir -p "$node"
-		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION" >/dev/null
+		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION" "pmtiles@$PMTILES_VERSION" >/dev/null
+	fi
+	local pm=$node/node_modules/pmtiles/package.json
+	if [[ ! -f $pm ]] || ! grep -q "\"version\": \"$PMTILES_VERSION\"" "$pm"; then
+		note "npm install pmtiles@$PMTILES_VERSION into $node"
+		mkdir -p "$node"
+		npm install --no-audit --no-fund --no-save --prefix "$node" "playwright-core@$PLAYWRIGHT_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION" "pmtiles@$PMTILES_VERSION" >/dev/null
 	fi
 }
 
