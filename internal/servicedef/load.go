@@ -363,7 +363,7 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 	qn := &queryNodes{}
 	var (
 		idNode, nameNode, srcNode, gtNode, fieldsNode, dfNode, rendNode, defNode *yaml.Node
-		minNode, labelsNode                                                      *yaml.Node
+		minNode, labelsNode, vtNode                                              *yaml.Node
 		refs                                                                     []fieldRef
 	)
 	if !l.fields(n, "layer", merge(map[string]func(*yaml.Node){
@@ -383,11 +383,13 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 			defNode = v
 			ly.DefinitionExpression = l.str(v, "definitionExpression")
 		},
-		"renderer": func(v *yaml.Node) { rendNode = v },
-		"labels":   func(v *yaml.Node) { labelsNode = v },
+		"renderer":    func(v *yaml.Node) { rendNode = v },
+		"labels":      func(v *yaml.Node) { labelsNode = v },
+		"vectorTiles": func(v *yaml.Node) { vtNode = v },
 	}, qn.handlers())) {
 		return nil
 	}
+	vtRefs := l.vectorTiles(vtNode, ly)
 	l.claim(ctx, n, idNode, nameNode, &ly.ID, ly.Name, "layer")
 	l.scaleRange(minNode, ly.ScaleRange)
 	if gtNode != nil {
@@ -448,6 +450,7 @@ func (l *loader) layer(n *yaml.Node, ctx *mapCtx) *Layer {
 		ly.Fields, ly.DisplayField = l.resolveFields(tbl, ly.Fields, ly.DisplayField, refs)
 		l.checkWhere(defNode, ly.DefinitionExpression, tbl)
 		canonicalNames(tbl, ly)
+		l.checkTileFields(ly, vtRefs)
 	}
 	return ly
 }

@@ -154,6 +154,9 @@ type Layer struct {
 	Labels []symbology.Label
 	// Queryable holds hyperlinkField, popup, attachments, domains, subtypes and rasterField.
 	Queryable
+	// VectorTiles (`vectorTiles`) says whether and how the layer goes into vector tiles:
+	// `include`, `fields`, `minZoom` (see VectorTiles).
+	VectorTiles VectorTiles
 }
 
 // Table is one standalone (non-spatial) table of a map. A source table

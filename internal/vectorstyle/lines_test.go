@@ -94,3 +94,26 @@ func TestReferenceScale(t *testing.T) {
 		t.Errorf("line-width %v without a reference scale, want 2.667", w)
 	}
 }
+
+// A layer's vectorTiles.minZoom raises its style layers' minzoom (the tiles below hold nothing of
+// it); a layer the tiles leave out has no style layer at all.
+func TestVectorTilesChoices(t *testing.T) {
+	svc := roads()
+	svc.Maps[0].Layers[0].MinScale = 1e8 // zoom 1.565
+	svc.Maps[0].Layers[0].VectorTiles.MinZoom = 9
+	_, doc := generate(t, svc)
+	for _, id := range []string{"Roads/line", "Roads/label/0"} {
+		if z := styleLayer(t, doc, id)["minzoom"]; z != 9.0 {
+			t.Errorf("%s: minzoom %v, want 9", id, z)
+		}
+	}
+	no := false
+	svc.Maps[0].Layers[0].VectorTiles.Include = &no
+	st, err := vectorstyle.New(svc, svc.Maps[0], vectorstyle.Options{ServiceURL: "http://farm.test/arcgis/rest/services/roads/VectorTileServer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Layers) != 1 || st.Layers[0].ID != "background" {
+		t.Errorf("layers of a map whose one layer is out of the tiles: %v", st.Layers)
+	}
+}

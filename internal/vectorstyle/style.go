@@ -105,6 +105,9 @@ func New(svc *servicedef.Service, m *servicedef.Map, opts Options) (*Style, erro
 	var labels []labelLayer
 	for i := len(m.Layers) - 1; i >= 0; i-- {
 		l := m.Layers[i]
+		if !l.InVectorTiles() {
+			continue // not in the tiles (servicedef.VectorTiles)
+		}
 		sz := sizesOf(m, l)
 		ls, err := featureLayers(l, sz)
 		if err != nil {
@@ -140,6 +143,7 @@ func New(svc *servicedef.Service, m *servicedef.Map, opts Options) (*Style, erro
 func base(l *servicedef.Layer, suffix, typ string, r symbology.ScaleRange) Layer {
 	out := Layer{ID: l.Name + "/" + suffix, Type: typ, Source: SourceName, SourceLayer: l.Name}
 	out.MinZoom, out.MaxZoom = zooms(r)
+	out.MinZoom = max(out.MinZoom, float64(l.VectorTiles.MinZoom))
 	if !l.Visible {
 		out.Layout = map[string]any{"visibility": "none"}
 	}
