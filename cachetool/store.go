@@ -11,6 +11,7 @@ import (
 	_ "image/png"  // decode PNG tiles
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -154,7 +155,7 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	var cf cacheFlags
 	fs := flag.NewFlagSet("cachetool verify", flag.ContinueOnError)
 	cf.register(fs)
-	levels := fs.String("levels", "", "levels to check for completeness (default: every level of conf.xml)")
+	levels := fs.String("levels", "", "levels to check for completeness (default: every level of conf.xml; of a vector cache, the levels that hold tiles)")
 	extent := fs.String("extent", "", "area of interest xmin,ymin,xmax,ymax (default: conf.cdi's extent)")
 	allowMissing := fs.Bool("allow-missing", false, "do not report missing tiles (caches seeded with skipEmpty leave empty tiles out; -job tells them apart)")
 	job := fs.String("job", "", "check the tiles this finished seeding job planned (its cache, layers, levels and area), counting the tiles it left empty on purpose (skipEmpty) as expected; reads the job from the api (-server)")
@@ -178,7 +179,8 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if len(lv) == 0 {
+	vector := strings.EqualFold(info.Scheme.Format, "PBF")
+	if len(lv) == 0 && !vector {
 		lv = info.Scheme.Levels()
 	}
 	aoi := cdi
@@ -191,9 +193,21 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if len(lv) == 0 {
+		// A vector cache's conf.xml lists every level the VectorTileServer serves (0 to 14);
+		// the levels checked are those that hold tiles.
+		seen := map[int]bool{}
+		for t := range sc.present {
+			if !seen[t.Level] {
+				seen[t.Level] = true
+				lv = append(lv, t.Level)
+			}
+		}
+		slices.Sort(lv)
+	}
 	problems := sc.problems
 	missing := 0
-	if aoi != (orb.Bound{}) {
+	if aoi != (orb.Bound{}) && len(lv) > 0 {
 		cover, err := info.Scheme.Cover(aoi, lv...)
 		if err != nil {
 			return err

@@ -14,6 +14,8 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/vectorstyle"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
 )
 
 // ErrBadRequest is wrapped by errors for a seeding request that cannot be served.
@@ -69,43 +71,37 @@ func parseFormat(s string) (string, error) {
 	return "", bad("format %q: want pbf (vector tiles) or empty (the raster cache)", s)
 }
 
-// VectorTileSize is the tile size of vector tile caches: 512 px, as ArcGIS's vector tile
-// services and packages (level z of VectorScheme is Web Mercator zoom z).
-const VectorTileSize = 512
-
 // VectorScheme is the tiling scheme of vector tile caches: Web Mercator (GoogleMapsCompatible)
-// with VectorTileSize tiles, level z the Web Mercator zoom z (one tile for the world at level
-// 0), levels 0 to maxLevel (at most 23), tile format PBF.
-func VectorScheme(maxLevel int) tilecache.Scheme {
+// with tiles of vectortile.TileSize (512 px, as ArcGIS's vector tile services and packages), so
+// that level z is Web Mercator zoom z (one tile for the world at level 0); levels 0 to
+// vectorstyle.DefaultMaxZoom, the levels the VectorTileServer serves (its last level holds what
+// clients overzoom, so a seeded tile of it is the served one); tile format PBF.
+func VectorScheme() tilecache.Scheme {
 	s := tilecache.WebMercator()
-	s.LODs = s.LODs[:max(1, min(maxLevel+1, len(s.LODs)))]
-	f := float64(VectorTileSize) / float64(s.TileCols)
+	s.LODs = s.LODs[:vectorstyle.DefaultMaxZoom+1]
+	f := float64(vectortile.TileSize) / float64(s.TileCols)
 	for i := range s.LODs {
 		s.LODs[i].Resolution /= f
 		s.LODs[i].Scale /= f
 	}
-	s.TileCols, s.TileRows = VectorTileSize, VectorTileSize
+	s.TileCols, s.TileRows = vectortile.TileSize, vectortile.TileSize
 	s.Format = "PBF"
 	return s
 }
 
-// vectorLevels returns the levels of VectorScheme whose resolutions the raster scheme's levels
-// have (a 256-px Web Mercator cache of levels 0 to 7 gives vector levels 0 to 6: vector level z
-// has the resolution of raster level z+1), and the highest of them.
-func vectorLevels(raster tilecache.Scheme) (levels []int, maxLevel int) {
-	res0 := VectorScheme(0).LODs[0].Resolution
-	seen := map[int]bool{}
+// vectorLevels returns the levels of vector scheme v whose resolutions the raster scheme's
+// levels have: a 256-px Web Mercator cache of levels 0 to 7 gives vector levels 0 to 6 (vector
+// level z has the resolution of raster level z+1).
+func vectorLevels(v, raster tilecache.Scheme) []int {
+	var levels []int
 	for _, l := range raster.LODs {
-		z := int(math.Round(math.Log2(res0 / l.Resolution)))
-		if z < 0 || z > 23 || seen[z] {
-			continue
+		z := int(math.Round(math.Log2(v.LODs[0].Resolution / l.Resolution)))
+		if _, ok := v.LOD(z); ok && !slices.Contains(levels, z) {
+			levels = append(levels, z)
 		}
-		seen[z] = true
-		levels = append(levels, z)
-		maxLevel = max(maxLevel, z)
 	}
 	slices.Sort(levels)
-	return levels, maxLevel
+	return levels
 }
 
 func bad(format string, args ...any) error {
@@ -182,11 +178,12 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 		if !webMercator(m.SR.WKID) {
 			return nil, bad("map %s is in WKID %d: vector tile caches are seeded for maps in Web Mercator (3857)", m.Name, m.SR.WKID)
 		}
-		levels, maxLevel := vectorLevels(scheme)
+		v := VectorScheme()
+		levels := vectorLevels(v, scheme)
 		if len(levels) == 0 {
-			return nil, bad("map %s: its cache has no level of a Web Mercator zoom for 512-px vector tiles", m.Name)
+			return nil, bad("map %s: its cache has no level of the resolution of a vector tile level (zooms 0 to %d)", m.Name, v.LODs[len(v.LODs)-1].LevelID)
 		}
-		scheme = VectorScheme(maxLevel)
+		scheme = v
 		if len(r.Levels) == 0 {
 			r.Levels = levels
 		}
