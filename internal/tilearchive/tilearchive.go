@@ -32,16 +32,6 @@ const (
 	MBTiles
 )
 
-func (k Kind) String() string {
-	switch k {
-	case PMTiles:
-		return "PMTiles"
-	case MBTiles:
-		return "MBTiles"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
 // KindOf returns the archive format a file name asks for by its extension: .pmtiles or
 // .mbtiles (any case).
 func KindOf(path string) (Kind, error) {
