@@ -133,9 +133,16 @@ func TestExportImportArchives(t *testing.T) {
 				}
 			}
 			if kind == "disk" {
-				colourCache(t, store, seed.CacheRoot("geo", "Layers"), tilecache.Geographic())
+				geo := tilecache.Geographic()
+				c, err := tilecache.New(store, tilecache.Options{Root: seed.CacheRoot("geo", "Layers")})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.WriteMetadata(ctx, tilecache.CacheInfo{Scheme: geo, Storage: tilecache.CompactV2}, geo.Extent); err != nil {
+					t.Fatal(err)
+				}
 				var out bytes.Buffer
-				err := run(ctx, []string{"export", "-service", "geo", "-file", filepath.Join(dir, "geo.mbtiles")}, &out, &out)
+				err = run(ctx, []string{"export", "-service", "geo", "-file", filepath.Join(dir, "geo.mbtiles")}, &out, &out)
 				if err == nil || !strings.Contains(err.Error(), "only Web Mercator caches") || !strings.Contains(err.Error(), "WKID 4326") {
 					t.Errorf("export of a geographic cache: %v", err)
 				}

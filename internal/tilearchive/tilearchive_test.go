@@ -67,10 +67,10 @@ func TestTileID(t *testing.T) {
 }
 
 // fixture is a set of tiles: zooms 0 to 5 all the same bytes (as ocean tiles are: stored once,
-// one run in PMTiles), and three in seven tiles of the western half of zoom 8 in an irregular
-// pattern, each one of 4,000 contents of different lengths picked by a hash of its position
-// (so that directory offsets jump back: more directory than fits beside the header, and PMTiles
-// needs leaf directories). small keeps only zooms 0 to 5 and the zoom-8 tiles of the top-left
+// one run in PMTiles), and one in five tiles of zoom 8 in an irregular pattern, each one of
+// 1,000 contents of different lengths picked by a hash of its position (so that directory
+// offsets jump back: more directory than fits beside the header, and PMTiles needs leaf
+// directories). small keeps only zooms 0 to 5 and the zoom-8 tiles of the top-left
 // 8×8.
 func fixture(small bool) map[tilearchive.ZXY][]byte {
 	tiles := map[tilearchive.ZXY][]byte{}
@@ -82,12 +82,12 @@ func fixture(small bool) map[tilearchive.ZXY][]byte {
 			}
 		}
 	}
-	for x := range 128 {
+	for x := range 256 {
 		for y := range 256 {
-			if (x*31+y*17)%7 >= 3 || small && (x >= 8 || y >= 8) {
+			if (x*31+y*17)%5 != 0 || small && (x >= 8 || y >= 8) {
 				continue
 			}
-			h := (x*7919 + y*104729) % 1000003 % 4000
+			h := (x*7919 + y*104729) % 1000003 % 1000
 			data := binary.LittleEndian.AppendUint32([]byte("tile"), uint32(h))
 			tiles[tilearchive.ZXY{Z: 8, X: x, Y: y}] = append(data, bytes.Repeat([]byte{'.'}, h%11)...)
 		}
