@@ -140,3 +140,12 @@ func (t *ticket) run(fn func()) {
 		priority.Low(fn)
 	}
 }
+
+// TileBuild runs build, the building of a vector tile on demand (internal/vectortileserver), at
+// the lower CPU priority of heavy work, so that the short requests beside it (cached tiles, JSON)
+// get the api's cores first. It takes no slot of the heavy lane: one slot would serialise every
+// on-demand tile of the farm, and each build is bounded by the encoder's own limits (features,
+// bytes, time; docs/vector-tiles.md).
+func (a *Admission) TileBuild(build func()) {
+	priority.Low(build)
+}

@@ -30,7 +30,7 @@ const (
 	familyWMS                       // /arcgis/services/<service>/MapServer/WMSServer: WMS (images, capabilities, XML)
 	familyCatalog                   // /arcgis/services: the SOAP Catalog
 	familyREST                      // /arcgis/rest/services…: JSON, HTML pages, attachments, the viewer
-	familyTiles                     // …/MapServer/tile/… and …/MapServer/WMTS…: images and capabilities
+	familyTiles                     // …/MapServer/tile/…, …/MapServer/WMTS…, …/VectorTileServer/tile/…, fonts and sprites
 	familyDirectory                 // /arcgis/rest/directories/arcgiscache/<service>/…: cached tiles
 	familyOutput                    // /arcgis/output/<id>.<ext>: rendered images, unguessable and short-lived
 	familyLegislative               // /api/v2/…
@@ -60,7 +60,7 @@ func routeOf(path string) route {
 		return route{family: familyREST}
 	case strings.HasPrefix(path, "/arcgis/rest/services/"):
 		r := route{family: familyREST, service: firstSegment(path, "/arcgis/rest/services/")}
-		if strings.Contains(path, "/MapServer/tile/") || strings.Contains(path, "/MapServer/WMTS") {
+		if strings.Contains(path, "/MapServer/tile/") || strings.Contains(path, "/MapServer/WMTS") || vectorTileResource(path) {
 			r.family = familyTiles
 		}
 		return r
@@ -76,6 +76,13 @@ func routeOf(path string) route {
 		return route{family: familyAdmin}
 	}
 	return route{family: familyOpen}
+}
+
+// vectorTileResource reports whether a path is a VectorTileServer's tile, glyph range or
+// sprite: binary resources answered as tiles are (its JSON documents are REST's).
+func vectorTileResource(path string) bool {
+	_, rest, ok := strings.Cut(path, "/VectorTileServer/")
+	return ok && (strings.HasPrefix(rest, "tile/") || strings.HasPrefix(rest, "resources/fonts/") || strings.HasPrefix(rest, "resources/sprites/"))
 }
 
 // firstSegment is the path segment after prefix ("" when there is none).

@@ -10,6 +10,8 @@
 //	GET  /arcgis/rest/directories/arcgiscache/…        cached tiles, exploded paths, read from the store (cache.go)
 //	GET/HEAD/POST /arcgis/rest/info, /arcgis/rest/services/… the ArcGIS REST API (internal/rest)
 //	GET  /arcgis/rest/services/<service>/MapServer/tile/…  REST tiles and WMTS (…/WMTS…): tiles.go, internal/wmts
+//	GET  /arcgis/rest/services/<service>/VectorTileServer[/…]  vector tiles, style, glyphs, sprites,
+//	                                                  TileJSON (tiles.go, internal/vectortileserver)
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
 //
 // The api answers information operations itself and sends renders to the farm through the
@@ -96,6 +98,10 @@ type Params struct {
 	TileIndex *tilecache.IndexCache
 	// REST serves the ArcGIS REST API (internal/rest) at its rest.Routes; nil leaves it out.
 	REST http.Handler
+	// VectorTiles serves each service's VectorTileServer (internal/vectortileserver) at
+	// /arcgis/rest/services/<service>/VectorTileServer[/<path>], reading the path values
+	// "service" and "path"; nil leaves it out.
+	VectorTiles http.Handler
 	// WMS serves WMS 1.1.1 and 1.3.0 (internal/wms) at /arcgis/services/<service>/MapServer/
 	// WMSServer, reading the path value "service"; nil leaves it out.
 	WMS http.Handler
@@ -203,6 +209,9 @@ func New(p Params) *Server {
 		th := wmts.New(wmts.Params{Services: p.Ops, Caches: p.Ops.Families().Caches, PublicURL: p.PublicURL, Timeout: p.OperationTimeout, Logger: p.Logger})
 		p.Metrics.RegisterCaches(th.TagMemory())
 		routeTiles(e, th)
+	}
+	if p.VectorTiles != nil {
+		routeVectorTiles(e, p.VectorTiles)
 	}
 	if p.Legislative != nil {
 		h := gin.WrapH(p.Legislative)

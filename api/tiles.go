@@ -21,6 +21,20 @@ func routeTiles(e *gin.Engine, h *wmts.Handler) {
 	}
 }
 
+// vectorTileRoutePrefix is the route of a service's VectorTileServer.
+const vectorTileRoutePrefix = "/arcgis/rest/services/:service/VectorTileServer"
+
+// routeVectorTiles serves the VectorTileServer resources (internal/vectortileserver) for GET and
+// HEAD: the root, and every resource below it by its path. The handler runs its on-demand tile
+// builds through Admission.TileBuild (internal/app wires it), bounded by the encoder's own
+// limits (docs/vector-tiles.md).
+func routeVectorTiles(e *gin.Engine, h http.Handler) {
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(method, vectorTileRoutePrefix, tileHandler(h.ServeHTTP, "service"))
+		e.Handle(method, vectorTileRoutePrefix+"/*path", tileHandler(h.ServeHTTP, "service", "path"))
+	}
+}
+
 // tileHandler runs a net/http handler with gin's path parameters as the request's path
 // values; the request id is in its X-Request-Id header (requestLog), where wmts reads it.
 func tileHandler(h http.HandlerFunc, names ...string) gin.HandlerFunc {

@@ -11,8 +11,11 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
+	"github.com/mapfarm/mapfarm/internal/vectortileserver"
 )
 
 // BenchmarkCachedTiles serves a cached tile through the whole api handler chain, every default
@@ -23,13 +26,21 @@ func BenchmarkCachedTiles(b *testing.B) {
 	store, _ := worldTileStore(b)
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	index := tilecache.NewIndexCache(tilecache.IndexCacheOptions{}) // shared, as internal/app does
-	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(b), Logger: logger, NewID: NewID, Tiles: store, TileIndex: index})
+	cat := catalogtest.Samples(b)
+	ops := mapserver.New(mapserver.Params{Catalog: cat, Logger: logger, NewID: NewID, Tiles: store, TileIndex: index})
+	vb, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	vts := vectortileserver.New(vectortileserver.Params{Services: cat, Builder: vb, PublicURL: "http://farm.test", Logger: logger})
 	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
-		PublicURL: "http://farm.test", Tiles: store, TileIndex: index, Logger: logger, Metrics: metrics.New()}).Handler()
+		PublicURL: "http://farm.test", Tiles: store, TileIndex: index, Logger: logger, Metrics: metrics.New(), VectorTiles: vts}).Handler()
 	for _, route := range []struct{ name, path string }{
 		{"rest", "/arcgis/rest/services/world/MapServer/tile/0/0/0"},
 		{"wmts", "/arcgis/rest/services/world/MapServer/WMTS/tile/1.0.0/world/default/default028mm/0/0/0.png"},
 		{"directory", CachePath + "/world/Layers/_alllayers/L00/R00000000/C00000000.png"},
+		// A vector tile from the VectorTileServer's memory, gzipped as browsers take it.
+		{"vector", "/arcgis/rest/services/world/VectorTileServer/tile/0/0/0.pbf"},
 	} {
 		b.Run(route.name, func(b *testing.B) {
 			tmpl := httptest.NewRequest(http.MethodGet, route.path, nil)
@@ -41,6 +52,7 @@ func BenchmarkCachedTiles(b *testing.B) {
 				req := new(http.Request)
 				*req = *tmpl
 				req.Header = make(http.Header, 4)
+				req.Header["Accept-Encoding"] = acceptGzip
 				clear(w.h)
 				w.status = 0
 				h.ServeHTTP(w, req)
@@ -61,6 +73,10 @@ func BenchmarkCachedTiles(b *testing.B) {
 		})
 	}
 }
+
+// acceptGzip is a browser's Accept-Encoding, on every benchmark request (the raster routes ignore
+// it).
+var acceptGzip = []string{"gzip, deflate, br"}
 
 // discardWriter is a ResponseWriter that keeps the status and header and drops the body, as
 // net/http's own writer costs nothing per request here: what is measured is the api.

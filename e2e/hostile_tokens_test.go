@@ -67,7 +67,7 @@ func hostileTokenRows(world, usa string) []hostileRow {
 		get("WMTS capabilities with another service's token", caps+"?"+q(usa), nil, 403, "Token Not Valid For This Service"),
 		get("WMTS capabilities with a token", caps+"?"+q(world), nil, 200, "<Capabilities"),
 		get("WMTS KVP tile with a token", kvp+"&"+q(world), nil, 200, "PNG"),
-		get("REST catalog with a usa token", "/arcgis/rest/services?f=json&"+q(usa), nil, 200, `"services":[{"name":"usa","type":"MapServer"}]}`),
+		get("REST catalog with a usa token", "/arcgis/rest/services?f=json&"+q(usa), nil, 200, `"services":[{"name":"usa","type":"MapServer"},{"name":"usa","type":"VectorTileServer"}]}`),
 		get("REST service with a BEARER header", "/arcgis/rest/services/world/MapServer?f=json", bearer("BEARER", world), 200, `"mapName":"Layers"`),
 		get("REST service with another service's token", "/arcgis/rest/services/world/MapServer?f=json&"+q(usa), nil, 200, `"code":403`),
 		{name: "REST form with a bad bearer", path: restQuery + "?f=json", header: append([]string{"Content-Type", "application/x-www-form-urlencoded"}, bearer("Bearer", "bad")...),

@@ -29,6 +29,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/legislative"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/redisconn"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
@@ -37,6 +38,9 @@ import (
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/token"
+	"github.com/mapfarm/mapfarm/internal/vectorfonts"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
+	"github.com/mapfarm/mapfarm/internal/vectortileserver"
 	"github.com/mapfarm/mapfarm/internal/wms"
 	"github.com/mapfarm/mapfarm/worker"
 )
@@ -253,6 +257,11 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		})
 		// One request policy (limits, heavy lane) for the SOAP and REST front ends.
 		admission := api.NewAdmission(requestLimits(cfg.Limits), api.HeavyLane{Slots: cfg.Limits.HeavySlots}, m.Registry)
+		vts, err := vectorTileServer(cat, vectortileserver.NewStoreCaches(store, tileIndex), admission, publicURL, cfg.Limits.OperationTimeout, logger)
+		if err != nil {
+			return err
+		}
+		m.RegisterCaches(vts.Caches()...)
 		srv := api.New(api.Params{
 			Security:  sec,
 			PublicURL: publicURL, MaxBodyBytes: cfg.Limits.MaxBodyBytes, OutputTTL: cfg.Limits.OutputTTL,
@@ -266,13 +275,14 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Tiles:       store, TileIndex: tileIndex,
 			WMS: wms.New(wms.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
 				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Observe: api.WMSObserver(m), Logger: logger}),
-			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil, WMS: true,
+			REST: rest.New(rest.Params{Ops: ops, Services: cat, PublicURL: publicURL, Logger: logger, TokenBased: sec.Tokens != nil, WMS: true, VectorTiles: true,
 				Admit: admission.Operation, OperationTimeout: cfg.Limits.OperationTimeout, Observe: api.RESTObserver(m),
 				MaxRecordCount: cfg.Limits.MaxRecordCount, MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight}),
-			Ready:      ready,
-			Logger:     logger,
-			Metrics:    m,
-			StartAttrs: where,
+			VectorTiles: vts,
+			Ready:       ready,
+			Logger:      logger,
+			Metrics:     m,
+			StartAttrs:  where,
 		})
 		g.Go(func() error { return srv.Run(gctx, ln) })
 		if hooks.SeedAtStart && role == RoleServe {
@@ -368,4 +378,21 @@ func OpenStore(ctx context.Context, cfg *config.Config) (blob.Store, error) {
 			Bucket: m.Bucket, UseSSL: m.UseSSL, CAFile: m.CAFile, CreateBucket: true, MaxRetries: 2})
 	}
 	return blob.NewDisk(cfg.Store.Dir)
+}
+
+// vectorTileServer is the VectorTileServer of every service (internal/vectortileserver): tiles
+// read from a seeded vector cache of stored, else built on demand, gzip-compressed once, within
+// the encoder's default limits and the operation timeout, at the lower CPU priority of the
+// admission's heavy work.
+func vectorTileServer(cat *catalog.Catalog, stored vectortileserver.Stored, adm *api.Admission, publicURL string, timeout time.Duration, logger *slog.Logger) (*vectortileserver.Handler, error) {
+	b, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
+	if err != nil {
+		return nil, err
+	}
+	r, err := render.NewRenderer()
+	if err != nil {
+		return nil, err
+	}
+	return vectortileserver.New(vectortileserver.Params{Services: cat, Builder: b, Stored: stored, Glyphs: vectorfonts.New(r.Fonts(), 0),
+		Renderer: r, PublicURL: publicURL, Timeout: timeout, Run: adm.TileBuild, Logger: logger}), nil
 }

@@ -104,7 +104,8 @@ type catalogServiceJSON struct {
 }
 
 // catalog answers /arcgis/rest/services and its folders: the services the request may see
-// (WithVisible). Services here live in the root folder; there are no subfolders, so a folder
+// (WithVisible), each a MapServer, and a VectorTileServer too when Params.VectorTiles says so
+// (ArcGIS lists a service once per type, sorted by name). Services here live in the root folder; there are no subfolders, so a folder
 // name is not found.
 func (h *Handler) catalog(q *request, folder string) error {
 	if folder != "" {
@@ -124,6 +125,9 @@ func (h *Handler) catalog(q *request, folder string) error {
 	v := catalogJSON{CurrentVersion: h.currentVersion(), Services: make([]catalogServiceJSON, 0, len(names))}
 	for _, n := range names {
 		v.Services = append(v.Services, catalogServiceJSON{Name: text(n), Type: "MapServer"})
+		if h.p.VectorTiles {
+			v.Services = append(v.Services, catalogServiceJSON{Name: text(n), Type: "VectorTileServer"})
+		}
 	}
 	return h.writeValue(q, v)
 }

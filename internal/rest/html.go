@@ -167,7 +167,11 @@ func (h *Handler) serveHTML(q *request, parts []string) error {
 		p.Title, p.V, p.Crumbs, name = "Folder: /"+folder, v, root, "catalog"
 		for _, s := range list(v["services"]) {
 			n := fmt.Sprint(s["name"])
-			p.Layers = append(p.Layers, layerLink{Name: n + " (" + fmt.Sprint(s["type"]) + ")", Href: serviceHref(n)})
+			href, typ := serviceHref(n), fmt.Sprint(s["type"])
+			if typ == "VectorTileServer" {
+				href = servicesPath + "/" + url.PathEscape(n) + "/VectorTileServer" // its JSON: no page of its own
+			}
+			p.Layers = append(p.Layers, layerLink{Name: n + " (" + typ + ")", Href: href})
 		}
 	case len(parts) >= 3 && parts[0] == "services" && parts[2] == "MapServer":
 		svc, ok := h.p.Ops.Service(parts[1])

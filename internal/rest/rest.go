@@ -80,6 +80,9 @@ type Params struct {
 	// WMS says every map service is also served as WMS (internal/wms): the service resource
 	// lists the capability as ArcGIS does, supportedExtensions "WMSServer".
 	WMS bool
+	// VectorTiles says every map service also has a VectorTileServer (internal/vectortileserver):
+	// the catalog lists it, as ArcGIS lists a service once per type.
+	VectorTiles bool
 	// TokenBased says the services need a token; TokenServicesURL is where to get one.
 	TokenBased       bool
 	TokenServicesURL string

@@ -539,3 +539,24 @@ func TestRequestLimits(t *testing.T) {
 		t.Errorf("11 ids: %v, want a 400 naming the limit", e)
 	}
 }
+
+// With VectorTiles every service is listed twice, as ArcGIS lists a service once per type: its
+// MapServer, then its VectorTileServer, which the directory page links to.
+func TestCatalogVectorTiles(t *testing.T) {
+	c := catalogtest.Samples(t)
+	ops := mapserver.New(mapserver.Params{Catalog: c})
+	h := rest.New(rest.Params{Ops: ops, Services: c, PublicURL: "http://farm.test", VectorTiles: true})
+	var got []string
+	for _, s := range getJSON(t, h, "/arcgis/rest/services?f=json")["services"].([]any) {
+		m := s.(map[string]any)
+		got = append(got, m["name"].(string)+"/"+m["type"].(string))
+	}
+	if want := "usa/MapServer usa/VectorTileServer usa_geographic/MapServer usa_geographic/VectorTileServer " +
+		"world/MapServer world/VectorTileServer world_geographic/MapServer world_geographic/VectorTileServer"; strings.Join(got, " ") != want {
+		t.Errorf("services %q, want %q", got, want)
+	}
+	_, page := get(t, h, "/arcgis/rest/services")
+	if !strings.Contains(string(page), `href="/arcgis/rest/services/world/VectorTileServer"`) {
+		t.Errorf("the directory page does not link the VectorTileServer: %.2000s", page)
+	}
+}
