@@ -10,11 +10,14 @@ import (
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/tilearchive"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
 )
 
 // vectorServices is a service of the sample countries with a Web Mercator cache of levels 0-3
@@ -38,7 +41,7 @@ const vectorServices = `services:
 // local farm (api, coordinator and worker in this process) on real Redis and MinIO: compact-V2
 // bundles of gzipped tiles under arcgiscache/<service>/<map>_vector with a 512-px Web Mercator
 // conf.xml of format PBF; every stored tile is a valid vector tile (mvtcheck) whose features
-// are countries with their names; `cachetool verify -vector` finds no problem; the cache
+// are countries with their names, byte for byte the tile the VectorTileServer builds on demand; `cachetool verify -vector` finds no problem; the cache
 // exports to an MBTiles file that GDAL's MVT driver reads (ogrinfo), and to PMTiles.
 func TestSeedVectorCache(t *testing.T) {
 	ctx := t.Context()
@@ -77,6 +80,11 @@ func TestSeedVectorCache(t *testing.T) {
 	if info.Scheme.TileCols != 512 || info.Scheme.Format != "PBF" || info.Storage != tilecache.CompactV2 || info.Scheme.SpatialReference.WKID != 3857 {
 		t.Errorf("conf.xml: %d px, format %s, storage %v, WKID %d", info.Scheme.TileCols, info.Scheme.Format, info.Storage, info.Scheme.SpatialReference.WKID)
 	}
+	// What the VectorTileServer builds on demand, to compare the seeded tiles with.
+	builder, err := vectortile.New(vectortile.Params{Services: catalogtest.Open(t, services), Options: mvt.Options{Gzip: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	stored, features := 0, 0
 	for level := range 3 {
 		for row := range 1 << level {
@@ -98,6 +106,9 @@ func TestSeedVectorCache(t *testing.T) {
 					t.Errorf("tile %v holds layers %v, want Countries alone", tile, st.Features)
 				}
 				features += st.Features["Countries"]
+				if res, err := builder.WebMercatorTile(ctx, "vworld", "", level, col, row); err != nil || !bytes.Equal(res.Data, data) {
+					t.Errorf("tile %v: the seeded tile is not the one built on demand (%v)", tile, err)
+				}
 			}
 		}
 	}
