@@ -163,4 +163,21 @@ func TestSeedVectorCache(t *testing.T) {
 	if n != stored || r.Err() != nil {
 		t.Errorf("PMTiles holds %d tiles (%v), want %d", n, r.Err(), stored)
 	}
+	// Imported back, into the vector root of another service: the same bytes, a 512-px scheme.
+	if out := cachetool(t, "import", "-service", "vcopy", "-file", pm); !strings.Contains(out, "to arcgiscache/vcopy/Layers_vector/_alllayers") {
+		t.Errorf("import: %s", out)
+	}
+	cp, cinfo, err := tilecache.Open(ctx, store, seed.VectorCacheRoot("vcopy", "Layers"), tilecache.FusedLayer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cinfo.Scheme.TileCols != 512 || cinfo.Scheme.Format != "PBF" || cinfo.Scheme.LODs[2].Resolution != info.Scheme.LODs[2].Resolution {
+		t.Errorf("imported conf.xml: %d px, %s, %v", cinfo.Scheme.TileCols, cinfo.Scheme.Format, cinfo.Scheme.LODs)
+	}
+	for z, data := range r.Tiles() {
+		tile := tilecache.Tile{Level: z.Z, Row: z.Y, Col: z.X}
+		if got, err := cp.ReadTile(ctx, tile); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("imported tile %v differs (%v)", tile, err)
+		}
+	}
 }
