@@ -144,7 +144,7 @@ func (w *mbWriter) Close(md Metadata) error {
 	if err != nil {
 		return fmt.Errorf("tilearchive: %s: %w", w.path, err)
 	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
+	if err := publish(w.tmp, w.path); err != nil {
 		return fmt.Errorf("tilearchive: %w", err)
 	}
 	return nil

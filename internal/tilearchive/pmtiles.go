@@ -369,7 +369,7 @@ func (w *pmWriter) Close(md Metadata) (err error) {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("tilearchive: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), w.path); err != nil {
+	if err := publish(tmp.Name(), w.path); err != nil {
 		return fmt.Errorf("tilearchive: %w", err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -163,4 +164,13 @@ type jsonMetadata struct {
 func marshalJSONMetadata(md Metadata) ([]byte, error) {
 	return json.Marshal(jsonMetadata{Name: md.Name, Format: md.Format, Description: md.Description,
 		Attribution: md.Attribution, Type: "baselayer", VectorLayers: md.VectorLayers})
+}
+
+// publish gives a finished archive, written to the temporary file tmp, the mode of a file the
+// user made (0644: os.CreateTemp makes 0600) and renames it to path.
+func publish(tmp, path string) error {
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

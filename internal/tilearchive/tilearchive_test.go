@@ -199,6 +199,9 @@ func TestArchiveRoundTrip(t *testing.T) {
 					t.Errorf("bounds %v, want %v", gmd.Bounds, md.Bounds)
 				}
 			}
+			if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+				t.Errorf("the archive's mode: %v, %v; want 0644 (a file to share, not a temporary one)", st.Mode(), err)
+			}
 			entries, _ := os.ReadDir(filepath.Dir(path))
 			if len(entries) != 1 {
 				t.Errorf("the folder holds %d files, want the archive alone (spool and temporary files removed)", len(entries))
