@@ -445,6 +445,7 @@ func buildDirectories(entries []pmEntry) (root, leaves []byte, err error) {
 // pmHeader is the part of a PMTiles header the reader uses.
 type pmHeader struct {
 	rootOff, rootLen, mdOff, mdLen, leafOff, leafLen, dataOff, dataLen uint64
+	addressed                                                          uint64
 	internal, tileCompression, tileType                                byte
 	minZoom, maxZoom, centerZoom                                       int
 	bounds                                                             [4]float64
@@ -462,6 +463,7 @@ func parsePMHeader(b []byte, size int64) (pmHeader, error) {
 	le := binary.LittleEndian
 	u := func(i int) uint64 { return le.Uint64(b[8+8*i:]) }
 	h.rootOff, h.rootLen, h.mdOff, h.mdLen, h.leafOff, h.leafLen, h.dataOff, h.dataLen = u(0), u(1), u(2), u(3), u(4), u(5), u(6), u(7)
+	h.addressed = u(8)
 	h.internal, h.tileCompression, h.tileType = b[97], b[98], b[99]
 	h.minZoom, h.maxZoom, h.centerZoom = int(b[100]), int(b[101]), int(b[118])
 	deg := func(i int) float64 { return float64(int32(le.Uint32(b[i:]))) / 1e7 }
@@ -481,9 +483,12 @@ func parsePMHeader(b []byte, size int64) (pmHeader, error) {
 type pmReader struct {
 	f    *os.File
 	data windowReader // over f
-	h    pmHeader
-	md   Metadata
-	err  error
+	// yielded counts the tiles of a walk, which may not pass the header's addressed count
+	// (a run may claim billions of tiles).
+	yielded uint64
+	h       pmHeader
+	md      Metadata
+	err     error
 }
 
 func openPMTiles(path string) (*pmReader, error) {
@@ -559,7 +564,7 @@ func (r *pmReader) Close() error       { return r.f.Close() }
 
 func (r *pmReader) Tiles() iter.Seq2[ZXY, []byte] {
 	return func(yield func(ZXY, []byte) bool) {
-		r.err = nil
+		r.err, r.yielded = nil, 0
 		if err := r.walk(r.h.rootOff, r.h.rootLen, 0, yield); err != nil && !errors.Is(err, errStop) {
 			r.err = err
 			yield(ZXY{}, nil)
@@ -600,6 +605,9 @@ func (r *pmReader) walk(off, length uint64, depth int, yield func(ZXY, []byte) b
 		data, err := r.data.read(r.h.dataOff+e.Offset, e.Length)
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrFormat, err)
+		}
+		if r.yielded += uint64(e.Run); r.yielded > r.h.addressed {
+			return fmt.Errorf("%w: PMTiles directories address more tiles than the header's %d", ErrFormat, r.h.addressed)
 		}
 		for i := range uint64(e.Run) {
 			t, ok := TileOf(e.ID + i)
