@@ -291,6 +291,11 @@ func (h *seedRenderHandler) renderVector(ctx context.Context, job task.SeedRende
 					changes = append(changes, seed.Change{Tile: vt.Tile})
 				}
 			default:
+				if vt.Result.Thinned {
+					// Stored as built: the tile's feature limit left features out, which the
+					// stored bytes cannot say (docs/vector-tiles.md).
+					h.s.p.Logger.Warn("seed vector tile thinned", "job", job.Job, "tile", vt.Tile.String(), "features", vt.Result.Features)
+				}
 				changes = append(changes, seed.Change{Tile: vt.Tile, Data: vt.Result.Data})
 				counts.Done++
 			}
