@@ -13,6 +13,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/token"
 )
@@ -23,6 +24,52 @@ type SeedJobs interface {
 	Status(ctx context.Context, id string) (seed.Status, error)
 	Cancel(ctx context.Context, id string) (seed.Status, error)
 	List(ctx context.Context, limit int) ([]seed.Status, error)
+}
+
+// RefreshAdmin is what the admin endpoints need of the refresh of caches (a *refresh.Admin).
+type RefreshAdmin interface {
+	Expire(ctx context.Context, r refresh.ExpireRequest) (refresh.ExpireResult, error)
+	Pending(ctx context.Context) ([]refresh.Waiting, error)
+}
+
+// refreshHandler serves the admin API of cache refresh (docs/freshness.md), under the same
+// credentials and checks as the seeding jobs':
+//
+//	POST /admin/expire    record an expire (refresh.ExpireRequest); 202 with what was recorded
+//	GET  /admin/refresh   every cache's refresh backlog: dirty areas waiting and their age
+type refreshHandler struct {
+	admin RefreshAdmin
+	jobs  *adminHandler // for fail
+}
+
+func (h *refreshHandler) expire(c *gin.Context) {
+	var r refresh.ExpireRequest
+	if err := jsonDecoder(c).Decode(&r); err != nil {
+		c.JSON(http.StatusBadRequest, gin.H{"error": "expire request: " + err.Error()})
+		return
+	}
+	if g, ok := c.Get(grantKey); ok && !g.(token.Grant).Allows(r.Service) {
+		c.JSON(http.StatusForbidden, gin.H{"error": "this token does not cover service " + strconv.Quote(r.Service)})
+		return
+	}
+	res, err := h.admin.Expire(c.Request.Context(), r)
+	if err != nil {
+		h.jobs.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, res)
+}
+
+func (h *refreshHandler) pending(c *gin.Context) {
+	ws, err := h.admin.Pending(c.Request.Context())
+	if err != nil {
+		h.jobs.fail(c, err)
+		return
+	}
+	if ws == nil {
+		ws = []refresh.Waiting{}
+	}
+	c.JSON(http.StatusOK, gin.H{"backlog": ws})
 }
 
 // adminHandler serves the coordinator's JSON API for seeding jobs. The api only stores the

@@ -54,12 +54,17 @@ func TestAdminTrust(t *testing.T) {
 		{name: "Host localhost.evil.example", method: "DELETE", path: "/admin/seed/j1", host: "localhost.evil.example"},
 		{name: "no Host", method: "GET", path: "/admin/seed", host: "-"},
 	}
+	// send sends the form to an api of its own and returns the answer and the job store's calls.
+	send := func(f trustForm) (*httptest.ResponseRecorder, *countingJobs) {
+		jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}}
+		h := New(Params{SeedJobs: jobs, Security: sec, PublicURL: "https://maps.example.org", Logger: slog.New(slog.DiscardHandler)}).Handler()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, f.request())
+		return rec, jobs
+	}
 	for _, f := range hostile {
 		t.Run("refused/"+f.name, func(t *testing.T) {
-			jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}}
-			h := New(Params{SeedJobs: jobs, Security: sec, PublicURL: "https://maps.example.org", Logger: slog.New(slog.DiscardHandler)}).Handler()
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, f.request())
+			rec, jobs := send(f)
 			if rec.Code != http.StatusForbidden || jobs.calls != 0 {
 				t.Errorf("%s %s = %d %s (%d job store calls), want 403 and none", f.method, f.path, rec.Code, rec.Body, jobs.calls)
 			}
@@ -83,10 +88,7 @@ func TestAdminTrust(t *testing.T) {
 	}
 	for _, f := range allowed {
 		t.Run("allowed/"+f.name, func(t *testing.T) {
-			jobs := &countingJobs{fakeJobs: fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}}
-			h := New(Params{SeedJobs: jobs, Security: sec, PublicURL: "https://maps.example.org", Logger: slog.New(slog.DiscardHandler)}).Handler()
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, f.request())
+			rec, jobs := send(f)
 			if rec.Code >= 400 || jobs.calls != 1 {
 				t.Errorf("%s %s = %d %s (%d job store calls), want it through", f.method, f.path, rec.Code, rec.Body, jobs.calls)
 			}

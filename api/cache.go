@@ -7,13 +7,16 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/wmts"
 )
 
 // CachePath is the route prefix of the virtual cache directories (GetVirtualCacheDirectory).
@@ -60,6 +63,7 @@ type servedTile struct {
 	data        []byte
 	contentType []string
 	length      []string
+	etag        []string
 	at          time.Time
 }
 
@@ -87,11 +91,34 @@ func (h *cacheHandler) serveRemembered(c *gin.Context) bool {
 	return true
 }
 
-// write answers the tile: its bytes with their type and length, public for an hour (the
-// policy makes it private when tokens are on).
+// forget drops what the handler keeps of the tiles v names: the tiles it served and, when v
+// covers the whole cache root, the opened caches (conf.xml may have changed).
+func (h *cacheHandler) forget(v refresh.Invalidation) {
+	h.tiles.RemoveIf(func(path string) bool {
+		key, ok := strings.CutPrefix(path, directoriesPath)
+		return ok && v.CoversTilePath(key)
+	})
+	if v.Whole() {
+		prefix := strings.TrimPrefix(v.Root, "arcgiscache/") + "/"
+		h.caches.RemoveIf(func(key string) bool { return strings.HasPrefix(key, prefix) })
+	}
+}
+
+// directoriesPath is the part of a tile's path before its key in the store: the directory
+// route's paths are "/arcgis/rest/directories/" + the key of an exploded tile.
+const directoriesPath = "/arcgis/rest/directories/"
+
+// write answers the tile: its bytes with their type and length and the strong ETag of its bytes
+// (the one the REST and WMTS tile routes send), or 304 Not Modified when the client's
+// If-None-Match names it; public for an hour (the policy makes it private when tokens are on).
 func (st servedTile) write(c *gin.Context) {
 	hd := c.Writer.Header()
 	hd["Cache-Control"] = directoryCacheControl
+	hd["Etag"] = st.etag
+	if wmts.ETagMatches(c.Request.Header["If-None-Match"], st.etag[0]) {
+		c.Writer.WriteHeader(http.StatusNotModified)
+		return
+	}
 	hd["Content-Type"] = st.contentType
 	hd["Content-Length"] = st.length
 	c.Writer.WriteHeader(http.StatusOK)
@@ -100,7 +127,7 @@ func (st servedTile) write(c *gin.Context) {
 
 // remember keeps a tile served at path, and returns it with its header values.
 func (h *cacheHandler) remember(path string, data []byte, ct string) servedTile {
-	st := servedTile{data: data, contentType: []string{ct}, length: []string{strconv.Itoa(len(data))}, at: time.Now()}
+	st := servedTile{data: data, contentType: []string{ct}, length: []string{strconv.Itoa(len(data))}, etag: []string{wmts.TileETag(data)}, at: time.Now()}
 	if len(data) <= servedTilesBytes/8 {
 		h.tiles.Add(path, st, int64(len(data)+len(path)+64))
 	}

@@ -8,15 +8,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/legislative"
-	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
-	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
 // fullServer is the api with every route: SOAP, the REST API and its tiles, a stored output,
@@ -24,9 +19,6 @@ import (
 // It returns the server's URL and the output's path.
 func fullServer(t *testing.T, sec Security) (base, output string) {
 	t.Helper()
-	cat := catalogtest.Samples(t)
-	ops := mapserver.New(mapserver.Params{Catalog: cat, NewID: NewID,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
 	store, err := blob.NewDisk(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -36,16 +28,17 @@ func fullServer(t *testing.T, sec Security) (base, output string) {
 		t.Fatal(err)
 	}
 	sec.AdminToken = adminToken
-	srv := httptest.NewServer(New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 1 << 20, OutputTTL: time.Minute,
-		Security: sec, Outputs: store, Legislative: legislative.New(legislative.Options{}),
-		SeedJobs: &fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}, Logger: slog.New(slog.DiscardHandler),
-		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000})}).Handler())
+	srv := httptest.NewServer(sampleAPI(t, func(p *sampleParams) {
+		p.API.MaxBodyBytes, p.API.Security, p.API.Outputs, p.API.Legislative = 1<<20, sec, store, legislative.New(legislative.Options{})
+		p.API.SeedJobs, p.API.Logger = &fakeJobs{jobs: map[string]seed.Status{"j1": {ID: "j1"}}}, slog.New(slog.DiscardHandler)
+	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, "/arcgis/output/" + name
 }
 
-// corsRequest sends a request from a page of origin (none when "") and returns the answer.
-func corsRequest(t *testing.T, method, url, body, origin string, hdr ...string) *http.Response {
+// originRequest is a request from a page of origin (none when "") with the headers hdr (name,
+// value pairs).
+func originRequest(t *testing.T, method, url, body, origin string, hdr ...string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -57,7 +50,13 @@ func corsRequest(t *testing.T, method, url, body, origin string, hdr ...string) 
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return req
+}
+
+// corsRequest sends a request from a page of origin (none when "") and returns the answer.
+func corsRequest(t *testing.T, method, url, body, origin string, hdr ...string) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(originRequest(t, method, url, body, origin, hdr...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,16 +63,7 @@ func TestCORSVaryForSharedCaches(t *testing.T) {
 	defer client.CloseIdleConnections()
 	send := func(method, target, origin string, hdr ...string) exchange {
 		t.Helper()
-		req, err := http.NewRequest(method, srv.URL+target, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if origin != "" {
-			req.Header.Set("Origin", origin)
-		}
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
+		req := originRequest(t, method, srv.URL+target, "", origin, hdr...)
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -12,12 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
-	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/rest"
-	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
 	"github.com/mapfarm/mapfarm/internal/wms"
 )
@@ -32,13 +27,12 @@ func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	t.Helper()
 	store, tile := worldTileStore(t)
 	logger := slog.New(slog.DiscardHandler)
-	cat := catalogtest.Samples(t)
-	ops := mapserver.New(mapserver.Params{Catalog: cat, Logger: logger, NewID: NewID, Tiles: store,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
-	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: policyBodyLimit, OutputTTL: time.Minute,
-		PublicURL: "http://farm.test", Tiles: store, Logger: logger, Security: sec,
-		WMS:  wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test", Logger: logger}),
-		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000, TokenBased: sec.Tokens != nil, Logger: logger})}).Handler()
+	h := sampleAPI(t, func(p *sampleParams) {
+		p.Ops.Logger, p.Ops.Tiles = logger, store
+		p.API.MaxBodyBytes, p.API.PublicURL, p.API.Tiles, p.API.Logger, p.API.Security = policyBodyLimit, "http://farm.test", store, logger, sec
+		p.WMS = &wms.Params{PublicURL: "http://farm.test", Logger: logger}
+		p.REST.Logger = logger
+	})
 	return h, tile
 }
 

@@ -8,12 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
-	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/rest"
-	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
@@ -23,14 +18,12 @@ import (
 func TestRESTErrorLogCarriesTheAnswersRequestID(t *testing.T) {
 	logs := &testenv.LogBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cat := catalogtest.Samples(t)
-	ops := mapserver.New(mapserver.Params{Catalog: cat, Logger: logger, NewID: NewID,
-		Exporter: exporterFunc(func(context.Context, task.ExportMap) (task.Result, error) {
+	h := sampleAPI(t, func(p *sampleParams) {
+		p.Ops.Logger, p.API.Logger, p.REST.Logger = logger, logger, logger
+		p.Ops.Exporter = exporterFunc(func(context.Context, task.ExportMap) (task.Result, error) {
 			return task.Result{}, errors.New("minio: connection refused")
-		}),
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
-	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 16 << 20, OutputTTL: time.Minute, Logger: logger,
-		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000, Logger: logger})}).Handler()
+		})
+	})
 	for _, sent := range []string{"", "bad id with spaces"} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodGet, "/arcgis/rest/services/world/MapServer/export?bbox=-180,-90,180,90&size=64,64&f=json", nil)

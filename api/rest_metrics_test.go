@@ -6,26 +6,16 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
-	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
-	"github.com/mapfarm/mapfarm/internal/rest"
-	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
 // REST requests are counted in /metrics per operation, as SOAP requests are: a query runs
 // QueryRowIDs and QueryData (ok), a query with a bad where clause is a client fault, and a
 // SOAP call of the same operation lands in the SOAP family under the same name.
 func TestRESTMetrics(t *testing.T) {
-	cat := catalogtest.Samples(t)
-	ops := mapserver.New(mapserver.Params{Catalog: cat, NewID: NewID,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
 	m := metrics.New()
-	codec := soap.NewCodec(testNS, soap.Limits{})
-	h := New(Params{Ops: ops, Codec: codec, MaxBodyBytes: 16 << 20, OutputTTL: time.Minute, Metrics: m,
-		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000, Observe: RESTObserver(m)})}).Handler()
+	h := sampleAPI(t, func(p *sampleParams) { p.API.Metrics, p.REST.Observe = m, RESTObserver(m) })
 	for _, target := range []string{
 		"/arcgis/rest/services/world/MapServer/0/query?f=json&where=1%3D1&outFields=*",
 		"/arcgis/rest/services/world/MapServer/0/query?f=json&where=1%3D1&returnCountOnly=true",

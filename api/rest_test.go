@@ -21,17 +21,48 @@ import (
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/token"
+	"github.com/mapfarm/mapfarm/internal/wms"
 )
+
+// sampleParams are the parameters of sampleAPI, which a test may change before they are used.
+type sampleParams struct {
+	Ops  mapserver.Params // Catalog (the samples), NewID and Limits (images up to 4096 pixels, 1,000 records) set
+	API  Params           // Codec, MaxBodyBytes (16 MiB) and OutputTTL (a minute) set; Ops, REST and WMS are sampleAPI's
+	REST rest.Params      // Services and MaxRecordCount (1,000) set; Ops and TokenBased (tokens in API.Security) are sampleAPI's
+	WMS  *wms.Params      // when set, WMS is served too; Server is sampleAPI's
+}
+
+// sampleAPI is the api on the sample catalog with the SOAP endpoint and the REST API (and WMS
+// when adjust asks for it), built from the parameters adjust (may be nil) has changed.
+func sampleAPI(t testing.TB, adjust func(*sampleParams)) http.Handler {
+	t.Helper()
+	cat := catalogtest.Samples(t)
+	p := sampleParams{
+		Ops: mapserver.Params{Catalog: cat, NewID: NewID,
+			Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}},
+		API:  Params{Codec: soap.NewCodec(testNS, soap.Limits{}), MaxBodyBytes: 16 << 20, OutputTTL: time.Minute},
+		REST: rest.Params{Services: cat, MaxRecordCount: 1000},
+	}
+	if adjust != nil {
+		adjust(&p)
+	}
+	ops := mapserver.New(p.Ops)
+	p.API.Ops, p.REST.Ops = ops, ops
+	p.REST.TokenBased = p.API.Security.Tokens != nil
+	p.API.REST = rest.New(p.REST)
+	if p.WMS != nil {
+		p.WMS.Server = ops
+		p.API.WMS = wms.New(*p.WMS)
+	}
+	return New(p.API).Handler()
+}
 
 // restServer is the api with both the SOAP endpoint and the REST API on the sample catalog.
 func restServer(t testing.TB, sec Security) (http.Handler, *soap.Codec) {
 	t.Helper()
-	cat := catalogtest.Samples(t)
-	ops := mapserver.New(mapserver.Params{Catalog: cat, NewID: NewID,
-		Limits: mapserver.Limits{MaxImageWidth: 4096, MaxImageHeight: 4096, MaxRecordCount: 1000}})
-	codec := soap.NewCodec(testNS, soap.Limits{})
-	return New(Params{Ops: ops, Codec: codec, MaxBodyBytes: 16 << 20, OutputTTL: time.Minute, Security: sec,
-		REST: rest.New(rest.Params{Ops: ops, Services: cat, MaxRecordCount: 1000, TokenBased: sec.Tokens != nil})}).Handler(), codec
+	var codec *soap.Codec
+	h := sampleAPI(t, func(p *sampleParams) { p.API.Security, codec = sec, p.API.Codec })
+	return h, codec
 }
 
 func restGet(t testing.TB, h http.Handler, target string, hdr ...string) (*http.Response, map[string]any) {

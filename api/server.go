@@ -13,6 +13,7 @@
 //	GET  /arcgis/rest/services/<service>/VectorTileServer[/…]  vector tiles, style, glyphs, sprites,
 //	                                                  TileJSON (tiles.go, internal/vectortileserver)
 //	POST/GET/DELETE /admin/seed[/<job>]               seeding jobs (admin.go)
+//	POST /admin/expire, GET /admin/refresh            expire areas of caches, refresh backlog (admin.go)
 //
 // The api answers information operations itself and sends renders to the farm through the
 // operations in internal/mapserver; it knows nothing of maps beyond that. SOAP runs them by name
@@ -41,6 +42,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/soapcatalog"
@@ -92,6 +94,9 @@ type Params struct {
 	Metrics *metrics.Metrics
 	// SeedJobs serves the admin API for seeding jobs (admin.go); nil leaves it out.
 	SeedJobs SeedJobs
+	// Refresh serves the admin API of cache refresh (expire, backlog; admin.go); nil leaves it
+	// out.
+	Refresh RefreshAdmin
 	// Tiles, when set, serves the virtual cache directories (cache.go) from this store,
 	// reading bundles through TileIndex (nil: a private index cache).
 	Tiles     tilecache.Store
@@ -131,7 +136,17 @@ type Server struct {
 	ids    *requestIDs
 	// writers hold the policyWriters of requests (authenticate), reused rather than made for each.
 	writers sync.Pool
-	hits    *tileHits // the tile hits of the request log (accesslog.go)
+	hits    *tileHits     // the tile hits of the request log (accesslog.go)
+	dir     *cacheHandler // the cache directory route; nil without Tiles
+}
+
+// ForgetTiles drops what the cache directory route keeps of the tiles v names (served tiles,
+// opened caches). internal/app calls it for every message of the invalidation channel, beside
+// mapserver.Server.ForgetTiles and tilecache.IndexCache.InvalidateWhere.
+func (s *Server) ForgetTiles(v refresh.Invalidation) {
+	if s.dir != nil {
+		s.dir.forget(v)
+	}
 }
 
 // New builds the server and its routes.
@@ -200,8 +215,14 @@ func New(p Params) *Server {
 		e.GET("/admin/seed/:job", ah.status)
 		e.DELETE("/admin/seed/:job", ah.cancel)
 	}
+	if p.Refresh != nil {
+		rh := &refreshHandler{admin: p.Refresh, jobs: &adminHandler{metrics: p.Metrics, logger: p.Logger}}
+		e.POST("/admin/expire", rh.expire)
+		e.GET("/admin/refresh", rh.pending)
+	}
 	if p.Tiles != nil {
 		ch := newCacheHandler(p.Tiles, p.TileIndex, p.Logger)
+		s.dir = ch
 		p.Metrics.RegisterCaches(ch.caches, ch.tiles)
 		e.GET(CachePath+"/:service/:map/:folder/*tile", ch.serveTile)
 	}

@@ -449,7 +449,7 @@ func statusCmd(ctx context.Context, args []string, out io.Writer) error {
 	for _, st := range list.Jobs {
 		fmt.Fprintf(out, "%s  %-9s  %d/%d tiles  %d failed  %s\n", st.ID, st.State, st.Done+st.Empty+st.Kept, st.Total, st.Failed, st.Created)
 	}
-	return nil
+	return printBacklog(ctx, cl, out, time.Now())
 }
 
 // cancelCmd cancels a job.

@@ -6,7 +6,8 @@
 //
 //	cachetool info     -endpoint URL                     maps, layers and the stored cache's scheme
 //	cachetool seed     [-server URL] -service S -levels 0-7 [-extent ...] [-mode recreateAll|recreateEmpty|delete] [-format pbf]
-//	cachetool status   -server URL [job]
+//	cachetool status   -server URL [job]                  jobs, and the refresh backlog of every cache
+//	cachetool expire   -server URL -service S (-extent ... | -polygon "x,y x,y x,y" | -tiles FILE)
 //	cachetool cancel   -server URL job
 //	cachetool truncate [-server URL] -service S [-levels ...] [-extent ...]
 //	cachetool verify   -service S [-levels ...] [-extent ...] | -job ID [-server URL]
@@ -39,7 +40,8 @@ const usage = `usage: cachetool <command> [flags]
 commands:
   info      describe a service's maps, layers and stored cache (-endpoint URL)
   seed      seed a cache through the farm (-server URL, or a local farm) and show progress
-  status    show a seeding job, or list recent jobs (-server URL [job])
+  status    show a seeding job, or list recent jobs and the refresh backlog (-server URL [job])
+  expire    render an area of a cache again: by extent, polygon or a z/x/y tile list (-server URL)
   cancel    cancel a seeding job (-server URL job)
   truncate  delete the tiles of an area and levels (a delete job)
   verify    check every bundle and tile decodes and every tile of the area is present
@@ -69,6 +71,8 @@ func run(ctx context.Context, args []string, out, stderr io.Writer) error {
 		return seedCmd(ctx, args[0], args[1:], out, stderr)
 	case "status":
 		return statusCmd(ctx, args[1:], out)
+	case "expire":
+		return expireCmd(ctx, args[1:], os.Stdin, out)
 	case "cancel":
 		return cancelCmd(ctx, args[1:], out)
 	case "verify":

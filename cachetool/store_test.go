@@ -52,15 +52,23 @@ func writeCache(t *testing.T, store *blob.Disk, root string) {
 	}
 }
 
-// verify, export, import and convert on a disk store configured as the farm's.
-func TestStoreCommands(t *testing.T) {
-	dir := t.TempDir()
+// farmDiskStore configures the farm's store as a disk store in a new directory dir/store, for
+// the commands the test runs, and opens it.
+func farmDiskStore(t *testing.T) (store *blob.Disk, dir string) {
+	t.Helper()
+	dir = t.TempDir()
 	t.Setenv("MAPFARM_STORE", "disk")
 	t.Setenv("MAPFARM_STORE_DIR", filepath.Join(dir, "store"))
 	store, err := blob.NewDisk(filepath.Join(dir, "store"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return store, dir
+}
+
+// verify, export, import and convert on a disk store configured as the farm's.
+func TestStoreCommands(t *testing.T) {
+	store, dir := farmDiskStore(t)
 	writeCache(t, store, "arcgiscache/world/Layers")
 	ctx := context.Background()
 	do := func(args ...string) string {
@@ -97,7 +105,7 @@ func TestStoreCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err = run(ctx, []string{"verify", "-service", "world", "-extent", "-1,-1,1,1"}, &out, &bytes.Buffer{})
+	err := run(ctx, []string{"verify", "-service", "world", "-extent", "-1,-1,1,1"}, &out, &bytes.Buffer{})
 	if err == nil || !strings.Contains(out.String(), "bundle 2/R0000C0000") || !strings.Contains(out.String(), "is missing") {
 		t.Errorf("verify of a corrupt cache: %v\n%s", err, out.String())
 	}
@@ -128,13 +136,7 @@ func deleteTiles(t *testing.T, store *blob.Disk, root string, tiles ...tilecache
 // by the job's own count (issue 26: plain verify said 10,029 "missing" on the sample cache): the
 // job's absent tiles must be exactly as many as it counted empty.
 func TestVerifyJob(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("MAPFARM_STORE", "disk")
-	t.Setenv("MAPFARM_STORE_DIR", filepath.Join(dir, "store"))
-	store, err := blob.NewDisk(filepath.Join(dir, "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, _ := farmDiskStore(t)
 	const root = "arcgiscache/world/Layers"
 	writeCache(t, store, root)
 	// The job left three tiles of level 2 empty: they are not in the cache.

@@ -4,8 +4,11 @@
 //
 //	outputReaper   deletes rendered images older than their time to live (outputs.go)
 //	queueStats     publishes queue sizes and latencies for autoscaling, and seeding progress (queues.go)
-//	seedRunner     plans, watches, finishes and cancels tile-cache seeding jobs, and records the
-//	               units asynq archived with no handler recording them (seed.go)
+//	seedRunner     plans, watches, finishes and cancels tile-cache seeding jobs, records the
+//	               units asynq archived with no handler recording them, and tells every api
+//	               which tiles a job that ended changed (seed.go)
+//	refresher      reads the data's changes (PostGIS changelogs) into the refresh backlog and
+//	               submits the refresh jobs due under each cache's policy (refresh.go)
 //
 // Seeding jobs (planning, progress, resume, cancel) and queue metrics for autoscaling arrive with
 // the tile-cache work.
@@ -21,7 +24,10 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/provider"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/task"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
@@ -51,6 +57,15 @@ type Params struct {
 	// seeding jobs (seed.go) every SeedInterval (default 1s).
 	Tiles        tilecache.Store
 	SeedInterval time.Duration
+	// Catalog and Connections, with Redis and Tiles, make the coordinator refresh the caches of
+	// the catalog's maps when their data changes (refresh.go); Vector, when set, is told of
+	// every dirty area too (vector caches).
+	Catalog     *catalog.Catalog
+	Connections map[string]*provider.Connection
+	Vector      VectorRefresher
+	// RefreshState, when set, is the file that keeps what the GeoPackage and GeoJSON layers
+	// looked like (row digests; internal/changes), so their changes refresh the caches too.
+	RefreshState string
 	// StartAttrs are added to the start log line: the Redis and the store this process uses
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
 	// processes on different stores show in the logs. internal/app sets them.
@@ -63,6 +78,7 @@ type Coordinator struct {
 	reaper *outputReaper
 	queues *queueStats // nil without Redis and Metrics
 	seeder *seedRunner // nil without Redis and Tiles
+	fresh  *refresher  // nil without Redis, Tiles and Catalog
 }
 
 // New returns a Coordinator.
@@ -89,7 +105,13 @@ func New(p Params) *Coordinator {
 	// One inspector and one job store serve both loops that need Redis.
 	inspector, jobs := asynq.NewInspectorFromRedisClient(p.Redis), seed.NewJobs(p.Redis)
 	if p.Tiles != nil {
-		c.seeder = newSeedRunner(seedRunnerParams{jobs: jobs, queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger, archive: inspector})
+		rdb := p.Redis
+		c.seeder = newSeedRunner(seedRunnerParams{jobs: jobs, queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger, archive: inspector,
+			invalidate: func(ctx context.Context, v refresh.Invalidation) error { return refresh.Publish(ctx, rdb, v) }})
+		if p.Catalog != nil {
+			c.fresh = newRefresher(refresherParams{catalog: p.Catalog, connections: p.Connections, jobs: jobs, backlog: refresh.NewBacklog(p.Redis),
+				logger: p.Logger, metrics: p.Metrics, vector: p.Vector, stateFile: p.RefreshState}, c.seeder.owner)
+		}
 	}
 	if p.Metrics != nil {
 		var names []string
@@ -116,6 +138,31 @@ func (c *Coordinator) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			every(ctx, c.p.SeedInterval, func() { c.seeder.exec(ctx) })
+		}()
+	}
+	if c.fresh != nil {
+		wg.Add(2 + len(c.fresh.layers))
+		c.fresh.watch(ctx, wg.Done)
+		go func() {
+			defer wg.Done()
+			c.fresh.watchFiles(ctx)
+		}()
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(c.p.SeedInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				case <-c.fresh.wake:
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				c.fresh.exec(ctx)
+			}
 		}()
 	}
 	if c.queues != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -44,6 +45,8 @@ type seedRunnerParams struct {
 	// maxOutstanding bounds the tiles enqueued but not yet finished per job, so a huge job
 	// does not fill Redis with tasks; default 200,000.
 	maxOutstanding int64
+	// invalidate, when set, tells every api which tiles a job that ended may have changed.
+	invalidate func(context.Context, refresh.Invalidation) error
 }
 
 // seedRunner plans, watches and finishes seeding jobs. One pass (exec) looks at every active
@@ -220,7 +223,13 @@ func (r *seedRunner) writeMetadata(ctx context.Context, sp *seed.Spec) error {
 		return err
 	}
 	extent := sp.AOI().Bound()
-	if _, old, err := tilecache.ReadMetadata(ctx, r.p.store, sp.Root); err == nil && old != (orb.Bound{}) {
+	_, old, err := tilecache.ReadMetadata(ctx, r.p.store, sp.Root)
+	if err == nil && len(sp.Dirty) > 0 {
+		// A refresh re-renders tiles of a stored cache: its extent (what the cache claims to
+		// hold whole, and verify checks) is what was seeded, not grown by the dirty metatiles.
+		return nil
+	}
+	if err == nil && old != (orb.Bound{}) {
 		extent = extent.Union(old)
 	}
 	if err := c.WriteMetadata(ctx, sp.Info(), extent); err != nil {
@@ -242,6 +251,16 @@ func (r *seedRunner) end(ctx context.Context, id, state, msg string) error {
 	for _, k := range keys {
 		if err := r.p.store.Delete(ctx, k); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("seed: delete staging of job %s: %w", id, err)
+		}
+	}
+	if r.p.invalidate != nil {
+		// Before the state is set: a client told the job ended and reading again finds no api
+		// serving what it remembered (the store holds the job's tiles already). A lost message
+		// leaves the apis' own trust windows (10 s).
+		if sp, err := r.p.jobs.Spec(ctx, id); err == nil {
+			if err := r.p.invalidate(ctx, jobInvalidation(sp)); err != nil {
+				r.p.logger.Warn("seed: tell the apis of the job's tiles", "job", id, "err", err)
+			}
 		}
 	}
 	if err := r.p.jobs.SetState(ctx, id, state, msg); err != nil {
@@ -368,6 +387,41 @@ func (r *seedRunner) recordLost(ctx context.Context, ti *asynq.TaskInfo, live ma
 		return true, nil
 	}
 	return false, nil
+}
+
+// jobInvalidation names the tiles a job may have changed: at each of its levels, the tiles of
+// its area of interest's envelope, or of each dirty envelope widened by its reach, in its
+// cache folders.
+func jobInvalidation(sp *seed.Spec) refresh.Invalidation {
+	v := refresh.Invalidation{Root: sp.Root}
+	for _, l := range sp.Layers {
+		v.Folders = append(v.Folders, l.Folder)
+	}
+	levels := sp.Levels
+	if len(levels) == 0 {
+		levels = sp.Scheme.Levels()
+	}
+	areas, reach := []orb.Bound{sp.AOI().Bound()}, 0
+	if len(sp.Dirty) > 0 {
+		areas, reach = sp.Dirty, sp.Reach
+	}
+	for _, level := range levels {
+		lod, ok := sp.Scheme.LOD(level)
+		if !ok {
+			continue
+		}
+		d := float64(reach) * lod.Resolution
+		for _, a := range areas {
+			r, err := sp.Scheme.TilesCovering(level, orb.Bound{Min: orb.Point{a.Min[0] - d, a.Min[1] - d}, Max: orb.Point{a.Max[0] + d, a.Max[1] + d}})
+			if err == nil && !r.Empty() {
+				v.Ranges = append(v.Ranges, r)
+			}
+		}
+	}
+	if len(v.Ranges) == 0 || len(v.Ranges) > refresh.MaxRanges {
+		v.Ranges = nil // every tile of the folders: a superset
+	}
+	return v
 }
 
 // seedInterval is the default pause between seed passes.

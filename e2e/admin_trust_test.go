@@ -18,7 +18,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/app/apptest"
 	"github.com/mapfarm/mapfarm/internal/blob"
-	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/seed"
 )
 
@@ -157,17 +156,7 @@ func TestAdminTrustEmbedded(t *testing.T) {
 // a disk store in dir, the sample services) until the test ends, and returns its URL.
 func embeddedDefault(t *testing.T, dir string) string {
 	t.Helper()
-	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
-	t.Setenv("MAPFARM_SERVICES", "../services/services.yaml")
-	t.Setenv("MAPFARM_REDIS_ADDR", "")
-	t.Setenv("MAPFARM_STORE", "disk")
-	t.Setenv("MAPFARM_STORE_DIR", dir)
-	t.Setenv("MAPFARM_ADMIN_TOKEN", "")
-	t.Setenv("MAPFARM_CORS_ORIGINS", "")
-	cfg, err := config.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := apptest.Config(t, "MAPFARM_STORE_DIR", dir)
 	return apptest.Serve(t, cfg, slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})), app.Hooks{})
 }
 

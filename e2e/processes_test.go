@@ -43,22 +43,35 @@ func startProcess(t testing.TB, bin, role string, env []string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Waited for from the start, so that a process that ends on its own (it should run until
+	// the SIGTERM below) is reported with when it ended, not only at the end of the test.
+	started := time.Now()
+	var ended time.Duration
+	done := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		ended = time.Since(started)
+		done <- err
+	}()
 	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
 		select {
 		case err := <-done:
-			if err != nil {
-				t.Errorf("%s exited with %v", role, err)
+			t.Errorf("%s ended on its own %v after its start, before the test's SIGTERM: %v", role, ended.Round(time.Millisecond), err)
+		default:
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("%s exited with %v", role, err)
+				}
+			case <-time.After(40 * time.Second):
+				cmd.Process.Kill()
+				t.Errorf("%s did not stop within 40s of SIGTERM", role)
 			}
-		case <-time.After(40 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("%s did not stop within 40s of SIGTERM", role)
 		}
 		if t.Failed() {
 			b, _ := os.ReadFile(logf.Name())
-			t.Logf("%s log:\n%s", role, b)
+			t.Logf("%s log (%d bytes):\n%s", role, len(b), b)
 		}
 	})
 	return cmd

@@ -18,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/memcache"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -541,6 +542,13 @@ func (h *seedMergeHandler) merge(ctx context.Context, job task.SeedMerge, b tile
 	}
 	if err := w.Flush(ctx); err != nil {
 		return 0, fmt.Errorf("seed: write bundle %v: %w", b, err)
+	}
+	// Every api drops what it keeps of the bundle's tiles now, not when the job ends
+	// (docs/freshness.md); a lost message costs only the apis' trust window.
+	v := refresh.Invalidation{Root: sp.Root, Folders: []string{sp.Layers[job.Layer].Folder}, Ranges: []tilecache.TileRange{{Level: b.TopLeft.Level,
+		MinRow: b.TopLeft.Row, MinCol: b.TopLeft.Col, MaxRow: b.TopLeft.Row + tilecache.BundleSize - 1, MaxCol: b.TopLeft.Col + tilecache.BundleSize - 1}}}
+	if err := refresh.Publish(ctx, h.s.p.Redis, v); err != nil {
+		h.s.p.Logger.Warn("seed: tell the apis of a rewritten bundle", "job", job.Job, "bundle", b.String(), "err", err)
 	}
 	return deleted, nil
 }

@@ -18,17 +18,24 @@ import (
 )
 
 // embeddedDefault loads the configuration of `mapfarm serve` with nothing set: embedded Redis,
-// a disk store, the sample services, and the state directory state.
-func embeddedDefault(t *testing.T, state string) *config.Config {
+// a disk store, the sample services, and the state directory state; then env (name, value
+// pairs) on top. (apptest.Config is the same for the other packages' tests: this package's
+// cannot import apptest, which imports it.)
+func embeddedDefault(t *testing.T, state string, env ...string) *config.Config {
 	t.Helper()
-	t.Setenv("MAPFARM_REDIS_ADDR", "")
-	t.Setenv("MAPFARM_STORE", "disk")
-	t.Setenv("MAPFARM_STORE_DIR", t.TempDir())
-	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
-	t.Setenv("MAPFARM_PUBLIC_URL", "")
-	t.Setenv("MAPFARM_SERVICES", "../../services/services.yaml")
-	t.Setenv("MAPFARM_ADMIN_TOKEN", "")
-	t.Setenv("MAPFARM_STATE_DIR", state)
+	env = append([]string{
+		"MAPFARM_REDIS_ADDR", "",
+		"MAPFARM_STORE", "disk",
+		"MAPFARM_STORE_DIR", t.TempDir(),
+		"MAPFARM_LISTEN", "127.0.0.1:0",
+		"MAPFARM_PUBLIC_URL", "",
+		"MAPFARM_SERVICES", "../../services/services.yaml",
+		"MAPFARM_ADMIN_TOKEN", "",
+		"MAPFARM_STATE_DIR", state,
+	}, env...)
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
 	cfg, err := config.Load("")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,7 +33,9 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/provider"
 	"github.com/mapfarm/mapfarm/internal/redisconn"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
@@ -148,12 +153,16 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		return nil
 	}
 
-	if runAPI || runWorker {
+	// The coordinator reads the definition too: the refresh of caches follows the maps' data
+	// (coordinator/refresh.go).
+	var connections map[string]*provider.Connection
+	if runAPI || runWorker || runCoord {
 		reg := providers.Registry()
 		def, err := servicedef.Load(cfg.Services, reg)
 		if err != nil {
 			return err
 		}
+		connections = def.Connections
 		cat, err = catalog.Open(ctx, def, reg)
 		if err != nil {
 			return err
@@ -184,7 +193,8 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	}
 	if runCoord {
 		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
-			Redis: rdb, Metrics: m, Tiles: store, StartAttrs: where})
+			Redis: rdb, Metrics: m, Tiles: store, Catalog: cat, Connections: connections,
+			RefreshState: refreshState(cfg.StateDir, cfg.Redis.Describe(redisAddr)), StartAttrs: where})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {
@@ -272,6 +282,7 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Legislative: leg,
 			Catalog:     cat,
 			SeedJobs:    seedAdmin,
+			Refresh:     &refresh.Admin{Backlog: refresh.NewBacklog(rdb), Catalog: cat},
 			Tiles:       store, TileIndex: tileIndex,
 			WMS: wms.New(wms.Params{Server: ops, PublicURL: publicURL, Admit: admission.Operation, Timeout: cfg.Limits.OperationTimeout,
 				MaxImageWidth: cfg.Limits.MaxImageWidth, MaxImageHeight: cfg.Limits.MaxImageHeight, Observe: api.WMSObserver(m), Logger: logger}),
@@ -284,6 +295,20 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 			Metrics:     m,
 			StartAttrs:  where,
 		})
+		// Every api drops at once what it keeps of the tiles a job (or a bundle write) changed
+		// (docs/freshness.md); it listens before it serves.
+		subscribed := make(chan struct{})
+		g.Go(func() error {
+			return refresh.Subscribe(gctx, rdb, func() { close(subscribed) }, func(v refresh.Invalidation) {
+				tileIndex.InvalidateWhere(v.CoversBundleKey)
+				ops.ForgetTiles(v)
+				srv.ForgetTiles(v)
+			})
+		})
+		select {
+		case <-subscribed:
+		case <-gctx.Done():
+		}
 		g.Go(func() error { return srv.Run(gctx, ln) })
 		if hooks.SeedAtStart && role == RoleServe {
 			g.Go(func() error { return seedAtStart(gctx, seedAdmin, cat, logger) })
@@ -304,6 +329,17 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		g.Go(func() error { return serveMetrics(gctx, ln, m, ready) })
 	}
 	return g.Wait()
+}
+
+// refreshState is the coordinator's file of the file-backed layers' state (row digests of
+// GeoPackages, hashes of GeoJSON files) in the state directory, one per farm (named after a
+// hash of its Redis), or "" when there is no state directory.
+func refreshState(dir, redis string) string {
+	if dir == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(redis))
+	return filepath.Join(dir, "refresh-files-"+hex.EncodeToString(sum[:6])+".sqlite")
 }
 
 // adminCredential is the api's admin token: the configured one, or one made now and written

@@ -20,7 +20,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/admincred"
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/app/apptest"
-	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/soap"
@@ -32,18 +31,7 @@ const namespace = "http://schemas.mapfarm.dev/gis/10.7"
 // the sample services, seeding at start) until the test ends, and returns its public URL.
 func serve(t *testing.T, dir string) string {
 	t.Helper()
-	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
-	t.Setenv("MAPFARM_PUBLIC_URL", "")
-	t.Setenv("MAPFARM_SERVICES", "../../services/services.yaml")
-	t.Setenv("MAPFARM_REDIS_ADDR", "")
-	t.Setenv("MAPFARM_STORE", "disk")
-	t.Setenv("MAPFARM_STORE_DIR", dir)
-	t.Setenv("MAPFARM_NAMESPACE", namespace)
-	t.Setenv("MAPFARM_STATE_DIR", t.TempDir())
-	cfg, err := config.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := apptest.Config(t, "MAPFARM_STORE_DIR", dir, "MAPFARM_NAMESPACE", namespace, "MAPFARM_STATE_DIR", t.TempDir())
 	return apptest.Serve(t, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), app.Hooks{SeedAtStart: true})
 }
 

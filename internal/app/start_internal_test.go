@@ -67,17 +67,7 @@ func jsonLines(s string) []map[string]any {
 // Each role's start line (api, worker, coordinator) names the Redis and the store it uses.
 func TestStartLinesNameRedisAndStore(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv("MAPFARM_REDIS_ADDR", "")
-	t.Setenv("MAPFARM_STORE", "disk")
-	t.Setenv("MAPFARM_STORE_DIR", dir)
-	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
-	t.Setenv("MAPFARM_SERVICES", "../../services/services.yaml")
-	t.Setenv("MAPFARM_METRICS_LISTEN", "")
-	t.Setenv("MAPFARM_STATE_DIR", t.TempDir())
-	cfg, err := config.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := embeddedDefault(t, t.TempDir(), "MAPFARM_STORE_DIR", dir, "MAPFARM_METRICS_LISTEN", "")
 	var logs testenv.LogBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
 	ctx, cancel := context.WithCancel(context.Background())

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -15,17 +14,7 @@ import (
 // ping, dial or subscribe of whichever part was still connecting (issue 26: "farm stopped with
 // worker: subscribe to mapfarm:wake: dial tcp …: operation was canceled").
 func TestRunStoppedWhileStarting(t *testing.T) {
-	t.Setenv("MAPFARM_REDIS_ADDR", testenv.Redis(t))
-	t.Setenv("MAPFARM_REDIS_DB", "0")
-	t.Setenv("MAPFARM_STORE", "disk")
-	t.Setenv("MAPFARM_STORE_DIR", t.TempDir())
-	t.Setenv("MAPFARM_LISTEN", "127.0.0.1:0")
-	t.Setenv("MAPFARM_SERVICES", "../../services/services.yaml")
-	t.Setenv("MAPFARM_METRICS_LISTEN", "")
-	cfg, err := config.Load("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := embeddedDefault(t, t.TempDir(), "MAPFARM_REDIS_ADDR", testenv.Redis(t), "MAPFARM_REDIS_DB", "0", "MAPFARM_METRICS_LISTEN", "")
 	cfg.Redis.DB = testenv.RedisDB(t)
 	logger := slog.New(slog.DiscardHandler)
 

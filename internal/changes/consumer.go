@@ -117,8 +117,19 @@ type Consumer struct {
 }
 
 // Listen connects to dsn and LISTENs on [Channel]. Close the consumer when done.
-func Listen(ctx context.Context, dsn string) (*Consumer, error) {
-	conn, err := pgx.Connect(ctx, dsn)
+func Listen(ctx context.Context, dsn string) (*Consumer, error) { return ListenAs(ctx, dsn, "") }
+
+// ListenAs is Listen with a password kept apart from the DSN (a connection's passwordEnv or
+// passwordFile); an empty password leaves the DSN's (or libpq's PGPASSWORD) in place.
+func ListenAs(ctx context.Context, dsn, password string) (*Consumer, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("changes: connection string: %w", err)
+	}
+	if password != "" {
+		cfg.Password = password
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("changes: connect: %w", err)
 	}
@@ -127,6 +138,15 @@ func Listen(ctx context.Context, dsn string) (*Consumer, error) {
 		return nil, fmt.Errorf("changes: listen: %w", err)
 	}
 	return &Consumer{conn: conn, BatchRows: 10000, Poll: 30 * time.Second, Log: slog.Default()}, nil
+}
+
+// Installed reports whether the database has the changelog (`mapfarm changes install`).
+func (c *Consumer) Installed(ctx context.Context) (bool, error) {
+	var ok bool
+	if err := c.conn.QueryRow(ctx, `SELECT to_regclass('mapfarm_changes.changelog') IS NOT NULL`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("changes: look for the changelog: %w", err)
+	}
+	return ok, nil
 }
 
 // Close closes the connection; unacknowledged rows stay for the next consumer.

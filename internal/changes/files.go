@@ -34,23 +34,19 @@ CREATE TABLE IF NOT EXISTS files (layer TEXT PRIMARY KEY, path TEXT NOT NULL, st
 CREATE TABLE IF NOT EXISTS rows (layer TEXT NOT NULL, fid INTEGER NOT NULL, digest BLOB NOT NULL,
   minx REAL, miny REAL, maxx REAL, maxy REAL, PRIMARY KEY (layer, fid)) WITHOUT ROWID;`
 
-// sqliteDSN is the data source name of the SQLite file at path (made absolute, escaped as a
-// file URI) with query, its mode and pragmas.
-func sqliteDSN(path, query string) (string, error) {
+// openSQLite opens the SQLite file at path (made absolute, escaped as a file URI) with query,
+// its mode and pragmas.
+func openSQLite(path, query string) (*sql.DB, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return "file:" + (&url.URL{Path: abs}).EscapedPath() + "?" + query, nil
+	return sql.Open("sqlite", "file:"+(&url.URL{Path: abs}).EscapedPath()+"?"+query)
 }
 
 // OpenFileState opens (creating it if need be) the state file at path.
 func OpenFileState(path string) (*FileState, error) {
-	dsn, err := sqliteDSN(path, "_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, fmt.Errorf("changes: state file: %w", err)
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openSQLite(path, "_pragma=journal_mode(wal)&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("changes: open state file %s: %w", path, err)
 	}
@@ -186,11 +182,7 @@ func (s *FileState) GeoPackage(ctx context.Context, layer, path, table string) (
 	}
 	scan.Baseline = oldStamp == nil
 	// Read-only, but not immutable: an editor's write-ahead log is part of the data.
-	dsn, err := sqliteDSN(path, "mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, fmt.Errorf("changes: %w", err)
-	}
-	db, err := sql.Open("sqlite", dsn)
+	db, err := openSQLite(path, "mode=ro&_pragma=busy_timeout(5000)")
 	if err != nil {
 		return nil, fmt.Errorf("changes: open %s: %w", path, err)
 	}
@@ -198,6 +190,14 @@ func (s *FileState) GeoPackage(ctx context.Context, layer, path, table string) (
 	geom, fid, err := gpkgColumns(ctx, db, table)
 	if err != nil {
 		return nil, fmt.Errorf("changes: %s: %w", path, err)
+	}
+	// The envelopes' SRID: the table's spatial reference system's EPSG code (0 when another
+	// organization defines it, or none).
+	var srid sql.NullInt64
+	err = db.QueryRowContext(ctx, `SELECT s.organization_coordsys_id FROM gpkg_geometry_columns g
+		JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE g.table_name = ? AND upper(s.organization) = 'EPSG'`, table).Scan(&srid)
+	if err == nil && srid.Valid {
+		scan.Dirty.SRID = int(srid.Int64)
 	}
 	rows, err := db.QueryContext(ctx, `SELECT * FROM `+quoteIdent(table)+` ORDER BY `+quoteIdent(fid))
 	if err != nil {

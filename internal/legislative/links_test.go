@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,19 +121,7 @@ func TestGoldenFullDataset(t *testing.T) {
 	for _, p := range paths {
 		b.WriteString(p + "\n" + string(seen[p]) + "\n\n")
 	}
-	golden := filepath.Join("testdata", "golden_full_dataset.txt")
-	if goldenfile.Update() {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run MAPFARM_UPDATE_GOLDEN=1 go test to create it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("responses differ from %s:\n%s", golden, firstDiff(b.String(), string(want)))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden_full_dataset.txt"), b.Bytes())
 }
 
 // TestRealBillResponse checks that the one real response we have (H.B. 602,

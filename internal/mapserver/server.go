@@ -42,6 +42,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/mapserver/queries"
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -104,6 +105,9 @@ func handle[Req, Resp any](f func(ctx context.Context, c *Call, req *Req) (*Resp
 func (s *Server) Caches() []memcache.Statser {
 	return s.caches.Caches()
 }
+
+// ForgetTiles drops what the server keeps in memory of the tiles v names (caches.Service.ForgetTiles).
+func (s *Server) ForgetTiles(v refresh.Invalidation) { s.caches.ForgetTiles(v) }
 
 // New returns a Server.
 func New(p Params) *Server {

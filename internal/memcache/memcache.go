@@ -128,6 +128,20 @@ func (c *Cache[K, V]) RemoveIf(drop func(K) bool) {
 	c.removing = false
 }
 
+// RemoveEntriesIf drops every entry whose key and value satisfy drop (which must not call the
+// cache).
+func (c *Cache[K, V]) RemoveEntriesIf(drop func(K, V) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.removing = true
+	for _, k := range c.lru.Keys() {
+		if e, ok := c.lru.Peek(k); ok && drop(k, e.v) {
+			c.lru.Remove(k)
+		}
+	}
+	c.removing = false
+}
+
 // Stats are a cache's counters since it was made.
 type Stats struct {
 	Name      string

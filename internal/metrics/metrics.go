@@ -51,6 +51,14 @@ type Metrics struct {
 	QueueTasks     *prometheus.GaugeVec
 	QueueLatency   *prometheus.GaugeVec
 	SeedTiles      *prometheus.GaugeVec
+	// RefreshBacklog and RefreshOldest are each cache's dirty areas waiting for a refresh job
+	// and the age of the oldest; RefreshJobs and RefreshAreas count the refresh jobs submitted
+	// and the dirty areas they took (their rates are the refresh rate). The coordinator sets
+	// them (docs/freshness.md).
+	RefreshBacklog *prometheus.GaugeVec
+	RefreshOldest  *prometheus.GaugeVec
+	RefreshJobs    prometheus.Counter
+	RefreshAreas   prometheus.Counter
 	// LimitRefusals counts the requests refused by each limit (use Refused).
 	LimitRefusals *prometheus.CounterVec
 	// Limit is each limit's configured value (internal/app sets it).
@@ -89,6 +97,14 @@ func New() *Metrics {
 			Help: "Age of the oldest pending task of each queue."}, []string{"queue"}),
 		SeedTiles: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "seed_tiles",
 			Help: "Seeding progress by job and state (done, failed, total)."}, []string{"job", "state"}),
+		RefreshBacklog: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "refresh_backlog_areas",
+			Help: "Dirty areas waiting for a refresh job, by cache (service/map)."}, []string{"cache"}),
+		RefreshOldest: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "refresh_backlog_oldest_seconds",
+			Help: "Age of the oldest dirty area waiting for a refresh job, by cache (service/map)."}, []string{"cache"}),
+		RefreshJobs: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mapfarm", Name: "refresh_jobs_total",
+			Help: "Refresh jobs submitted for changed data or expired areas."}),
+		RefreshAreas: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "mapfarm", Name: "refresh_areas_total",
+			Help: "Dirty areas (change batches and expires) taken into refresh jobs."}),
 		LimitRefusals: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "mapfarm", Name: "limit_refusals_total",
 			Help: "Requests refused for being over a limit, by the limit's configuration key (docs/limits.md)."}, []string{"limit"}),
 		Limit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "mapfarm", Name: "limit",
@@ -99,7 +115,7 @@ func New() *Metrics {
 		m.LimitRefusals.WithLabelValues(string(name)) // every limit is reported, from zero
 	}
 	r.MustRegister(m.SOAPRequests, m.SOAPDuration, m.RESTOperations, m.RESTDuration, m.TaskDuration, m.Tasks, m.StoreDuration, m.StoreErrors,
-		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.LimitRefusals, m.Limit, m.caches,
+		m.QueueTasks, m.QueueLatency, m.SeedTiles, m.RefreshBacklog, m.RefreshOldest, m.RefreshJobs, m.RefreshAreas, m.LimitRefusals, m.Limit, m.caches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

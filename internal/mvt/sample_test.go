@@ -1,7 +1,6 @@
 package mvt_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -300,20 +299,5 @@ func TestGoldenTile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "world-1-0-0.pbf")
-	if golden.Update() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, res.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(res.Data, want) {
-		t.Errorf("tile 1/0/0 is %d bytes, differs from the golden %d bytes", len(res.Data), len(want))
-	}
+	golden.Check(t, filepath.Join("testdata", "world-1-0-0.pbf"), res.Data)
 }

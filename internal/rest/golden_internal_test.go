@@ -1,9 +1,7 @@
 package rest
 
 import (
-	"bytes"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -48,18 +46,5 @@ func TestGoldenRenderers(t *testing.T) {
 // it after a deliberate change). It is exported for the package's external tests.
 func CheckGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name+".json")
-	if golden.Update() {
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, want) {
-		t.Errorf("%s:\n got %.2000s\nwant %.2000s", name, body, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name+".json"), body)
 }

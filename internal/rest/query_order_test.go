@@ -8,7 +8,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/rest"
 )
 
@@ -46,11 +46,7 @@ func TestQueryOrderedPagingPastMaxRecordCount(t *testing.T) {
 		t.Fatal("the ordered query is in id order: the test would not tell ordered paging from paging by id")
 	}
 	c := catalogtest.Samples(t)
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 10}, Exporter: &localFarm{cat: c, r: r}})
+	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 10}, Exporter: mapservertest.NewLocalFarm(t, c)})
 	small := rest.New(rest.Params{Ops: ops, Services: c, MaxRecordCount: 10})
 	var got []int
 	for offset := 0; offset < len(want)+7; offset += 7 {

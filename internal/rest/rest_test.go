@@ -23,46 +23,21 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/blob"
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
-	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
-	"github.com/mapfarm/mapfarm/worker"
 )
 
 // newHandler is the REST handler on the sample catalog.
 func newHandler(t testing.TB) http.Handler {
 	t.Helper()
-	c := catalogtest.Samples(t)
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
-		Exporter: &localFarm{cat: c, r: r}, NewID: func() string { n++; return "img" + strconv.Itoa(n) },
-		OutputURL: func(key string) string { return "http://farm.test/arcgis/" + key }})
+	ops, c := mapservertest.Drawing(t)
 	return rest.New(rest.Params{Ops: ops, Services: c, PublicURL: "http://farm.test", MaxRecordCount: 1000})
-}
-
-// localFarm renders with the worker's own drawing, in process.
-type localFarm struct {
-	cat *catalog.Catalog
-	r   *render.Renderer
-}
-
-func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
-	data, f, err := worker.DrawExportMap(ctx, l.cat, l.r, job)
-	if err != nil {
-		return task.Result{Error: err.Error(), ClientError: true}, nil
-	}
-	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
 }
 
 // get sends a GET and returns the status and body.

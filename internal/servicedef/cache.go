@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/paulmach/orb"
 	"gopkg.in/yaml.v3"
@@ -69,6 +70,69 @@ type Cache struct {
 	// recreateEmpty: tiles stored by an earlier start are kept). For
 	// small sample caches; other roles and cachetool ignore it.
 	SeedAtStart bool
+	// Refresh (`refresh`, default immediate) is when changes of the map's
+	// data re-render the cache's tiles (docs/freshness.md): `immediate`
+	// (as soon as the coordinator sees them), `every <duration>` (the
+	// changes of that long in one job, such as "every 10m") or `manual`
+	// (only `cachetool expire`, and maxStaleness, submit refresh jobs).
+	Refresh RefreshPolicy
+	// MaxStaleness (`maxStaleness`, a duration, default 0: none) is the
+	// longest a change may wait before its refresh job is submitted,
+	// whatever the policy (manual included).
+	MaxStaleness time.Duration
+	// OnDemandTTL (`onDemandTTL`, a duration, default 10s, 1s to 24h) is
+	// how long an api keeps a tile drawn on demand (onDemand) in memory
+	// before drawing it again; a refresh of its area drops it at once.
+	OnDemandTTL time.Duration
+}
+
+// RefreshPolicy is a cache's `refresh` key.
+type RefreshPolicy struct {
+	// Mode is RefreshImmediate, RefreshEvery or RefreshManual.
+	Mode string
+	// Every is the period of RefreshEvery.
+	Every time.Duration
+}
+
+// Refresh modes.
+const (
+	RefreshImmediate = "immediate"
+	RefreshEvery     = "every"
+	RefreshManual    = "manual"
+)
+
+// String spells the policy as the definition does.
+func (p RefreshPolicy) String() string {
+	if p.Mode == RefreshEvery {
+		return RefreshEvery + " " + p.Every.String()
+	}
+	return p.Mode
+}
+
+// Limits of the refresh keys.
+const (
+	minRefreshEvery = time.Second
+	maxRefreshEvery = 7 * 24 * time.Hour
+	minOnDemandTTL  = time.Second
+	maxOnDemandTTL  = 24 * time.Hour
+	// DefaultOnDemandTTL is the default onDemandTTL: the bundle-index cache's trust window.
+	DefaultOnDemandTTL = 10 * time.Second
+)
+
+// parseRefresh reads `immediate`, `manual` or `every <duration>`.
+func parseRefresh(s string) (RefreshPolicy, error) {
+	f := strings.Fields(s)
+	switch {
+	case len(f) == 1 && f[0] == RefreshImmediate, len(f) == 1 && f[0] == RefreshManual:
+		return RefreshPolicy{Mode: f[0]}, nil
+	case len(f) == 2 && f[0] == RefreshEvery:
+		d, err := time.ParseDuration(f[1])
+		if err != nil || d < minRefreshEvery || d > maxRefreshEvery {
+			return RefreshPolicy{}, fmt.Errorf("cache refresh %q: the period must be a duration from %v to %v, such as \"every 10m\"", s, minRefreshEvery, maxRefreshEvery)
+		}
+		return RefreshPolicy{Mode: RefreshEvery, Every: d}, nil
+	}
+	return RefreshPolicy{}, fmt.Errorf("cache refresh %q: want immediate, manual or \"every <duration>\" (such as \"every 10m\")", s)
 }
 
 // Cache scheme names.
@@ -147,7 +211,8 @@ func (c *Cache) TileScheme(sr proj.SR) (tilecache.Scheme, error) {
 // cache decodes a map's `cache` key; m's spatial reference must be set.
 func (l *loader) cache(n *yaml.Node, m *Map) *Cache {
 	c := &Cache{Scheme: SchemeWebMercator, TileSize: 256, DPI: 96, MinLevel: 0, MaxLevel: -1, Format: "PNG", Quality: 75,
-		Storage: tilecache.CompactV2, MetatileSize: 4, Buffer: 64, SkipEmpty: true}
+		Storage: tilecache.CompactV2, MetatileSize: 4, Buffer: 64, SkipEmpty: true,
+		Refresh: RefreshPolicy{Mode: RefreshImmediate}, OnDemandTTL: DefaultOnDemandTTL}
 	var schemeNode, lodsNode, formatNode, metaNode, bufNode, maxNode *yaml.Node
 	before := len(l.probs)
 	if !l.fields(n, "cache", map[string]func(*yaml.Node){
@@ -175,6 +240,30 @@ func (l *loader) cache(n *yaml.Node, m *Map) *Cache {
 		"layerCaches":  func(v *yaml.Node) { c.LayerCaches = l.bool(v, "layerCaches") },
 		"skipEmpty":    func(v *yaml.Node) { c.SkipEmpty = l.bool(v, "skipEmpty") },
 		"seedAtStart":  func(v *yaml.Node) { c.SeedAtStart = l.bool(v, "seedAtStart") },
+		"refresh": func(v *yaml.Node) {
+			p, err := parseRefresh(l.str(v, "refresh"))
+			if err != nil {
+				l.errorf(resolve(v), "%v", err)
+				return
+			}
+			c.Refresh = p
+		},
+		"maxStaleness": func(v *yaml.Node) {
+			d, err := time.ParseDuration(l.str(v, "maxStaleness"))
+			if err != nil || d < 0 {
+				l.errorf(resolve(v), "cache maxStaleness %q: want a duration such as 30m (0: none)", resolve(v).Value)
+				return
+			}
+			c.MaxStaleness = d
+		},
+		"onDemandTTL": func(v *yaml.Node) {
+			d, err := time.ParseDuration(l.str(v, "onDemandTTL"))
+			if err != nil || d < minOnDemandTTL || d > maxOnDemandTTL {
+				l.errorf(resolve(v), "cache onDemandTTL %q: want a duration from %v to %v", resolve(v).Value, minOnDemandTTL, maxOnDemandTTL)
+				return
+			}
+			c.OnDemandTTL = d
+		},
 	}) {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
@@ -86,6 +87,24 @@ func TestCacheSection(t *testing.T) {
 			want: []string{`6:19: cache format "GIF"`, `7:20: cache storage "zip"`, `8:25: cache metatileSize must be a power of two`, `9:19: cache buffer must be from 0 to 512`, `10:11: unknown key "colour" in cache`}},
 		{name: "custom without lods", sr: "3857", cache: "          scheme: custom\n", want: []string{`missing required key "origin"`, `missing required key "lods"`}},
 		{name: "inverted levels", sr: "3857", cache: "          minLevel: 5\n          maxLevel: 2\n", want: []string{"minLevel 5 and maxLevel 2"}},
+		{name: "refresh defaults", sr: "3857", cache: "          maxLevel: 3\n", check: func(t *testing.T, c *servicedef.Cache) {
+			if c.Refresh.Mode != servicedef.RefreshImmediate || c.MaxStaleness != 0 || c.OnDemandTTL != servicedef.DefaultOnDemandTTL {
+				t.Errorf("refresh %v, maxStaleness %v, onDemandTTL %v", c.Refresh, c.MaxStaleness, c.OnDemandTTL)
+			}
+		}},
+		{name: "refresh every", sr: "3857", cache: "          refresh: every 10m\n          maxStaleness: 1h\n          onDemandTTL: 5m\n", check: func(t *testing.T, c *servicedef.Cache) {
+			if c.Refresh != (servicedef.RefreshPolicy{Mode: servicedef.RefreshEvery, Every: 10 * time.Minute}) || c.MaxStaleness != time.Hour || c.OnDemandTTL != 5*time.Minute {
+				t.Errorf("refresh %v, maxStaleness %v, onDemandTTL %v", c.Refresh, c.MaxStaleness, c.OnDemandTTL)
+			}
+		}},
+		{name: "refresh manual", sr: "3857", cache: "          refresh: manual\n", check: func(t *testing.T, c *servicedef.Cache) {
+			if c.Refresh.Mode != servicedef.RefreshManual {
+				t.Errorf("refresh %v", c.Refresh)
+			}
+		}},
+		{name: "bad refresh", sr: "3857", cache: "          refresh: sometimes\n          maxStaleness: soon\n          onDemandTTL: 0s\n",
+			want: []string{`6:20: cache refresh "sometimes": want immediate, manual or "every <duration>"`, `7:25: cache maxStaleness "soon"`, `8:24: cache onDemandTTL "0s": want a duration from 1s to 24h0m0s`}},
+		{name: "refresh every too often", sr: "3857", cache: "          refresh: every 10ms\n", want: []string{`cache refresh "every 10ms": the period must be a duration from 1s to 168h0m0s`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,28 +8,16 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/paulmach/orb"
+
 	goldenfile "github.com/mapfarm/mapfarm/internal/golden"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
-	"github.com/paulmach/orb"
 )
 
 // golden compares got with testdata/name, or rewrites it with MAPFARM_UPDATE_GOLDEN=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if goldenfile.Update() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run MAPFARM_UPDATE_GOLDEN=1 go test -run %s to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; run with MAPFARM_UPDATE_GOLDEN=1 if the change is intended\n got:\n%s", name, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func TestConfGolden(t *testing.T) {

@@ -155,6 +155,26 @@ func (c *IndexCache) Invalidate(key string) {
 	}
 }
 
+// InvalidateWhere drops the cached index, and the cached pages, of every bundle whose object
+// key satisfies match (a refresh or truncate of their tiles ended), and returns how many.
+func (c *IndexCache) InvalidateWhere(match func(key string) bool) int {
+	var dropped []*indexEntry
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries.RemoveEntriesIf(func(key string, e *indexEntry) bool {
+		if !match(key) {
+			return false
+		}
+		dropped = append(dropped, e)
+		return true
+	})
+	for _, e := range dropped {
+		c.pages.drop(e.ix)
+	}
+	c.stats.Invalidated += int64(len(dropped))
+	return len(dropped)
+}
+
 // Stats returns the cache's counters.
 func (c *IndexCache) Stats() IndexCacheStats {
 	c.mu.Lock()

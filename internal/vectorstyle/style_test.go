@@ -1,9 +1,7 @@
 package vectorstyle_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -64,20 +62,7 @@ func TestGolden(t *testing.T) {
 		t.Run(svc.Name, func(t *testing.T) {
 			raw, doc := generate(t, svc)
 			checkStyle(t, doc, svc.Maps[0])
-			path := filepath.Join("testdata", svc.Name+".json")
-			if golden.Update() {
-				if err := os.WriteFile(path, raw, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(raw, want) {
-				t.Errorf("style differs from %s (rerun with MAPFARM_UPDATE_GOLDEN=1 after checking the change):\n%s", path, raw)
-			}
+			golden.Check(t, filepath.Join("testdata", svc.Name+".json"), raw)
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/wms"
 )
@@ -44,7 +45,7 @@ func blankPNG(b testing.TB, w, h int) []byte {
 func BenchmarkGetMapOverhead(b *testing.B) {
 	c := catalogtest.Samples(b)
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
-		Exporter: instantFarm{png: blankPNG(b, 512, 512)}, NewID: newID()})
+		Exporter: instantFarm{png: blankPNG(b, 512, 512)}, NewID: mapservertest.NewIDs()})
 	mux := http.NewServeMux()
 	mux.Handle("/arcgis/services/{service}/MapServer/WMSServer", wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test"}))
 	target := wmsURL("world", "SERVICE", "WMS", "VERSION", "1.3.0", "REQUEST", "GetMap", "LAYERS", "1", "STYLES", "", "CRS", "EPSG:3857",
@@ -106,7 +107,7 @@ func BenchmarkCapabilities100Layers(b *testing.B) {
 		b.Fatal(err)
 	}
 	c := catalogtest.Open(b, path)
-	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}, NewID: newID()})
+	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}, NewID: mapservertest.NewIDs()})
 	h := wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test"})
 	mux := http.NewServeMux()
 	mux.Handle("/arcgis/services/{service}/MapServer/WMSServer", h)

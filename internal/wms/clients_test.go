@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"image/png"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,13 +53,9 @@ func TestOWSLib(t *testing.T) {
 	}
 	// The capabilities name the server's own URL: the handler is set before the server starts
 	// (the listener's address is known already), so no request races with it.
-	srv := httptest.NewUnstartedServer(nil)
-	f := newFarmAt(t, "http://"+srv.Listener.Addr().String())
-	srv.Config.Handler = f
-	srv.Start()
-	defer srv.Close()
+	f, url := serveFarm(t)
 	dir := t.TempDir()
-	out, err := exec.Command(py, "-c", owslibScript, srv.URL, dir).Output()
+	out, err := exec.Command(py, "-c", owslibScript, url, dir).Output()
 	if err != nil {
 		var stderr []byte
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -119,14 +114,10 @@ func TestGDALReadsWMS(t *testing.T) {
 	}
 	// The capabilities name the server's own URL: the handler is set before the server starts
 	// (the listener's address is known already), so no request races with it.
-	srv := httptest.NewUnstartedServer(nil)
-	f := newFarmAt(t, "http://"+srv.Listener.Addr().String())
-	srv.Config.Handler = f
-	srv.Start()
-	defer srv.Close()
+	_, url := serveFarm(t)
 	dir := t.TempDir()
 	env := testenv.GDALEnv(dir)
-	cmd := exec.Command("gdalinfo", "WMS:"+srv.URL+"/arcgis/services/world_geographic/MapServer/WMSServer?SERVICE=WMS&REQUEST=GetCapabilities")
+	cmd := exec.Command("gdalinfo", "WMS:"+url+"/arcgis/services/world_geographic/MapServer/WMSServer?SERVICE=WMS&REQUEST=GetCapabilities")
 	cmd.Env = env
 	info, err := cmd.CombinedOutput()
 	if err != nil {

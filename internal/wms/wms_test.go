@@ -12,21 +12,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
-	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/rest"
-	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/wms"
-	"github.com/mapfarm/mapfarm/worker"
 )
 
 // farm is WMS and the REST API on one composed server over the sample catalog, drawing in
@@ -41,41 +36,23 @@ func newFarm(t testing.TB) *farm { return newFarmAt(t, "http://farm.test") }
 // newFarmAt is newFarm whose capabilities name publicURL.
 func newFarmAt(t testing.TB, publicURL string) *farm {
 	t.Helper()
-	c := catalogtest.Samples(t)
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
-		Exporter: &localFarm{cat: c, r: r}, NewID: newID(), OutputURL: func(key string) string { return "http://farm.test/arcgis/" + key }})
+	ops, c := mapservertest.Drawing(t)
 	mux := http.NewServeMux()
 	mux.Handle("/arcgis/services/{service}/MapServer/WMSServer", wms.New(wms.Params{Server: ops, PublicURL: publicURL, MaxImageWidth: 4096, MaxImageHeight: 4096}))
 	mux.Handle("/arcgis/rest/", rest.New(rest.Params{Ops: ops, Services: c, PublicURL: "http://farm.test", WMS: true}))
 	return &farm{Handler: mux, ops: ops}
 }
 
-func newID() func() string {
-	var mu sync.Mutex
-	n := 0
-	return func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		return "img" + strconv.Itoa(n)
-	}
-}
-
-type localFarm struct {
-	cat *catalog.Catalog
-	r   *render.Renderer
-}
-
-func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
-	data, f, err := worker.DrawExportMap(ctx, l.cat, l.r, job)
-	if err != nil {
-		return task.Result{Error: err.Error(), ClientError: true}, nil
-	}
-	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
+// serveFarm serves a farm over HTTP on loopback until the test ends, its capabilities naming
+// the server's own address, and returns it and the server's URL.
+func serveFarm(t testing.TB) (*farm, string) {
+	t.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	f := newFarmAt(t, "http://"+srv.Listener.Addr().String())
+	srv.Config.Handler = f // before Start: the server's goroutines read it
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return f, srv.URL
 }
 
 func get(t testing.TB, h http.Handler, target string) *http.Response {
@@ -405,7 +382,7 @@ func TestRESTListsWMSServer(t *testing.T) {
 func TestRequestPolicy(t *testing.T) {
 	c := catalogtest.Samples(t)
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
-		Exporter: instantFarm{png: blankPNG(t, 64, 64)}, NewID: newID()})
+		Exporter: instantFarm{png: blankPNG(t, 64, 64)}, NewID: mapservertest.NewIDs()})
 	var admitted, observed []string
 	busy := false
 	h := wms.New(wms.Params{Server: ops, PublicURL: "http://farm.test",

@@ -162,6 +162,22 @@ func (h *Handler) tileStrings(k tileKey, data []byte) string {
 	return strs
 }
 
+// TileETag is the strong ETag of tile bytes as the tile routes send it: the first 32 hex digits
+// of their SHA-256, quoted. It changes only when the bytes do, so a re-rendered tile whose
+// bytes did not change keeps its ETag. The api's cache directory route sends it too.
+func TileETag(data []byte) string {
+	sum := sha256.Sum256(data)
+	var buf [etagLen]byte
+	buf[0] = '"'
+	hex.Encode(buf[1:etagLen-1], sum[:16])
+	buf[etagLen-1] = '"'
+	return string(buf[:])
+}
+
+// ETagMatches reports whether If-None-Match header values name etag, or are "*" (the weak
+// comparison RFC 9110 prescribes for If-None-Match).
+func ETagMatches(values []string, etag string) bool { return etagMatch(values, etag) }
+
 // TagMemory is the tag memory's cache, for metrics.
 func (h *Handler) TagMemory() memcache.Statser { return h.tags }
 

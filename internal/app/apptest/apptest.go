@@ -11,6 +11,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/app"
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/config"
 )
 
@@ -46,4 +47,31 @@ func Serve(t testing.TB, cfg *config.Config, logger *slog.Logger, hooks app.Hook
 		}
 	})
 	return url
+}
+
+// Config loads the configuration `mapfarm serve` runs with when nothing is configured: embedded
+// Redis, a disk store in a directory of the test's own, the sample services, the api on a free
+// loopback port, and no public URL, admin token or CORS origins taken from the environment the
+// tests run in. env (name, value pairs) is set on top; every variable is set with t.Setenv.
+func Config(t testing.TB, env ...string) *config.Config {
+	t.Helper()
+	base := []string{
+		"MAPFARM_LISTEN", "127.0.0.1:0",
+		"MAPFARM_SERVICES", catalogtest.SamplesPath(t),
+		"MAPFARM_REDIS_ADDR", "",
+		"MAPFARM_STORE", "disk",
+		"MAPFARM_STORE_DIR", t.TempDir(),
+		"MAPFARM_PUBLIC_URL", "",
+		"MAPFARM_ADMIN_TOKEN", "",
+		"MAPFARM_CORS_ORIGINS", "",
+	}
+	env = append(base, env...)
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

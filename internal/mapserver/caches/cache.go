@@ -16,6 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -111,6 +112,18 @@ func (s *Service) stored(ctx context.Context, c *operation.Call, m *catalog.Map)
 	tc.roots[root] = sc
 	tc.mu.Unlock()
 	return sc, nil
+}
+
+// ForgetTiles drops what the service keeps of the tiles v names: served and on-demand tiles
+// in memory, and, when v covers the whole root, the root's metadata (read again at the next
+// request). The apis call it for every message of the invalidation channel.
+func (s *Service) ForgetTiles(v refresh.Invalidation) {
+	s.tiles.memory.forget(v.CoversTileKey)
+	if v.Whole() {
+		s.tiles.mu.Lock()
+		delete(s.tiles.roots, v.Root)
+		s.tiles.mu.Unlock()
+	}
 }
 
 // cacheOf opens one layer folder of a map's stored cache.
@@ -420,7 +433,7 @@ func (s *Service) tile(ctx context.Context, c *operation.Call, mapName string, l
 	}
 	data, err := cc.ReadTile(ctx, t)
 	if err == nil {
-		s.tiles.memory.put(memKey, data, now)
+		s.tiles.memory.put(memKey, data, now, 0)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if r := s.p.Metatiles; r != nil && m.Def.Cache != nil && m.Def.Cache.OnDemand {
@@ -478,7 +491,7 @@ func (s *Service) onDemandTile(ctx context.Context, c *operation.Call, r Metatil
 		}
 		now := time.Now()
 		for tt, data := range tiles {
-			s.tiles.memory.put(cc.Dir()+"/"+tt.String(), data, now)
+			s.tiles.memory.put(cc.Dir()+"/"+tt.String(), data, now, m.Def.Cache.OnDemandTTL)
 		}
 		return tiles, nil
 	})

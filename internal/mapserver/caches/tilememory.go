@@ -20,6 +20,7 @@ type tileMemory struct {
 type tileEntry struct {
 	data []byte
 	at   time.Time
+	ttl  time.Duration // 0: the memory's maxAge
 }
 
 // tileMemorySize is the budget of a configured size (Params.TileMemoryBytes): zero is the
@@ -52,19 +53,32 @@ func (m *tileMemory) get(key string, now time.Time) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	if now.Sub(e.at) > m.maxAge {
+	ttl := e.ttl
+	if ttl <= 0 {
+		ttl = m.maxAge
+	}
+	if now.Sub(e.at) > ttl {
 		m.tiles.Remove(key)
 		return nil, false
 	}
 	return e.data, true
 }
 
-// put remembers a tile; tiles larger than an eighth of the budget are not kept.
-func (m *tileMemory) put(key string, data []byte, now time.Time) {
+// put remembers a tile for ttl (0: the memory's maxAge); tiles larger than an eighth of the
+// budget are not kept.
+func (m *tileMemory) put(key string, data []byte, now time.Time, ttl time.Duration) {
 	if m == nil || len(data) > m.maxBytes/8 {
 		return
 	}
-	m.tiles.Add(key, tileEntry{data: data, at: now}, int64(len(data)+len(key)))
+	m.tiles.Add(key, tileEntry{data: data, at: now, ttl: ttl}, int64(len(data)+len(key)))
+}
+
+// forget drops the tiles whose keys covers reports.
+func (m *tileMemory) forget(covers func(key string) bool) {
+	if m == nil {
+		return
+	}
+	m.tiles.RemoveIf(covers)
 }
 
 // cache is the memory's cache, for metrics (nil when there is none).

@@ -15,36 +15,32 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
 )
 
-// localFarm renders scale bars in the test process, as a worker would, and remembers the last job.
+// localFarm renders maps and scale bars in the test process, as a worker would, and remembers the
+// last job.
 type localFarm struct {
-	r       *render.Renderer
-	cat     *catalog.Catalog
+	*mapservertest.LocalFarm
 	last    task.ExportScaleBar
 	lastMap task.ExportMap
 	jobs    int // tasks handed to the farm
 }
 
-// Export renders a map with the worker's own drawing (worker.DrawExportMap), so this stand-in
-// for the farm cannot drift from it; errors are the client's, as the worker reports bad requests.
+// Export renders a map as mapservertest.LocalFarm does (with the worker's own drawing).
 func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
 	l.lastMap = job
 	l.jobs++
-	data, f, err := worker.DrawExportMap(ctx, l.cat, l.r, job)
-	if err != nil {
-		return task.Result{Error: err.Error(), ClientError: true}, nil
-	}
-	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
+	return l.LocalFarm.Export(ctx, job)
 }
 
 // ExportScaleBar draws with the worker's own worker.DrawScaleBar.
 func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar) (task.Result, error) {
 	l.last = job
 	l.jobs++
-	data, f, err := worker.DrawScaleBar(ctx, l.r, job)
+	data, f, err := worker.DrawScaleBar(ctx, l.R, job)
 	if err != nil {
 		return task.Result{Error: err.Error(), ClientError: true}, nil
 	}
@@ -54,11 +50,7 @@ func (l *localFarm) ExportScaleBar(ctx context.Context, job task.ExportScaleBar)
 func newCartoFixture(t *testing.T) (*mapservertest.Fixture, *localFarm) {
 	t.Helper()
 	c := catalogtest.Samples(t)
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lf := &localFarm{r: r, cat: c}
+	lf := &localFarm{LocalFarm: mapservertest.NewLocalFarm(t, c)}
 	serve := func(c *catalog.Catalog, lf *localFarm) *mapserver.Server {
 		n := 0
 		return mapserver.New(mapserver.Params{Catalog: c, Exporter: lf,
@@ -69,7 +61,7 @@ func newCartoFixture(t *testing.T) (*mapservertest.Fixture, *localFarm) {
 	}
 	f := &mapservertest.Fixture{T: t, Cat: c, Srv: serve(c, lf)}
 	if pg, _ := mapservertest.PostGISSamples(t); pg != nil {
-		f.PG = &mapservertest.Fixture{T: t, Cat: pg, Srv: serve(pg, &localFarm{r: r, cat: pg})}
+		f.PG = &mapservertest.Fixture{T: t, Cat: pg, Srv: serve(pg, &localFarm{LocalFarm: &mapservertest.LocalFarm{Cat: pg, R: lf.R}})}
 	}
 	return f, lf
 }
@@ -82,7 +74,7 @@ func TestExportScaleBar(t *testing.T) {
 	km := gisxml.Kilometers
 	mime := &gisxml.ImageType{ImageFormat: gisxml.ImagePNG32, ImageReturnType: gisxml.ImageReturnMimeData}
 	r := mapservertest.Must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
-		ScaleBar:       &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &km, Division: mapservertest.Ptr(20.0), Divisions: mapservertest.Ptr(int16(2))}},
+		ScaleBar:       &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &km, Division: operation.Ptr(20.0), Divisions: operation.Ptr(int16(2))}},
 		MapDescription: md, MapDisplay: disp,
 		ImageDescription: &gisxml.ImageDescription{ImageType: mime, ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 500, ImageHeight: 50, ImageDPI: 96}},
 	})
@@ -129,7 +121,7 @@ func TestExportScaleBar(t *testing.T) {
 	// does not change the bar, whose length is paper length.
 	mi := gisxml.Miles
 	url := mapservertest.Must[gisxml.ExportScaleBarResponse](f, "world", "ExportScaleBar", &gisxml.ExportScaleBar{
-		ScaleBar:       &gisxml.SingleDivisionScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &mi, UnitLabel: mapservertest.Ptr("mi")}},
+		ScaleBar:       &gisxml.SingleDivisionScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Units: &mi, UnitLabel: operation.Ptr("mi")}},
 		MapDescription: md, MapDisplay: disp, BackGroundColor: &gisxml.RgbColor{Red: 255, Green: 255, Blue: 200},
 		ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 300, ImageHeight: 40, ImageDPI: 192}},
 	})
@@ -151,7 +143,7 @@ func TestExportScaleBar(t *testing.T) {
 		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ImageDescription: &gisxml.ImageDescription{
 			ImageType:    &gisxml.ImageType{ImageFormat: gisxml.ImageEMF},
 			ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 10, ImageHeight: 10}}}, "not supported"},
-		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ScaleBar: &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Divisions: mapservertest.Ptr(int16(0))}},
+		{&gisxml.ExportScaleBar{MapDescription: md, MapDisplay: disp, ScaleBar: &gisxml.AlternatingScaleBar{ScaleBarFields: gisxml.ScaleBarFields{Divisions: operation.Ptr(int16(0))}},
 			ImageDescription: &gisxml.ImageDescription{ImageDisplay: &gisxml.ImageDisplay{ImageWidth: 10, ImageHeight: 10}}}, "Divisions 0"},
 	} {
 		if msg := f.ClientFault("world", "ExportScaleBar", tc.req); !strings.Contains(msg, tc.want) {

@@ -12,6 +12,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // mercator returns the Web Mercator coordinates of lon/lat degrees.
@@ -64,7 +65,7 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 
 	// Transparency 50: half the fill over the background.
 	simple := &gisxml.SimpleRenderer{Symbol: fill(0, 0, 0)}
-	img = decodePNG(t, exportWorld(t, f, gisxml.ArrayOfLayerDescription{countries(&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: simple, Transparency: mapservertest.Ptr(int16(50))})}, nil, gisxml.ImagePNG32))
+	img = decodePNG(t, exportWorld(t, f, gisxml.ArrayOfLayerDescription{countries(&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: simple, Transparency: operation.Ptr(int16(50))})}, nil, gisxml.ImagePNG32))
 	if got := pixel(img, bx, by); !close3(got, color.NRGBA{99, 110, 120, 255}, 3) {
 		t.Errorf("50%% transparent black over the background: %v", got)
 	}
@@ -108,7 +109,7 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		&gisxml.MarkerElement{Point: &gisxml.PointN{X: mx, Y: my}, Symbol: &gisxml.SimpleMarkerSymbol{Style: gisxml.SMSSquare,
 			MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: &gisxml.RgbColor{Green: 200}, Size: 12}}},
 		&gisxml.RectangleElement{Rectangle: &gisxml.EnvelopeN{XMin: r0x, YMin: r0y, XMax: r1x, YMax: r1y}, Symbol: fill(0, 0, 255)},
-		&gisxml.TextElement{Text: mapservertest.Ptr("Pacific"), TextGeometry: &gisxml.PointN{X: 0, Y: -8e6},
+		&gisxml.TextElement{Text: operation.Ptr("Pacific"), TextGeometry: &gisxml.PointN{X: 0, Y: -8e6},
 			Symbol: &gisxml.TextSymbol{Size: 14, Color: &gisxml.RgbColor{}, HorizontalAlignment: gisxml.THACenter, VerticalAlignment: gisxml.TVACenter}},
 	}
 	img = decodePNG(t, exportWorld(t, f, nil, graphics, gisxml.ImagePNG32))
@@ -133,8 +134,8 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 	// Two label classes with where clauses: Brazil in blue, Australia in red, nothing else.
 	lds := gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true, ShowLabels: true, DrawingDescription: &gisxml.FeatureLayerDrawingDescription{
 		LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
-			{LabelExpression: mapservertest.Ptr("[NAME]"), WhereClause: mapservertest.Ptr("NAME = 'Brazil'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Blue: 255}, Size: mapservertest.Ptr(12.0)}},
-			{LabelExpression: mapservertest.Ptr("[NAME]"), WhereClause: mapservertest.Ptr("NAME = 'Australia'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Red: 255}, Size: mapservertest.Ptr(12.0)}},
+			{LabelExpression: operation.Ptr("[NAME]"), WhereClause: operation.Ptr("NAME = 'Brazil'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Blue: 255}, Size: operation.Ptr(12.0)}},
+			{LabelExpression: operation.Ptr("[NAME]"), WhereClause: operation.Ptr("NAME = 'Australia'"), Symbol: &gisxml.SimpleTextSymbol{Color: &gisxml.RgbColor{Red: 255}, Size: operation.Ptr(12.0)}},
 		}}}}}
 	img = decodePNG(t, exportWorld(t, f, lds, nil, gisxml.ImagePNG32))
 	count := func(r image.Rectangle, c color.NRGBA) int { return countNear(img, r, c, 60) }
@@ -157,9 +158,9 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.ClassBreaksRenderer{Field: "NOPE"}}, `"NOPE" is not a field`},
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.ClassBreaksRenderer{Field: "ISO_N3"}}, "not numeric"},
 		{&gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: &gisxml.SimpleLineSymbol{}}}, "cannot draw"},
-		{&gisxml.FeatureLayerDrawingDescription{Transparency: mapservertest.Ptr(int16(120))}, "Transparency 120"},
+		{&gisxml.FeatureLayerDrawingDescription{Transparency: operation.Ptr(int16(120))}, "Transparency 120"},
 		{&gisxml.FeatureLayerDrawingDescription{LabelingDescription: &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{
-			{WhereClause: mapservertest.Ptr("NOPE = 1")}}}}, "WhereClause"},
+			{WhereClause: operation.Ptr("NOPE = 1")}}}}, "WhereClause"},
 	} {
 		md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
 		md.LayerDescriptions = gisxml.ArrayOfLayerDescription{countries(tc.dd)}
@@ -171,21 +172,28 @@ func TestExportMapImageDrawingDescription(t *testing.T) {
 	}
 }
 
+// featureID is the id of a country in the countries layer (layer 1) of the world service.
 func featureID(t *testing.T, f *mapservertest.Fixture, name string) int {
 	t.Helper()
-	svc, _ := f.Cat.Service("world")
+	return int(namedFeature(t, f, "world", 1, name).ID)
+}
+
+// namedFeature is the feature whose NAME is name in a layer of the map Layers of a service.
+func namedFeature(t *testing.T, f *mapservertest.Fixture, service string, layer int, name string) *feature.Feature {
+	t.Helper()
+	svc, _ := f.Cat.Service(service)
 	m, _ := svc.Map("Layers")
-	l, _ := m.Layer(1)
+	l, _ := m.Layer(layer)
 	idx := l.Data.Info().FieldIndex("NAME")
 	var found []*feature.Feature
 	_ = l.Data.Scan(context.Background(), &feature.Query{}, func(ft *feature.Feature) error { found = append(found, ft); return nil })
 	for _, ft := range found {
 		if ft.Values[idx] == name {
-			return int(ft.ID)
+			return ft
 		}
 	}
-	t.Fatalf("no country %s", name)
-	return 0
+	t.Fatalf("no feature named %s in layer %d of %s", name, layer, service)
+	return nil
 }
 
 func TestExportMapImageFormats(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/golden"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 )
 
@@ -56,12 +57,12 @@ func TestCartographyGolden(t *testing.T) {
 			Symbol: &gisxml.SimpleLineSymbol{Style: gisxml.SLSSolid, LineSymbolFields: gisxml.LineSymbolFields{Color: &gisxml.RgbColor{Red: 200}, Width: 3}}},
 		&gisxml.CircleElement{Rectangle: &gisxml.EnvelopeN{XMin: px - 3e5, YMin: py - 3e5, XMax: px + 3e5, YMax: py + 3e5},
 			Symbol: &gisxml.SimpleFillSymbol{Style: gisxml.SFSSolid, FillSymbolFields: gisxml.FillSymbolFields{
-				Color: &gisxml.RgbColor{ColorFields: gisxml.ColorFields{AlphaValue: mapservertest.Ptr(uint8(128))}, Red: 255, Green: 120}}}},
+				Color: &gisxml.RgbColor{ColorFields: gisxml.ColorFields{AlphaValue: operation.Ptr(uint8(128))}, Red: 255, Green: 120}}}},
 		&gisxml.MarkerElement{Point: &gisxml.PointN{X: px, Y: py}, Symbol: &gisxml.SimpleMarkerSymbol{Style: gisxml.SMSDiamond, Outline: true, OutlineSize: 1,
 			OutlineColor: &gisxml.RgbColor{}, MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: &gisxml.RgbColor{Red: 255, Green: 255}, Size: 14}}},
-		&gisxml.TextElement{Text: mapservertest.Ptr("Paris"), TextGeometry: &gisxml.PointN{X: px, Y: py - 2.5e5},
+		&gisxml.TextElement{Text: operation.Ptr("Paris"), TextGeometry: &gisxml.PointN{X: px, Y: py - 2.5e5},
 			Symbol: &gisxml.TextSymbol{Size: 12, Color: &gisxml.RgbColor{Blue: 90}, HorizontalAlignment: gisxml.THACenter, VerticalAlignment: gisxml.TVATop}},
-		&gisxml.ParagraphTextElement{Text: mapservertest.Ptr("Custom graphics:\nline, circle, marker, text"), TextGeometry: &gisxml.EnvelopeN{XMin: lx0, YMin: ly1 - 1e5, XMax: lx1, YMax: ly1 + 4e5},
+		&gisxml.ParagraphTextElement{Text: operation.Ptr("Custom graphics:\nline, circle, marker, text"), TextGeometry: &gisxml.EnvelopeN{XMin: lx0, YMin: ly1 - 1e5, XMax: lx1, YMax: ly1 + 4e5},
 			Symbol: &gisxml.TextSymbol{Size: 9, Color: &gisxml.RgbColor{}}},
 	}
 	layer := func(ld *gisxml.LayerDescription) gisxml.ArrayOfLayerDescription {
@@ -80,7 +81,7 @@ func TestCartographyGolden(t *testing.T) {
 			return europe(layer(&gisxml.LayerDescription{DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: cb}}), nil, 0)
 		}},
 		{"carto_simple_dashed_transparent", func() image.Image {
-			return europe(layer(&gisxml.LayerDescription{DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: hatched, Transparency: mapservertest.Ptr(int16(40))}}), nil, 0)
+			return europe(layer(&gisxml.LayerDescription{DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: hatched, Transparency: operation.Ptr(int16(40))}}), nil, 0)
 		}},
 		{"carto_selection", func() image.Image {
 			return europe(layer(&gisxml.LayerDescription{ShowLabels: true, SelectionFeatures: gisxml.ArrayOfInt{france, italy}}), nil, 0)
@@ -101,7 +102,7 @@ func TestCartographyGolden(t *testing.T) {
 				{Value: "France", Symbol: hatch(gisxml.SFSCross, 40, 80, 200)},
 				{Value: "Germany", Symbol: hatch(gisxml.SFSForwardDiagonal, 200, 60, 40)},
 				{Value: "Italy", Symbol: hatch(gisxml.SFSHorizontal, 0, 120, 0)},
-				{Value: "Spain", Symbol: &gisxml.PictureFillSymbol{Picture: checker(t), Width: mapservertest.Ptr(6.0)}},
+				{Value: "Spain", Symbol: &gisxml.PictureFillSymbol{Picture: checker(t), Width: operation.Ptr(6.0)}},
 			}}
 			marker := &gisxml.SimpleRenderer{Symbol: &gisxml.PictureMarkerSymbol{Picture: checker(t),
 				CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: 10}, XScale: 1, YScale: 1}}}

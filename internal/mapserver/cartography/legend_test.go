@@ -10,6 +10,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 func decodePNG(t *testing.T, b []byte) image.Image {
@@ -84,9 +85,9 @@ func TestGetLegendInfo(t *testing.T) {
 
 	// GetLegendInfo2: the request's unique value renderer gives the classes, in order, drawn in
 	// the request's colours; URL answers.
-	uv := &gisxml.UniqueValueRenderer{Field1: "NAME", DefaultSymbol: fill(0, 0, 255), DefaultLabel: mapservertest.Ptr("Others"),
+	uv := &gisxml.UniqueValueRenderer{Field1: "NAME", DefaultSymbol: fill(0, 0, 255), DefaultLabel: operation.Ptr("Others"),
 		UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{
-			{Value: "France", Label: mapservertest.Ptr("France"), Symbol: fill(0, 0, 200)},
+			{Value: "France", Label: operation.Ptr("France"), Symbol: fill(0, 0, 200)},
 			{Value: "Spain", Symbol: fill(200, 0, 0)},
 		}}
 	md := mapservertest.MapDesc(-2e7, -1e7, 2e7, 1e7, 0)
@@ -160,7 +161,7 @@ func TestGetDefaultLayerDrawingDescriptions(t *testing.T) {
 		t.Error("points are not drawn with a SimpleMarkerSymbol")
 	}
 	vb := mapservertest.Must[gisxml.GetDefaultLayerDrawingDescriptionsResponse](f, "world", "GetDefaultLayerDrawingDescriptions", &gisxml.GetDefaultLayerDrawingDescriptions{
-		MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, SymbolOutputOptions: &gisxml.ServerSymbolOutputOptions{ConvertLabelExpressions: mapservertest.Ptr(false)}})
+		MapName: "Layers", LayerIDs: gisxml.ArrayOfInt{1}, SymbolOutputOptions: &gisxml.ServerSymbolOutputOptions{ConvertLabelExpressions: operation.Ptr(false)}})
 	if lc := vb.Result[0].(*gisxml.FeatureLayerDrawingDescription).LabelingDescription.LabelClassDescriptions[0]; *lc.LabelExpressionType != gisxml.LabelExpressionVBScript {
 		t.Errorf("ConvertLabelExpressions false: %v", *lc.LabelExpressionType)
 	}

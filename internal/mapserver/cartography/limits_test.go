@@ -8,6 +8,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // TestHostileNumbers (issue 17): numbers that used to cost seconds and gigabytes, panic a worker
@@ -49,16 +50,16 @@ func TestHostileNumbers(t *testing.T) {
 		{"scale bar DPI NaN", "ExportScaleBar", scaleBar(nan, nil), []string{"ImageDPI", "1 to 2400", "NaN"}},
 		{"scale bar DPI negative", "ExportScaleBar", scaleBar(-96, nil), []string{"ImageDPI", "1 to 2400", "-96"}},
 		{"scale bar DPI +Inf", "ExportScaleBar", scaleBar(inf, nil), []string{"ImageDPI", "1 to 2400", "+Inf"}},
-		{"division 1e308", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: mapservertest.Ptr(1e308)})), []string{"Division", "4096 pixels", "1e+308"}},
-		{"division NaN", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: mapservertest.Ptr(nan)})), []string{"Division", "finite", "NaN"}},
-		{"division +Inf", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: mapservertest.Ptr(inf)})), []string{"Division", "finite", "+Inf"}},
-		{"division negative", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: mapservertest.Ptr(-5.0)})), []string{"Division", "not negative", "-5"}},
-		{"bar height NaN", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{BarHeight: mapservertest.Ptr(nan)})), []string{"BarHeight", "1000 points", "NaN"}},
-		{"bar height 1e300", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{BarHeight: mapservertest.Ptr(1e300)})), []string{"BarHeight", "1000 points", "1e+300"}},
+		{"division 1e308", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: operation.Ptr(1e308)})), []string{"Division", "4096 pixels", "1e+308"}},
+		{"division NaN", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: operation.Ptr(nan)})), []string{"Division", "finite", "NaN"}},
+		{"division +Inf", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: operation.Ptr(inf)})), []string{"Division", "finite", "+Inf"}},
+		{"division negative", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{Division: operation.Ptr(-5.0)})), []string{"Division", "not negative", "-5"}},
+		{"bar height NaN", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{BarHeight: operation.Ptr(nan)})), []string{"BarHeight", "1000 points", "NaN"}},
+		{"bar height 1e300", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{BarHeight: operation.Ptr(1e300)})), []string{"BarHeight", "1000 points", "1e+300"}},
 		{"label size +Inf", "ExportScaleBar", scaleBar(96, alt(gisxml.ScaleBarFields{LabelSymbol: &gisxml.TextSymbol{Size: inf}})), []string{"LabelSymbol/Size", "1000 points", "+Inf"}},
 		{"label 500 pt at 2400 DPI", "ExportScaleBar", scaleBar(2400, alt(gisxml.ScaleBarFields{LabelSymbol: &gisxml.TextSymbol{Size: 500}})), []string{"LabelSymbol/Size", "1024 pixels", "500 pt"}},
 		{"unit label 100 pt at 1200 DPI", "ExportScaleBar", scaleBar(1200, alt(gisxml.ScaleBarFields{UnitLabelSymbol: &gisxml.TextSymbol{Size: 100}})), []string{"UnitLabelSymbol/Size", "1024 pixels", "100 pt"}},
-		{"mark height 1e300", "ExportScaleBar", scaleBar(96, &gisxml.AlternatingScaleBar{DivisionMarkHeight: mapservertest.Ptr(1e300)}), []string{"DivisionMarkHeight", "1000 points", "1e+300"}},
+		{"mark height 1e300", "ExportScaleBar", scaleBar(96, &gisxml.AlternatingScaleBar{DivisionMarkHeight: operation.Ptr(1e300)}), []string{"DivisionMarkHeight", "1000 points", "1e+300"}},
 		{"buffer 1e308", "ExportMapImage", exportMap(world, 96, 1e308), []string{"LayerDescriptions[0]/SelectionBufferDistance", "diagonal", "5.65685e+07", "1e+308"}},
 		{"buffer 1e7 m around 10 km", "ExportMapImage", exportMap(city, 96, 1e7), []string{"LayerDescriptions[0]/SelectionBufferDistance", "diagonal", "14142.1", "1e+07"}},
 		{"buffer +Inf", "ExportMapImage", exportMap(world, 96, inf), []string{"SelectionBufferDistance", "diagonal", "+Inf"}},

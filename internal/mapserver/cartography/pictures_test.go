@@ -6,42 +6,19 @@ import (
 	"errors"
 	"image"
 	"image/color"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
-
-// memOutputs is an output store in memory: Put, and the ranged reads pictures use.
-type memOutputs struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-}
-
-func (m *memOutputs) Put(_ context.Context, key string, data []byte, _ string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.objs[key] = data
-	return nil
-}
-
-func (m *memOutputs) GetRange(_ context.Context, key string, off, n int64) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, ok := m.objs[key]
-	if !ok {
-		return nil, fs.ErrNotExist
-	}
-	return b[off:min(int64(len(b)), off+n)], nil
-}
 
 // pictureMap exports the countries around Spain filled with a picture fill named by uri, and
 // returns the image (or the client fault).
@@ -50,7 +27,7 @@ func pictureMap(f *mapservertest.Fixture, uri string) (image.Image, string) {
 	x0, y0 := mercator(-10, 35)
 	x1, y1 := mercator(5, 45)
 	md := mapservertest.MapDesc(x0, y0, x1, y1, 0)
-	pf := &gisxml.PictureFillSymbol{PictureUri: &uri, Width: mapservertest.Ptr(6.0)}
+	pf := &gisxml.PictureFillSymbol{PictureUri: &uri, Width: operation.Ptr(6.0)}
 	md.LayerDescriptions = gisxml.ArrayOfLayerDescription{{LayerID: 1, Visible: true,
 		DrawingDescription: &gisxml.FeatureLayerDrawingDescription{FeatureRenderer: &gisxml.SimpleRenderer{Symbol: pf}}}}
 	req := &gisxml.ExportMapImage{MapDescription: md, ImageDescription: &gisxml.ImageDescription{
@@ -103,7 +80,13 @@ func TestPictureUri(t *testing.T) {
 	defer close(stop)
 	host := strings.TrimPrefix(srv.URL, "http://")
 
-	outputs := &memOutputs{objs: map[string][]byte{"outputs/swatch.png": redPNG}}
+	outputs, err := blob.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := outputs.Put(context.Background(), "outputs/swatch.png", redPNG, "image/png"); err != nil {
+		t.Fatal(err)
+	}
 	f, _ := newSymbolFixture(t, nil, func(p *mapserver.Params) {
 		p.Outputs = outputs
 		p.Pictures = mapserver.PictureOptions{AllowedHosts: []string{"example.org", strings.ToUpper(host)}, Timeout: 300 * time.Millisecond}
@@ -190,16 +173,16 @@ func TestPictureSymbolsGolden(t *testing.T) {
 	fg, bg := rgb(150, 0, 40), rgb(255, 240, 180)
 	italyURI := "data:image/png;base64," + base64.StdEncoding.EncodeToString(onebit)
 	styled := &gisxml.UniqueValueRenderer{Field1: "NAME", DefaultSymbol: fill(240, 240, 232), UniqueValueInfos: gisxml.ArrayOfUniqueValueInfo{
-		{Value: "Spain", Symbol: &gisxml.PictureFillSymbol{Picture: onebit, Width: mapservertest.Ptr(6.0), FgColor: fg, BgColor: bg,
-			XSeparation: mapservertest.Ptr(2.0), YSeparation: mapservertest.Ptr(2.0), Angle: mapservertest.Ptr(30.0)}},
-		{Value: "France", Symbol: &gisxml.PictureFillSymbol{Picture: colour, Width: mapservertest.Ptr(6.0), XScale: mapservertest.Ptr(2.0), YScale: mapservertest.Ptr(1.0),
-			XOffset: mapservertest.Ptr(3.0), YOffset: mapservertest.Ptr(3.0), BitmapTransColor: rgb(255, 0, 255),
+		{Value: "Spain", Symbol: &gisxml.PictureFillSymbol{Picture: onebit, Width: operation.Ptr(6.0), FgColor: fg, BgColor: bg,
+			XSeparation: operation.Ptr(2.0), YSeparation: operation.Ptr(2.0), Angle: operation.Ptr(30.0)}},
+		{Value: "France", Symbol: &gisxml.PictureFillSymbol{Picture: colour, Width: operation.Ptr(6.0), XScale: operation.Ptr(2.0), YScale: operation.Ptr(1.0),
+			XOffset: operation.Ptr(3.0), YOffset: operation.Ptr(3.0), BitmapTransColor: rgb(255, 0, 255),
 			FillSymbolFields: gisxml.FillSymbolFields{Outline: &gisxml.SimpleLineSymbol{Style: gisxml.SLSDash,
 				LineSymbolFields: gisxml.LineSymbolFields{Color: rgb(0, 0, 120), Width: 1.5}}}}},
-		{Value: "Italy", Symbol: &gisxml.PictureFillSymbol{PictureUri: &italyURI, Width: mapservertest.Ptr(6.0), Swap1BitColor: mapservertest.Ptr(true),
+		{Value: "Italy", Symbol: &gisxml.PictureFillSymbol{PictureUri: &italyURI, Width: operation.Ptr(6.0), Swap1BitColor: operation.Ptr(true),
 			BgColor: rgb(0, 130, 60), FillSymbolFields: gisxml.FillSymbolFields{Color: rgb(255, 255, 255)}}},
 	}}
-	marker := &gisxml.SimpleRenderer{Symbol: &gisxml.PictureMarkerSymbol{Picture: colour, Width: mapservertest.Ptr(12.0), BitmapTransColor: rgb(255, 0, 255),
+	marker := &gisxml.SimpleRenderer{Symbol: &gisxml.PictureMarkerSymbol{Picture: colour, Width: operation.Ptr(12.0), BitmapTransColor: rgb(255, 0, 255),
 		CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{MarkerSymbolFields: gisxml.MarkerSymbolFields{Size: 6}, XScale: 1, YScale: 1}}}
 	x0, y0 := mercator(-12, 34)
 	x1, y1 := mercator(32, 60)

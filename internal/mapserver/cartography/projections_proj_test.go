@@ -10,6 +10,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 	"github.com/mapfarm/mapfarm/internal/proj"
 )
 
@@ -68,7 +69,7 @@ func TestProjectedOperations(t *testing.T) {
 
 	// Output in Lambert-93: France's polygon lies around Paris's Lambert-93 coordinates.
 	rs := mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "world", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
-		WhereClause: "NAME = 'France'", SubFields: mapservertest.Ptr("NAME, Shape"), OutputSpatialReference: srOf(2154)}}).Result
+		WhereClause: "NAME = 'France'", SubFields: operation.Ptr("NAME, Shape"), OutputSpatialReference: srOf(2154)}}).Result
 	if len(rs.Records) != 1 {
 		t.Fatalf("%d records for France", len(rs.Records))
 	}
@@ -84,7 +85,7 @@ func TestProjectedOperations(t *testing.T) {
 	// Input in Lambert-93: a 10 km box around Paris finds France.
 	box := &gisxml.EnvelopeN{XMin: paris[0] - 5000, YMin: paris[1] - 5000, XMax: paris[0] + 5000, YMax: paris[1] + 5000, SpatialReference: srOf(2154)}
 	rs = mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "world", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
-		QueryFilter: gisxml.QueryFilter{SubFields: mapservertest.Ptr("NAME")}, SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: box}}).Result
+		QueryFilter: gisxml.QueryFilter{SubFields: operation.Ptr("NAME")}, SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: box}}).Result
 	if len(rs.Records) != 1 || rs.Records[0].Values[0] != "France" {
 		t.Errorf("a box around Paris in 2154 found %v", rs.Records)
 	}

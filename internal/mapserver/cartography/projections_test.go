@@ -6,11 +6,12 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // srOf is a request's spatial reference by WKID.
 func srOf(wkid int) gisxml.SpatialReference {
-	return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: mapservertest.Ptr(wkid)}}
+	return &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: operation.Ptr(wkid)}}
 }
 
 // TestOtherSystemBuiltin: what every build answers about systems other than a map's — a Web

@@ -17,11 +17,9 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
-	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
-	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
 )
 
@@ -41,11 +39,7 @@ func newSymbolFixture(t *testing.T, edit func(*servicedef.Config), params func(*
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	r, err := render.NewRenderer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lf := &localFarm{r: r, cat: c}
+	lf := &localFarm{LocalFarm: mapservertest.NewLocalFarm(t, c)}
 	n := 0
 	p := mapserver.Params{Catalog: c, Exporter: lf,
 		Limits:    mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096},
@@ -126,19 +120,7 @@ func rasterizeDoc(t *testing.T, ext string, doc []byte, dpi float64) image.Image
 // countryPoint returns the point of a country in the points layer (layer 0) of a service.
 func countryPoint(t *testing.T, f *mapservertest.Fixture, service, name string) orb.Point {
 	t.Helper()
-	svc, _ := f.Cat.Service(service)
-	m, _ := svc.Map("Layers")
-	l, _ := m.Layer(0)
-	idx := l.Data.Info().FieldIndex("NAME")
-	var found []*feature.Feature
-	_ = l.Data.Scan(context.Background(), &feature.Query{}, func(ft *feature.Feature) error { found = append(found, ft); return nil })
-	for _, ft := range found {
-		if ft.Values[idx] == name {
-			return ft.Geom.(orb.Point)
-		}
-	}
-	t.Fatalf("no point for %s", name)
-	return orb.Point{}
+	return namedFeature(t, f, service, 0, name).Geom.(orb.Point)
 }
 
 // blueSquares draws the points layer alone as 12 pt blue squares.

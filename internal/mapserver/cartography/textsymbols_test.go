@@ -7,11 +7,12 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // charMarker is a CharacterMarkerSymbol of code point c, size points, in rgb.
 func charMarker(c int, size float64, r, g, b uint8) *gisxml.CharacterMarkerSymbol {
-	return &gisxml.CharacterMarkerSymbol{CharacterIndex: c, FontName: mapservertest.Ptr("ESRI Default Marker"),
+	return &gisxml.CharacterMarkerSymbol{CharacterIndex: c, FontName: operation.Ptr("ESRI Default Marker"),
 		CartographicMarkerSymbolFields: gisxml.CartographicMarkerSymbolFields{
 			MarkerSymbolFields: gisxml.MarkerSymbolFields{Color: &gisxml.RgbColor{Red: r, Green: g, Blue: b}, Size: size}, XScale: 1, YScale: 1}}
 }
@@ -24,7 +25,7 @@ func TestCharacterMarkersAndFontStyles(t *testing.T) {
 	orange := color.NRGBA{230, 120, 0, 255}
 	star := charMarker(0x2605, 14, orange.R, orange.G, orange.B)
 	labels := &gisxml.LabelingDescription{LabelClassDescriptions: gisxml.ArrayOfLabelClassDescription{{
-		Symbol: &gisxml.SimpleTextSymbol{FontWeight: mapservertest.Ptr(gisxml.FontWeightBold), FontStyle: mapservertest.Ptr(gisxml.FontStyleItalic), Size: mapservertest.Ptr(9.0),
+		Symbol: &gisxml.SimpleTextSymbol{FontWeight: operation.Ptr(gisxml.FontWeightBold), FontStyle: operation.Ptr(gisxml.FontStyleItalic), Size: operation.Ptr(9.0),
 			Color: &gisxml.RgbColor{Blue: 100}, OutlineColor: &gisxml.RgbColor{Red: 255, Green: 255, Blue: 255}},
 	}}}
 	px, py := mercator(2.35, 48.86)
@@ -32,9 +33,9 @@ func TestCharacterMarkersAndFontStyles(t *testing.T) {
 	rotated.Angle = 30
 	graphics := gisxml.ArrayOfGraphicElement{
 		&gisxml.MarkerElement{Point: &gisxml.PointN{X: px, Y: py}, Symbol: rotated},
-		&gisxml.TextElement{Text: mapservertest.Ptr("Bold italic underlined"), TextGeometry: &gisxml.PointN{X: px, Y: py - 4e5},
+		&gisxml.TextElement{Text: operation.Ptr("Bold italic underlined"), TextGeometry: &gisxml.PointN{X: px, Y: py - 4e5},
 			Symbol: &gisxml.TextSymbol{Size: 11, Color: &gisxml.RgbColor{Red: 120}, HorizontalAlignment: gisxml.THACenter,
-				FontWeight: mapservertest.Ptr(700), FontItalic: mapservertest.Ptr(true), FontUnderline: mapservertest.Ptr(true)}},
+				FontWeight: operation.Ptr(700), FontItalic: operation.Ptr(true), FontUnderline: operation.Ptr(true)}},
 	}
 	x0, y0 := mercator(-12, 34)
 	x1, y1 := mercator(32, 60)

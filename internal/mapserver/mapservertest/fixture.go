@@ -4,7 +4,8 @@
 // server on a PostGIS copy of the samples, on which every data operation runs again and must
 // answer alike (provider parity). Each operation family (internal/mapserver/queries,
 // cartography, information) and the composing package test themselves with it; a package that
-// uses it calls [Main] from its TestMain, which drops the PostGIS copy at the end.
+// uses it calls [Main] from its TestMain, which drops the PostGIS copy at the end. The front ends'
+// tests (REST, WMS) draw their exports in process with [LocalFarm], on a server of [Drawing].
 package mapservertest
 
 import (
@@ -31,12 +32,16 @@ type Fixture struct {
 func New(t testing.TB) *Fixture {
 	t.Helper()
 	c := catalogtest.Samples(t)
-	limits := mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}
-	f := &Fixture{T: t, Cat: c, Srv: mapserver.New(mapserver.Params{Catalog: c, Limits: limits})}
+	f := &Fixture{T: t, Cat: c, Srv: mapserver.New(mapserver.Params{Catalog: c, Limits: limits()})}
 	if pg := postgisCatalog(t); pg != nil {
-		f.PG = &Fixture{T: t, Cat: pg, Srv: mapserver.New(mapserver.Params{Catalog: pg, Limits: limits})}
+		f.PG = &Fixture{T: t, Cat: pg, Srv: mapserver.New(mapserver.Params{Catalog: pg, Limits: limits()})}
 	}
 	return f
+}
+
+// limits are the fixture servers' limits: 1,000 records, images up to 4096 pixels a side.
+func limits() mapserver.Limits {
+	return mapserver.Limits{MaxRecordCount: 1000, MaxImageWidth: 4096, MaxImageHeight: 4096}
 }
 
 // Do runs one operation on a service (and again on the PostGIS twin, see the package
@@ -100,9 +105,6 @@ func EnvelopeFilter(clause string, rel gisxml.SpatialRelEnum, xmin, ymin, xmax, 
 	return &gisxml.SpatialFilter{QueryFilter: gisxml.QueryFilter{WhereClause: clause}, SpatialRel: rel,
 		FilterGeometry: &gisxml.EnvelopeN{XMin: xmin, YMin: ymin, XMax: xmax, YMax: ymax}}
 }
-
-// Ptr returns a pointer to v, for the optional fields of requests.
-func Ptr[T any](v T) *T { return &v }
 
 // MapDesc is the description of a map named Layers showing the extent xmin, ymin, xmax, ymax
 // turned by rotation degrees.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 const stateFacts = 3 // the usa map's State facts layer
@@ -30,7 +31,7 @@ func TestQueryRelatedRecords(t *testing.T) {
 	ca, tx := idOf(t, f, 0, "NAME = 'California'"), idOf(t, f, 0, "NAME = 'Texas'")
 	res := mapservertest.Must[gisxml.QueryRelatedRecordsResponse](f, "usa", "QueryRelatedRecords", &gisxml.QueryRelatedRecords{
 		SourceTableID: 0, SourceFIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{tx, ca}},
-		RelateDescription: &gisxml.RelateDescription{RelationshipID: 0, RelatedTableFields: mapservertest.Ptr("NAME,STATEFP"), ResultFormat: gisxml.RelateResultRelatedRecordSetAsObject},
+		RelateDescription: &gisxml.RelateDescription{RelationshipID: 0, RelatedTableFields: operation.Ptr("NAME,STATEFP"), ResultFormat: gisxml.RelateResultRelatedRecordSetAsObject},
 	}).Result
 	set, ok := res.Object.(*gisxml.RelatedRecordSet)
 	if !ok {
@@ -56,7 +57,7 @@ func TestQueryRelatedRecords(t *testing.T) {
 	la := idOf(t, f, 1, "GEOID = '06037'")
 	res = mapservertest.Must[gisxml.QueryRelatedRecords2Response](f, "usa", "QueryRelatedRecords2", &gisxml.QueryRelatedRecords2{
 		MapTableDescription: &gisxml.LayerDescription{LayerID: 1}, SourceFIDSet: &gisxml.FIDSet{FIDArray: gisxml.ArrayOfInt{la}},
-		RelateDescription: &gisxml.RelateDescription{RelationshipID: 2, IncludeGeometry: mapservertest.Ptr(false), ResultFormat: gisxml.RelateResultJsonAsMime},
+		RelateDescription: &gisxml.RelateDescription{RelationshipID: 2, IncludeGeometry: operation.Ptr(false), ResultFormat: gisxml.RelateResultJsonAsMime},
 	}).Result
 	var doc struct {
 		Groups []struct {
@@ -189,7 +190,7 @@ func TestGenerateDataClasses(t *testing.T) {
 		t.Helper()
 		r := mapservertest.Must[gisxml.GenerateDataClassesResponse](f, "usa", "GenerateDataClasses", &gisxml.GenerateDataClasses{
 			MapTableDescription:   &gisxml.LayerDescription{LayerID: stateFacts},
-			DataClassificationDef: &gisxml.ClassBreaksDef{ClassificationField: "COUNTIES", ClassificationMethod: method, BreakCount: mapservertest.Ptr(k)},
+			DataClassificationDef: &gisxml.ClassBreaksDef{ClassificationField: "COUNTIES", ClassificationMethod: method, BreakCount: operation.Ptr(k)},
 		}).Result
 		cb, ok := r.(*gisxml.ClassBreaksRenderer)
 		if !ok {
@@ -261,7 +262,7 @@ func TestQueryRasterValue(t *testing.T) {
 	}
 	res = mapservertest.Must[gisxml.QueryRasterValue2Response](f, "usa", "QueryRasterValue2", &gisxml.QueryRasterValue2{
 		MapTableDescription: &gisxml.LayerDescription{LayerID: stateFacts, DefinitionExpression: "REGION = 3"}, RowIDs: gisxml.ArrayOfInt{tx, ny},
-		FieldName: mapservertest.Ptr("swatch"), ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPG, ImageReturnType: gisxml.ImageReturnURL}}).Result
+		FieldName: operation.Ptr("swatch"), ImageType: &gisxml.ImageType{ImageFormat: gisxml.ImageJPG, ImageReturnType: gisxml.ImageReturnURL}}).Result
 	if len(res) != 1 || !strings.HasPrefix(res[0].ImageURL, "data:image/jpeg;base64,") || res[0].ImageData != nil {
 		t.Errorf("southern JPEG by URL: %d results %.40q", len(res), res[0].ImageURL)
 	}
@@ -280,5 +281,5 @@ func TestQueryRasterValue(t *testing.T) {
 		}
 	}
 	f.ClientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: 1, RowIDs: gisxml.ArrayOfInt{1}})
-	f.ClientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx}, FieldName: mapservertest.Ptr("NAME")})
+	f.ClientFault("usa", "QueryRasterValue", &gisxml.QueryRasterValue{SourceTableID: stateFacts, RowIDs: gisxml.ArrayOfInt{tx}, FieldName: operation.Ptr("NAME")})
 }

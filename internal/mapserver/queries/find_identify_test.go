@@ -7,6 +7,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // usaView is the usa map's default description drawn at 800×600.
@@ -124,7 +125,7 @@ func TestLayerResultOptions(t *testing.T) {
 	opts := *md
 	opts.LayerDescriptions = slices.Clone(md.LayerDescriptions)
 	ld := *opts.LayerDescriptions[1]
-	ld.LayerResultOptions = &gisxml.LayerResultOptions{IncludeGeometry: mapservertest.Ptr(false), ReturnFieldNamesInResults: mapservertest.Ptr(true)}
+	ld.LayerResultOptions = &gisxml.LayerResultOptions{IncludeGeometry: operation.Ptr(false), ReturnFieldNamesInResults: operation.Ptr(true)}
 	opts.LayerDescriptions[1] = &ld
 	res := mapservertest.Must[gisxml.IdentifyResponse](f, "usa", "Identify", &gisxml.Identify{MapDescription: &opts, MapImageDisplay: disp,
 		SearchShape: &gisxml.PointN{X: laX, Y: laY}, IdentifyOption: gisxml.IdentifyVisibleLayers}).Result

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/mapserver/operation"
 )
 
 // Web Mercator coordinates of downtown Los Angeles (-118.25, 34.05).
@@ -36,7 +37,7 @@ func TestQueryFeatureCount(t *testing.T) {
 		{"point in LA county", "usa", 1, &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, 1},
 		{"point in California", "usa", 0, &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelWithin, FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, 1},
 		{"filter geometry in another SR", "usa", 1, &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects,
-			FilterGeometry: &gisxml.PointN{X: -118.25, Y: 34.05, SpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: mapservertest.Ptr(4326)}}}}, 1},
+			FilterGeometry: &gisxml.PointN{X: -118.25, Y: 34.05, SpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: operation.Ptr(4326)}}}}, 1},
 		{"SpatialFilter without geometry is a QueryFilter", "usa", 1, &gisxml.SpatialFilter{QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'"}}, 58},
 		{"attribute search order gives the same answer", "usa", 1, &gisxml.SpatialFilter{QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'"}, SearchOrder: gisxml.SearchOrderAttribute,
 			SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.EnvelopeN{XMin: -2e7, YMin: -2e7, XMax: 2e7, YMax: 2e7}}, 58},
@@ -62,15 +63,15 @@ func TestQueryFilterFaults(t *testing.T) {
 	}{
 		{"bad where", mapservertest.Where("NAME = "), "WhereClause"},
 		{"unknown where field", mapservertest.Where("NOPE = 1"), "NOPE"},
-		{"unknown subfield", &gisxml.QueryFilter{SubFields: mapservertest.Ptr("NAME,NOPE")}, `no field "NOPE"`},
-		{"bad order by", &gisxml.QueryFilter{PostfixClause: mapservertest.Ptr("GROUP BY NAME")}, "ORDER BY"},
-		{"order by unknown field", &gisxml.QueryFilter{PostfixClause: mapservertest.Ptr("ORDER BY NOPE")}, "NOPE"},
-		{"prefix other than DISTINCT", &gisxml.QueryFilter{PrefixClause: mapservertest.Ptr("TOP 5")}, "DISTINCT"},
+		{"unknown subfield", &gisxml.QueryFilter{SubFields: operation.Ptr("NAME,NOPE")}, `no field "NOPE"`},
+		{"bad order by", &gisxml.QueryFilter{PostfixClause: operation.Ptr("GROUP BY NAME")}, "ORDER BY"},
+		{"order by unknown field", &gisxml.QueryFilter{PostfixClause: operation.Ptr("ORDER BY NOPE")}, "NOPE"},
+		{"prefix other than DISTINCT", &gisxml.QueryFilter{PrefixClause: operation.Ptr("TOP 5")}, "DISTINCT"},
 		{"bad relation pattern", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelRelation, SpatialRelDescription: "TTX", FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, "DE-9IM"},
 		{"unknown spatial rel", &gisxml.SpatialFilter{SpatialRel: "gisSpatialRelNear", FilterGeometry: &gisxml.PointN{X: laX, Y: laY}}, "gisSpatialRelEnum"},
 		{"missing geometry", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects}, "FilterGeometry is required"},
 		{"short path", &gisxml.SpatialFilter{SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PolylineN{PathArray: gisxml.ArrayOfPath{&gisxml.Path{PointArray: pts(1, 2)}}}}, "at least 2"},
-		{"unsupported output SR", &gisxml.QueryFilter{OutputSpatialReference: &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: mapservertest.Ptr(99999)}}}, "OutputSpatialReference"},
+		{"unsupported output SR", &gisxml.QueryFilter{OutputSpatialReference: &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: operation.Ptr(99999)}}}, "OutputSpatialReference"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,8 +89,8 @@ func TestQueryFilterFaults(t *testing.T) {
 func TestQueryFeatureData(t *testing.T) {
 	f := mapservertest.New(t)
 	rs := mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
-		QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'", SubFields: mapservertest.Ptr("NAME, fid, Shape"), PostfixClause: mapservertest.Ptr("ORDER BY NAME DESC"),
-			OutputSpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: mapservertest.Ptr(4326)}}},
+		QueryFilter: gisxml.QueryFilter{WhereClause: "STATEFP = '06'", SubFields: operation.Ptr("NAME, fid, Shape"), PostfixClause: operation.Ptr("ORDER BY NAME DESC"),
+			OutputSpatialReference: &gisxml.GeographicCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: operation.Ptr(4326)}}},
 		SpatialRel: gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: laX, Y: laY},
 	}}).Result
 	var names []string
@@ -119,7 +120,7 @@ func TestQueryFeatureData(t *testing.T) {
 	}
 	// ORDER BY NAME DESC over California, names only.
 	rs = mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
-		WhereClause: "STATEFP = '06'", SubFields: mapservertest.Ptr("NAME"), PostfixClause: mapservertest.Ptr("ORDER BY NAME DESC")}}).Result
+		WhereClause: "STATEFP = '06'", SubFields: operation.Ptr("NAME"), PostfixClause: operation.Ptr("ORDER BY NAME DESC")}}).Result
 	if len(rs.Records) != 58 || len(rs.Fields.FieldArray) != 1 {
 		t.Fatalf("%d records of %d fields, want 58 of 1", len(rs.Records), len(rs.Fields.FieldArray))
 	}
@@ -128,7 +129,7 @@ func TestQueryFeatureData(t *testing.T) {
 	}
 	// DISTINCT state names of the counties.
 	rs = mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "usa", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.QueryFilter{
-		SubFields: mapservertest.Ptr("STATE"), PrefixClause: mapservertest.Ptr("DISTINCT"), PostfixClause: mapservertest.Ptr("ORDER BY STATE")}}).Result
+		SubFields: operation.Ptr("STATE"), PrefixClause: operation.Ptr("DISTINCT"), PostfixClause: operation.Ptr("ORDER BY STATE")}}).Result
 	if len(rs.Records) < 50 || rs.Records[0].Values[0] != "Alabama" {
 		t.Errorf("DISTINCT STATE: %d records starting %v, want ≥ 50 starting Alabama", len(rs.Records), rs.Records[0].Values[0])
 	}
@@ -145,7 +146,7 @@ func TestQueryFeatureData(t *testing.T) {
 func TestQueryFeatureData2(t *testing.T) {
 	f := mapservertest.New(t)
 	ld := &gisxml.LayerDescription{LayerID: 1, DefinitionExpression: "STATEFP = '06'",
-		LayerResultOptions: &gisxml.LayerResultOptions{IncludeGeometry: mapservertest.Ptr(false)}}
+		LayerResultOptions: &gisxml.LayerResultOptions{IncludeGeometry: operation.Ptr(false)}}
 	res := mapservertest.Must[gisxml.QueryFeatureData2Response](f, "usa", "QueryFeatureData2", &gisxml.QueryFeatureData2{LayerDescription: ld,
 		QueryFilter: mapservertest.Where("NAME LIKE 'San %'"), QueryResultOptions: &gisxml.QueryResultOptions{Format: gisxml.QueryResultRecordSetAsObject}}).Result
 	rs, ok := res.Object.(*gisxml.RecordSet)
@@ -208,7 +209,7 @@ func TestTableQueries(t *testing.T) {
 	if n := mapservertest.Must[gisxml.QueryRowCountResponse](f, "usa", "QueryRowCount", &gisxml.QueryRowCount{MapTableDescription: table, QueryFilter: mapservertest.Where("STATEFP = '06'")}).Result; n != 58 {
 		t.Errorf("QueryRowCount = %d, want 58", n)
 	}
-	withDef := &gisxml.StandaloneTableDescription{ID: 2, DefinitionExpression: mapservertest.Ptr("STATE = 'Texas'")}
+	withDef := &gisxml.StandaloneTableDescription{ID: 2, DefinitionExpression: operation.Ptr("STATE = 'Texas'")}
 	ids := mapservertest.Must[gisxml.QueryRowIDsResponse](f, "usa", "QueryRowIDs", &gisxml.QueryRowIDs{MapTableDescription: withDef, QueryFilter: mapservertest.Where("")}).Result
 	if len(ids) != 254 || !slices.IsSorted(ids) {
 		t.Errorf("QueryRowIDs: %d ids (sorted %v), want 254 sorted", len(ids), slices.IsSorted(ids))
@@ -230,7 +231,7 @@ func TestTableQueries(t *testing.T) {
 func TestQueryDataStatistics(t *testing.T) {
 	f := mapservertest.New(t)
 	stat := func(field string, typ gisxml.DataStatType, name string) *gisxml.StatisticDescription {
-		return &gisxml.StatisticDescription{StatisticFieldName: field, StatisticType: typ, ResultFieldName: mapservertest.Ptr(name)}
+		return &gisxml.StatisticDescription{StatisticFieldName: field, StatisticType: typ, ResultFieldName: operation.Ptr(name)}
 	}
 	rs := mapservertest.Must[gisxml.QueryDataStatisticsResponse](f, "usa", "QueryDataStatistics", &gisxml.QueryDataStatistics{
 		MapTableDescription: &gisxml.StandaloneTableDescription{ID: 2},
@@ -241,7 +242,7 @@ func TestQueryDataStatistics(t *testing.T) {
 				stat("fid", gisxml.DataStatTypeAverage, "avg"), stat("fid", gisxml.DataStatTypeStdDev, "sd"),
 				stat("fid", gisxml.DataStatTypeVariance, "var"),
 			},
-			GroupByFields: mapservertest.Ptr("STATE"), OrderByFields: mapservertest.Ptr("n DESC, STATE"),
+			GroupByFields: operation.Ptr("STATE"), OrderByFields: operation.Ptr("n DESC, STATE"),
 		},
 		QueryFilter: mapservertest.Where("STATEFP IN ('06', '48', '11')"),
 	}).Result
@@ -297,10 +298,10 @@ func TestHugeInListAndFIDSet(t *testing.T) {
 
 func TestReprojection(t *testing.T) {
 	f := mapservertest.New(t)
-	merc := &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: mapservertest.Ptr(102100)}}
+	merc := &gisxml.ProjectedCoordinateSystem{SpatialReferenceFields: gisxml.SpatialReferenceFields{WKID: operation.Ptr(102100)}}
 	// A Web Mercator point on the geographic map, and Web Mercator output from it.
 	rs := mapservertest.Must[gisxml.QueryFeatureDataResponse](f, "usa_geographic", "QueryFeatureData", &gisxml.QueryFeatureData{LayerID: 1, QueryFilter: &gisxml.SpatialFilter{
-		QueryFilter: gisxml.QueryFilter{SubFields: mapservertest.Ptr("NAME,Shape"), OutputSpatialReference: merc},
+		QueryFilter: gisxml.QueryFilter{SubFields: operation.Ptr("NAME,Shape"), OutputSpatialReference: merc},
 		SpatialRel:  gisxml.SpatialRelIntersects, FilterGeometry: &gisxml.PointN{X: laX, Y: laY, SpatialReference: merc},
 	}}).Result
 	if len(rs.Records) != 1 || rs.Records[0].Values[0] != "Los Angeles" {

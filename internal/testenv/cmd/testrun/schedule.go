@@ -16,7 +16,8 @@ import (
 )
 
 // fuzzTargets are fuzzed in full runs, "package:FuzzFunc:runs", each for its count of runs
-// (about 5 s each on this project's 2-core machines; the rates differ 70-fold). Add new fuzz
+// (about 2–3 s each on this project's 2-core machines; the rates differ 70-fold; halved on
+// 2026-11-27 to keep the fresh run under its budget: a smoke test, not a campaign). Add new fuzz
 // targets here. A count of runs, not a time: with -fuzztime as a duration, Go 1.26's fuzzing
 // coordinator can end a run that found nothing with "context deadline exceeded" when the time
 // is up while a worker is mid-input (go.dev/issue/75804, fixed in Go 1.27). A count has no
@@ -24,12 +25,12 @@ import (
 // store's key mapping, the last guard against path traversal) run in every full run; the
 // bundle index readers (their seed corpora run in go test anyway) with MAPFARM_FUZZ_ALL=1.
 var fuzzTargets = []string{
-	"./internal/blob:FuzzDiskKey:5000",
-	"./internal/soap:FuzzReadRequest:150000",
-	"./internal/where:FuzzParse:30000",
-	"./internal/proj:FuzzFromWKT:50000",
-	"./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:300000",
-	"./internal/feature/geojson:FuzzParse:110000",
+	"./internal/blob:FuzzDiskKey:2500",
+	"./internal/soap:FuzzReadRequest:75000",
+	"./internal/where:FuzzParse:15000",
+	"./internal/proj:FuzzFromWKT:25000",
+	"./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:150000",
+	"./internal/feature/geojson:FuzzParse:55000",
 }
 
 var fuzzAllTargets = []string{
@@ -37,10 +38,10 @@ var fuzzAllTargets = []string{
 	"./internal/tilecache:FuzzBundleIndexV1:100000",
 }
 
-// plainPackages are tested without the race detector, beside the race set: e2e drives separate
-// processes and real servers (the race detector would only slow its clients down) and the two
-// data providers' tests are long single-goroutine scans of real databases (their concurrent
-// use runs under the race detector in internal/mapdraw and internal/mapserver).
+// plainPackages are tested without the race detector whatever their files say (split and
+// concurrent decide for the others): e2e drives separate processes and real servers (the race
+// detector would only slow its clients down) and the two data providers' tests are long scans
+// of real databases (their concurrent use runs under the race detector in internal/mapdraw).
 var plainPackages = []string{"/e2e", "/internal/feature/gpkg", "/internal/feature/postgis"}
 
 const (
@@ -369,17 +370,27 @@ func (r *runner) staleWords() error {
 	return fmt.Errorf("%d stale words", len(found))
 }
 
-// split lists the packages under test and splits them into the race set and the plain set.
+// split lists the packages under test and splits them into the race set (packages whose code
+// or tests run concurrently: concurrent) and the plain set (the rest, and plainPackages).
+// Packages without test files go to the plain set: go test only compiles them, and a plain
+// compile is one the e2e binaries need anyway.
 func (r *runner) split(ctx context.Context, tags string) (race, plain []string, err error) {
-	out, err := r.output(ctx, "go", append([]string{"list", tags}, r.pkgs...)...)
+	out, err := r.output(ctx, "go", append([]string{"list", tags, "-f",
+		`{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}} {{join .CgoFiles " "}}|{{join .TestGoFiles " "}} {{join .XTestGoFiles " "}}`},
+		r.pkgs...)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, p := range strings.Fields(out) {
-		if isPlain(p) {
-			plain = append(plain, p)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 4 {
+			continue
+		}
+		pkg, dir, code, tests := f[0], f[1], strings.Fields(f[2]), strings.Fields(f[3])
+		if !isPlain(pkg) && len(tests) > 0 && concurrent(dir, append(code, tests...)) {
+			race = append(race, pkg)
 		} else {
-			race = append(race, p)
+			plain = append(plain, pkg)
 		}
 	}
 	return race, plain, nil
