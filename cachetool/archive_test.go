@@ -39,13 +39,10 @@ func colourCache(t *testing.T, store tilecache.Store, root string, s tilecache.S
 		for row := r.MinRow; row <= r.MaxRow; row++ {
 			for col := r.MinCol; col <= r.MaxCol; col++ {
 				tile := tilecache.Tile{Level: level, Row: row, Col: col}
-				img := image.NewNRGBA(image.Rect(0, 0, s.TileCols, s.TileRows))
-				for i := 0; i < len(img.Pix); i += 4 {
-					c := tileColour(tile)
-					img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
-				}
+				// One colour: a paletted image, quick to encode (under the race detector too).
+				img := image.NewPaletted(image.Rect(0, 0, s.TileCols, s.TileRows), color.Palette{tileColour(tile)})
 				var buf bytes.Buffer
-				if err := png.Encode(&buf, img); err != nil {
+				if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
 					t.Fatal(err)
 				}
 				tiles[tile] = buf.Bytes()
@@ -74,8 +71,8 @@ func cachetool(t *testing.T, args ...string) string {
 	return out.String()
 }
 
-// A Web Mercator cache in the farm's store (disk, and MinIO) is exported to PMTiles and to
-// MBTiles; GDAL draws the MBTiles file with every tile where it belongs (rows counted from the
+// A Web Mercator cache in the farm's store is exported to PMTiles and to MBTiles (from disk;
+// from MinIO to PMTiles); GDAL draws the MBTiles file with every tile where it belongs (rows counted from the
 // south in the file); each archive imported back gives a cache whose tiles are byte for byte
 // the exported ones, with a scheme of the same levels. A geographic cache is refused.
 func TestExportImportArchives(t *testing.T) {
@@ -107,12 +104,16 @@ func TestExportImportArchives(t *testing.T) {
 				store = m
 			}
 			want := colourCache(t, store, seed.CacheRoot("world", "Layers"), tilecache.WebMercator())
-			for _, name := range []string{"c.pmtiles", "c.mbtiles"} {
+			names := []string{"c.pmtiles", "c.mbtiles"}
+			if kind == "minio" {
+				names = names[:1] // the store is read alike for both formats
+			}
+			for _, name := range names {
 				file := filepath.Join(dir, name)
 				if out := cachetool(t, "export", "-service", "world", "-file", file); !strings.Contains(out, "exported 21 tiles") {
 					t.Errorf("export: %s", out)
 				}
-				if strings.HasSuffix(name, ".mbtiles") && kind == "disk" {
+				if strings.HasSuffix(name, ".mbtiles") {
 					gdalDraws(t, file, want)
 				}
 				svc := "copy" + strings.TrimPrefix(filepath.Ext(name), ".")
