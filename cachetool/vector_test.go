@@ -18,6 +18,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/tilearchive"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/vectortile"
+	"github.com/mapfarm/mapfarm/internal/vectortileserver"
 )
 
 // vectorServices is a service of the sample countries with a Web Mercator cache of levels 0-3
@@ -111,6 +112,12 @@ func TestSeedVectorCache(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The VectorTileServer's reader of seeded caches finds them where seeding put them.
+	served := vectortileserver.NewStoreCaches(store, nil)
+	want, _ := c.ReadTile(ctx, tilecache.Tile{Level: 2, Row: 1, Col: 2})
+	if data, ok, err := served.VectorTile(ctx, "vworld", "Layers", 2, 1, 2); err != nil || !ok || len(want) == 0 || !bytes.Equal(data, want) {
+		t.Errorf("the VectorTileServer's store reader: tile 2/1/2: %d bytes (%v, %v), want the %d stored", len(data), ok, err, len(want))
 	}
 	if stored < 15 || features < 300 {
 		t.Errorf("%d of the 21 tiles of levels 0-2 stored, %d features in them", stored, features)
