@@ -235,6 +235,7 @@ type seedOptions struct {
 	mode          string
 	refreshBefore string
 	skipEmpty     string
+	format        string
 	id            string
 	maxFailures   int64
 	wait          bool
@@ -260,6 +261,7 @@ func seedCmd(ctx context.Context, name string, args []string, out, stderr io.Wri
 	} else {
 		o.mode = "delete"
 	}
+	fs.StringVar(&o.format, "format", "", "the cache: empty for the map's raster cache, pbf for its vector tile cache (arcgiscache/<service>/<map>_vector)")
 	fs.StringVar(&o.id, "id", "", "job id (default: generated)")
 	fs.Int64Var(&o.maxFailures, "max-failures", 0, "failure budget in tiles (default 1000)")
 	fs.BoolVar(&o.wait, "wait", true, "wait for the job and show progress")
@@ -268,7 +270,7 @@ func seedCmd(ctx context.Context, name string, args []string, out, stderr io.Wri
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	req := seed.Request{ID: o.id, Service: o.service, Map: o.mapN, Mode: o.mode, RefreshBefore: o.refreshBefore, MaxFailures: o.maxFailures}
+	req := seed.Request{ID: o.id, Service: o.service, Map: o.mapN, Mode: o.mode, RefreshBefore: o.refreshBefore, MaxFailures: o.maxFailures, Format: o.format}
 	var err error
 	if req.Levels, err = parseLevels(o.levels); err != nil {
 		return err

@@ -5,14 +5,14 @@
 // MAPFARM_* environment):
 //
 //	cachetool info     -endpoint URL                     maps, layers and the stored cache's scheme
-//	cachetool seed     [-server URL] -service S -levels 0-7 [-extent ...] [-mode recreateAll|recreateEmpty|delete]
+//	cachetool seed     [-server URL] -service S -levels 0-7 [-extent ...] [-mode recreateAll|recreateEmpty|delete] [-format pbf]
 //	cachetool status   -server URL [job]                  jobs, and the refresh backlog of every cache
 //	cachetool expire   -server URL -service S (-extent ... | -polygon "x,y x,y x,y" | -tiles FILE)
 //	cachetool cancel   -server URL job
 //	cachetool truncate [-server URL] -service S [-levels ...] [-extent ...]
 //	cachetool verify   -service S [-levels ...] [-extent ...] | -job ID [-server URL]
-//	cachetool export   -service S -dir DIR
-//	cachetool import   -service S -dir DIR
+//	cachetool export   -service S [-vector] (-dir DIR | -file F.pmtiles | -file F.mbtiles)
+//	cachetool import   -service S (-dir DIR | -file F.pmtiles | -file F.mbtiles)
 //	cachetool convert  -service S -to exploded|compact|compactV2 (-dir DIR | -dest-root ROOT)
 //
 // The seeding commands send the admin credential MAPFARM_ADMIN_TOKEN, else, for an api on this
@@ -45,8 +45,8 @@ commands:
   cancel    cancel a seeding job (-server URL job)
   truncate  delete the tiles of an area and levels (a delete job)
   verify    check every bundle and tile decodes and every tile of the area is present
-  export    copy a stored cache to a local folder
-  import    copy a local cache folder into the store
+  export    copy a stored cache to a local folder, or write it to a PMTiles or MBTiles file
+  import    copy a local cache folder, or a PMTiles or MBTiles file, into the store
   convert   rewrite a cache in another storage layout
 
 run "cachetool <command> -h" for a command's flags`

@@ -11,6 +11,7 @@ import (
 	_ "image/png"  // decode PNG tiles
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,7 +20,9 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
 	"github.com/mapfarm/mapfarm/internal/seed"
+	"github.com/mapfarm/mapfarm/internal/tilearchive"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -44,6 +47,7 @@ type cacheFlags struct {
 	mapName string
 	folder  string
 	root    string
+	vector  bool
 }
 
 func (c *cacheFlags) register(fs *flag.FlagSet) {
@@ -51,12 +55,16 @@ func (c *cacheFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.service, "service", "world", "service name")
 	fs.StringVar(&c.mapName, "map", "Layers", "map name")
 	fs.StringVar(&c.folder, "folder", tilecache.FusedLayer, "cache folder: _alllayers or a layer name")
-	fs.StringVar(&c.root, "root", "", "cache root in the store (default arcgiscache/<service>/<map>)")
+	fs.StringVar(&c.root, "root", "", "cache root in the store (default arcgiscache/<service>/<map>, or <map>_vector with -vector)")
+	fs.BoolVar(&c.vector, "vector", false, "the map's vector tile cache (root arcgiscache/<service>/<map>_vector)")
 }
 
 func (c *cacheFlags) cacheRoot() string {
-	if c.root != "" {
+	switch {
+	case c.root != "":
 		return strings.TrimSuffix(c.root, "/")
+	case c.vector:
+		return seed.VectorCacheRoot(c.service, c.mapName)
 	}
 	return seed.CacheRoot(c.service, c.mapName)
 }
@@ -147,7 +155,7 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	var cf cacheFlags
 	fs := flag.NewFlagSet("cachetool verify", flag.ContinueOnError)
 	cf.register(fs)
-	levels := fs.String("levels", "", "levels to check for completeness (default: every level of conf.xml)")
+	levels := fs.String("levels", "", "levels to check for completeness (default: every level of conf.xml; of a vector cache, the levels that hold tiles)")
 	extent := fs.String("extent", "", "area of interest xmin,ymin,xmax,ymax (default: conf.cdi's extent)")
 	allowMissing := fs.Bool("allow-missing", false, "do not report missing tiles (caches seeded with skipEmpty leave empty tiles out; -job tells them apart)")
 	job := fs.String("job", "", "check the tiles this finished seeding job planned (its cache, layers, levels and area), counting the tiles it left empty on purpose (skipEmpty) as expected; reads the job from the api (-server)")
@@ -171,7 +179,8 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if len(lv) == 0 {
+	vector := strings.EqualFold(info.Scheme.Format, "PBF")
+	if len(lv) == 0 && !vector {
 		lv = info.Scheme.Levels()
 	}
 	aoi := cdi
@@ -184,9 +193,21 @@ func verifyCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if len(lv) == 0 {
+		// A vector cache's conf.xml lists every level the VectorTileServer serves (0 to 14);
+		// the levels checked are those that hold tiles.
+		seen := map[int]bool{}
+		for t := range sc.present {
+			if !seen[t.Level] {
+				seen[t.Level] = true
+				lv = append(lv, t.Level)
+			}
+		}
+		slices.Sort(lv)
+	}
 	problems := sc.problems
 	missing := 0
-	if aoi != (orb.Bound{}) {
+	if aoi != (orb.Bound{}) && len(lv) > 0 {
 		cover, err := info.Scheme.Cover(aoi, lv...)
 		if err != nil {
 			return err
@@ -236,8 +257,8 @@ func scanFolder(ctx context.Context, store tilecache.Store, root, folder string,
 				sc.problems = append(sc.problems, fmt.Sprintf("tile %v is in bundle %v", t, bt.bundle))
 				continue
 			}
-			if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
-				sc.problems = append(sc.problems, fmt.Sprintf("tile %v: does not decode: %v", t, err))
+			if err := decodeTile(info.Scheme.Format, data); err != nil {
+				sc.problems = append(sc.problems, fmt.Sprintf("tile %v: %v", t, err))
 				continue
 			}
 			sc.present[t] = true
@@ -247,6 +268,22 @@ func scanFolder(ctx context.Context, store tilecache.Store, root, folder string,
 	})
 	fmt.Fprintln(stderr)
 	return sc, err
+}
+
+// decodeTile checks that a tile of a cache of the format (conf.xml's CacheTileFormat) decodes:
+// as an image, or, for a vector cache (PBF), as a Mapbox Vector Tile that keeps the
+// specification's rules (internal/mvt/mvtcheck).
+func decodeTile(format string, data []byte) error {
+	if strings.EqualFold(format, "PBF") {
+		if problems, _ := mvtcheck.Check(data, mvtcheck.Options{MaxProblems: 3}); len(problems) > 0 {
+			return fmt.Errorf("not a valid vector tile: %v", problems)
+		}
+		return nil
+	}
+	if _, _, err := image.Decode(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("does not decode: %w", err)
+	}
+	return nil
 }
 
 // verifyJob checks the cache a finished seeding job wrote against the job's own record: every
@@ -316,15 +353,24 @@ func verifyJob(ctx context.Context, cl *adminClient, id string, store tilecache.
 }
 
 // exportCmd copies a cache root (conf.xml, conf.cdi and every layer folder) from the store to
-// a local folder, keeping Esri's layout.
+// a local folder, keeping Esri's layout, or writes one cache folder to a PMTiles or MBTiles
+// archive (-file; archive.go).
 func exportCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
-	cf, dir, err := parseDirFlags("export", "local folder to write the cache to", args)
+	cf, dir, file, _, err := parseDirFlags("export", "local folder to write the cache to", args)
 	if err != nil {
 		return err
 	}
 	src, err := openStore(ctx, cf.config)
 	if err != nil {
 		return err
+	}
+	if file != "" {
+		n, err := exportArchive(ctx, src, cf.cacheRoot(), cf.folder, cf.service+"/"+cf.mapName, file, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "exported %d tiles of %s/%s to %s\n", n, cf.cacheRoot(), cf.folder, file)
+		return nil
 	}
 	dst, err := blob.NewDisk(dir)
 	if err != nil {
@@ -336,11 +382,38 @@ func exportCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 }
 
 // importCmd copies a local cache folder (as export writes it, or an ArcGIS cache's layer
-// folder holding conf.xml) into the store at the cache root.
+// folder holding conf.xml) into the store at the cache root, or reads a PMTiles or MBTiles
+// archive (-file) into a cache folder there; an archive of vector tiles goes to the map's
+// vector cache root unless -root says otherwise.
 func importCmd(ctx context.Context, args []string, out, stderr io.Writer) error {
-	cf, dir, err := parseDirFlags("import", "local folder holding conf.xml and the layer folders", args)
+	cf, dir, file, ia, err := parseDirFlags("import", "local folder holding conf.xml and the layer folders", args)
 	if err != nil {
 		return err
+	}
+	if file != "" {
+		storage, err := tilecache.ParseStorageFormat(ia.storage)
+		if err != nil {
+			return err
+		}
+		r, err := tilearchive.Open(file)
+		if err != nil {
+			return err
+		}
+		vector := r.Metadata().Format == "pbf"
+		r.Close()
+		if vector && cf.root == "" {
+			cf.vector = true
+		}
+		dst, err := openStore(ctx, cf.config)
+		if err != nil {
+			return err
+		}
+		n, err := importArchive(ctx, file, dst, cf.cacheRoot(), cf.folder, storage, ia.tileSize, stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "imported %d tiles from %s to %s/%s\n", n, file, cf.cacheRoot(), cf.folder)
+		return nil
 	}
 	src, err := blob.NewDisk(dir)
 	if err != nil {
@@ -358,20 +431,34 @@ func importCmd(ctx context.Context, args []string, out, stderr io.Writer) error 
 	return err
 }
 
-// parseDirFlags parses the flags of export and import (cmd): the cache flags and the required
-// -dir, the local folder, whose usage is dirUsage.
-func parseDirFlags(cmd, dirUsage string, args []string) (cacheFlags, string, error) {
-	var cf cacheFlags
+// importArchiveFlags are import's flags for an archive.
+type importArchiveFlags struct {
+	storage  string
+	tileSize int
+}
+
+// parseDirFlags parses the flags of export and import (cmd): the cache flags and exactly one
+// of -dir, the local folder, whose usage is dirUsage, and -file, an archive.
+func parseDirFlags(cmd, dirUsage string, args []string) (cf cacheFlags, dir, file string, ia importArchiveFlags, err error) {
 	fs := flag.NewFlagSet("cachetool "+cmd, flag.ContinueOnError)
 	cf.register(fs)
-	dir := fs.String("dir", "", dirUsage+" (required)")
-	if err := fs.Parse(args); err != nil {
-		return cf, "", err
+	fs.StringVar(&dir, "dir", "", dirUsage)
+	fs.StringVar(&file, "file", "", "a PMTiles (.pmtiles) or MBTiles (.mbtiles) archive instead of a folder: one cache folder (-folder) of a Web Mercator cache, tiles by zoom")
+	if cmd == "import" {
+		fs.StringVar(&ia.storage, "storage", "compactV2", "with -file: storage layout of the imported cache (exploded, compact or compactV2)")
+		fs.IntVar(&ia.tileSize, "tile-size", 0, "with -file: tile size in px (default: a raster tile's own; 512 for vector tiles)")
 	}
-	if *dir == "" {
-		return cf, "", fmt.Errorf("%s: -dir is required", cmd)
+	if err = fs.Parse(args); err != nil {
+		return
 	}
-	return cf, *dir, nil
+	if (dir == "") == (file == "") {
+		err = fmt.Errorf("%s: give one of -dir (a cache folder) and -file (a .pmtiles or .mbtiles archive)", cmd)
+		return
+	}
+	if file != "" {
+		_, err = tilearchive.KindOf(file)
+	}
+	return
 }
 
 // copyPrefix copies every object under prefix of src to dst, replacing prefix by to.

@@ -26,7 +26,9 @@ CACHE_DIR=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}
 #   styles (internal/vectorstyle);
 # - esbuild bundles the web map clients that e2e/clients_test.go runs in chromium (OpenLayers,
 #   MapLibre GL JS) into files the test serves itself: nothing loads from a CDN;
-# - @mapbox/vector-tile with pbf is the second decoder of the vector tiles (e2e/clients_test.go).
+# - @mapbox/vector-tile with pbf is the second decoder of the vector tiles (e2e/clients_test.go);
+# - pmtiles, the PMTiles format's reference reader, checks the archives cachetool export writes
+#   (internal/tilearchive).
 NPM_PACKAGES=(
 	playwright-core@1.57.0
 	@maplibre/maplibre-gl-style-spec@26.6.0
@@ -35,6 +37,7 @@ NPM_PACKAGES=(
 	maplibre-gl@5.24.1
 	@mapbox/vector-tile@3.0.0
 	pbf@5.1.2
+	pmtiles@4.5.0
 )
 # The ArcGIS Maps SDK for JavaScript, for the opt-in TestArcGISVectorTileLayer only (about 390 MB
 # installed, 40 s to install and 30 s to bundle here): `scripts/install.sh arcgis`, into

@@ -17,11 +17,13 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
 )
 
 // seeder holds what both seeding handlers share: the job store, a cache of job specs (specs
@@ -30,6 +32,9 @@ type seeder struct {
 	p     Params
 	jobs  *seed.Jobs
 	queue *task.Queue
+	// vector builds the tiles of vector tile caches (gzipped, as stored); nil when the catalog
+	// cannot be tiled, and vector jobs then fail.
+	vector *vectortile.Builder
 
 	specs *memcache.Cache[string, *seed.Spec] // by job id
 }
@@ -42,7 +47,12 @@ const (
 )
 
 func newSeeder(p Params) *seeder {
-	return &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), specs: memcache.New[string, *seed.Spec]("seed job specs", specsBytes)}
+	s := &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), specs: memcache.New[string, *seed.Spec]("seed job specs", specsBytes)}
+	if p.Catalog != nil {
+		// Vector tiles are stored gzipped once, as served with Content-Encoding.
+		s.vector, _ = vectortile.New(vectortile.Params{Services: p.Catalog, Options: mvt.Options{Gzip: true}})
+	}
+	return s
 }
 
 // spec returns a job's spec, from memory when it was read before.
@@ -160,6 +170,9 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 			have[t] = true
 		}
 	}
+	if sp.Vector() {
+		return h.renderVector(ctx, job, b, sp, m, have)
+	}
 	format, err := tileFormat(sp.Scheme.Format)
 	if err != nil {
 		return counts, fmt.Errorf("%w: %w", err, asynq.SkipRetry)
@@ -227,6 +240,67 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 			counts.Done++
 		}
 		h.s.p.Renderer.Release(img)
+	}
+	key := seed.StagingKey(job.Job, job.Layer, b, job.Part)
+	if err := h.s.p.Tiles.Put(ctx, key, seed.EncodeStaging(changes), "application/octet-stream"); err != nil {
+		return counts, fmt.Errorf("seed: stage part: %w", err)
+	}
+	return counts, nil
+}
+
+// renderVector builds the part's vector tiles, metatile by metatile: each metatile's data is
+// read once (vectortile.Builder.Metatile) and cut into its tiles, gzipped as stored and served.
+// A tile with no feature is empty: left out with skipEmpty, stored (an empty tile) without.
+// The staging object and the counting are the raster part's.
+func (h *seedRenderHandler) renderVector(ctx context.Context, job task.SeedRender, b tilecache.Bundle, sp *seed.Spec, m *catalog.Map, have map[tilecache.Tile]bool) (seed.PartCounts, error) {
+	var counts seed.PartCounts
+	if h.s.vector == nil {
+		return counts, fmt.Errorf("seed: this worker cannot build vector tiles: %w", asynq.SkipRetry)
+	}
+	var changes []seed.Change
+	for _, mt := range task.Metatiles(b.TopLeft.Level, job.Metatiles) {
+		n := int64(mt.Rows * mt.Cols)
+		if have != nil {
+			all := true
+			for t := range mt.Tiles() {
+				if !have[t] {
+					all = false
+					break
+				}
+			}
+			if all {
+				counts.Kept += n
+				continue
+			}
+		}
+		tiles, err := h.s.vector.Metatile(ctx, sp.Service, m.Name, sp.Scheme, mt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return counts, ctx.Err()
+			}
+			h.s.p.Logger.Warn("seed vector metatile failed", "job", job.Job, "metatile", mt.String(), "err", err)
+			counts.Failed += n
+			continue
+		}
+		for _, vt := range tiles {
+			switch {
+			case have[vt.Tile]:
+				counts.Kept++
+			case vt.Result.Features == 0 && sp.SkipEmpty:
+				counts.Empty++
+				if sp.Mode == seed.RecreateAll {
+					changes = append(changes, seed.Change{Tile: vt.Tile})
+				}
+			default:
+				if vt.Result.Thinned {
+					// Stored as built: the tile's feature limit left features out, which the
+					// stored bytes cannot say (docs/vector-tiles.md).
+					h.s.p.Logger.Warn("seed vector tile thinned", "job", job.Job, "tile", vt.Tile.String(), "features", vt.Result.Features)
+				}
+				changes = append(changes, seed.Change{Tile: vt.Tile, Data: vt.Result.Data})
+				counts.Done++
+			}
+		}
 	}
 	key := seed.StagingKey(job.Job, job.Layer, b, job.Part)
 	if err := h.s.p.Tiles.Put(ctx, key, seed.EncodeStaging(changes), "application/octet-stream"); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
+	"github.com/mapfarm/mapfarm/internal/vectorstyle"
+	"github.com/mapfarm/mapfarm/internal/vectortile"
 )
 
 // ErrBadRequest is wrapped by errors for a seeding request that cannot be served.
@@ -48,6 +52,56 @@ type Request struct {
 	MaxFailures int64 `json:"maxFailures,omitempty"`
 	// PartTiles is the most tiles per render task; 0 means DefaultPartTiles.
 	PartTiles int `json:"partTiles,omitempty"`
+	// Format chooses the cache: empty (or "raster", or the cache's image format) for the map's
+	// raster cache, "pbf" (or "mvt", "vector") for its vector tile cache (VectorCacheRoot).
+	Format string `json:"format,omitempty"`
+}
+
+// FormatPBF is Spec.Format of a vector tile cache.
+const FormatPBF = "pbf"
+
+// parseFormat reads Request.Format: "" for the raster cache, FormatPBF for the vector one.
+func parseFormat(s string) (string, error) {
+	switch strings.ToLower(s) {
+	case "", "raster", "image", "png", "png8", "png24", "png32", "jpeg", "jpg", "mixed":
+		return "", nil
+	case "pbf", "mvt", "vector":
+		return FormatPBF, nil
+	}
+	return "", bad("format %q: want pbf (vector tiles) or empty (the raster cache)", s)
+}
+
+// VectorScheme is the tiling scheme of vector tile caches: Web Mercator (GoogleMapsCompatible)
+// with tiles of vectortile.TileSize (512 px, as ArcGIS's vector tile services and packages), so
+// that level z is Web Mercator zoom z (one tile for the world at level 0); levels 0 to
+// vectorstyle.DefaultMaxZoom, the levels the VectorTileServer serves (its last level holds what
+// clients overzoom, so a seeded tile of it is the served one); tile format PBF.
+func VectorScheme() tilecache.Scheme {
+	s := tilecache.WebMercator()
+	s.LODs = s.LODs[:vectorstyle.DefaultMaxZoom+1]
+	f := float64(vectortile.TileSize) / float64(s.TileCols)
+	for i := range s.LODs {
+		s.LODs[i].Resolution /= f
+		s.LODs[i].Scale /= f
+	}
+	s.TileCols, s.TileRows = vectortile.TileSize, vectortile.TileSize
+	s.Format = "PBF"
+	return s
+}
+
+// vectorLevels returns the levels of vector scheme v whose resolutions the raster scheme's
+// levels have: a 256-px Web Mercator cache of levels 0 to 7 gives vector levels 0 to 6 (vector
+// level z has the resolution of raster level z+1).
+func vectorLevels(v, raster tilecache.Scheme) []int {
+	var levels []int
+	for _, l := range raster.LODs {
+		z := int(math.Round(math.Log2(v.LODs[0].Resolution / l.Resolution)))
+		if _, ok := v.LOD(z); ok && !slices.Contains(levels, z) {
+			levels = append(levels, z)
+		}
+	}
+	slices.Sort(levels)
+	return levels
 }
 
 func bad(format string, args ...any) error {
@@ -113,9 +167,31 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 	if err != nil {
 		return nil, bad("%v", err)
 	}
+	format, err := parseFormat(r.Format)
+	if err != nil {
+		return nil, err
+	}
+	root, storage := CacheRoot(svc.Name, m.Name), c.Storage
+	if format == FormatPBF {
+		// The vector cache: Web Mercator at 512 px, the zooms of the raster cache's levels,
+		// compact V2 bundles of gzipped tiles as in a VTPK, in a root of its own.
+		if !webMercator(m.SR.WKID) {
+			return nil, bad("map %s is in WKID %d: vector tile caches are seeded for maps in Web Mercator (3857)", m.Name, m.SR.WKID)
+		}
+		v := VectorScheme()
+		levels := vectorLevels(v, scheme)
+		if len(levels) == 0 {
+			return nil, bad("map %s: its cache has no level of the resolution of a vector tile level (zooms 0 to %d)", m.Name, v.LODs[len(v.LODs)-1].LevelID)
+		}
+		scheme = v
+		if len(r.Levels) == 0 {
+			r.Levels = levels
+		}
+		root, storage = VectorCacheRoot(svc.Name, m.Name), tilecache.CompactV2
+	}
 	s := &Spec{
-		ID: id, Service: svc.Name, Map: m.Name, Root: CacheRoot(svc.Name, m.Name),
-		Scheme: scheme, Storage: c.Storage, Mode: mode,
+		ID: id, Service: svc.Name, Map: m.Name, Root: root, Format: format,
+		Scheme: scheme, Storage: storage, Mode: mode,
 		MetatileSize: d.MetatileSize, Buffer: d.Buffer, SkipEmpty: c.SkipEmpty, Quality: d.Quality,
 		PartTiles: r.PartTiles, MaxFailures: r.MaxFailures, Created: now.UTC(),
 	}
@@ -129,7 +205,7 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 	if r.SkipEmpty != nil {
 		s.SkipEmpty = *r.SkipEmpty
 	}
-	if c.LayerCaches {
+	if c.LayerCaches && format == "" {
 		for _, l := range m.Layers {
 			s.Layers = append(s.Layers, Layer{ID: l.ID, Folder: l.Name})
 		}
@@ -186,6 +262,15 @@ func NewSpec(cat *catalog.Catalog, r Request, id string, now time.Time) (*Spec, 
 		return nil, bad("cache root %q holds white space", s.Root)
 	}
 	return s, nil
+}
+
+// webMercator reports whether wkid is Web Mercator (EPSG's and Esri's ids).
+func webMercator(wkid int) bool {
+	switch wkid {
+	case 3857, 102100, 102113, 900913:
+		return true
+	}
+	return false
 }
 
 // StartRequests returns the seeding requests a one-process farm submits when it starts: one

@@ -95,6 +95,10 @@ type Spec struct {
 	Polygon orb.Polygon `json:"polygon,omitempty"`
 	Levels  []int       `json:"levels"`
 	Mode    Mode        `json:"mode"`
+	// Format is the kind of tiles: "" for the map's raster cache (images of Scheme.Format),
+	// FormatPBF for its vector tile cache (gzipped Mapbox Vector Tiles in VectorScheme, under
+	// VectorCacheRoot).
+	Format string `json:"format,omitempty"`
 	// RefreshBefore, with RecreateEmpty, also renders tiles stored before it.
 	RefreshBefore time.Time `json:"refreshBefore,omitzero"`
 	MetatileSize  int       `json:"metatileSize"`
@@ -130,6 +134,9 @@ func (s *Spec) Cache(store tilecache.Store, layer int, index *tilecache.IndexCac
 	return tilecache.New(store, tilecache.Options{Root: s.Root, Layer: s.Layers[layer].Folder, Format: s.Storage,
 		TileFormat: s.Scheme.Format, Index: index})
 }
+
+// Vector reports whether the job seeds vector tiles.
+func (s *Spec) Vector() bool { return s.Format == FormatPBF }
 
 // Info returns the job's conf.xml content.
 func (s *Spec) Info() tilecache.CacheInfo {
@@ -211,6 +218,14 @@ func (s *Spec) Validate() error {
 // conf.xml, conf.cdi and the layer folders, as ArcGIS's arcgiscache/<service>/<map>/_alllayers.
 func CacheRoot(service, mapName string) string {
 	return "arcgiscache/" + service + "/" + mapName
+}
+
+// VectorCacheRoot is the cache root of a map's vector tiles: "arcgiscache/<service>/<map>_vector",
+// beside the raster cache's root and distinct from it, holding conf.xml (tile format PBF),
+// conf.cdi and the fused folder _alllayers of compact bundles of gzipped tiles
+// (docs/vector-tiles.md).
+func VectorCacheRoot(service, mapName string) string {
+	return CacheRoot(service, mapName) + "_vector"
 }
 
 // StagingPrefix is where a job's render tasks leave their tiles for the merge tasks.

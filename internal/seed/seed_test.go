@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -214,5 +217,34 @@ func TestAdminRefusesMalformedIDs(t *testing.T) {
 	sp.ID = long
 	if err := sp.Validate(); err == nil || len(err.Error()) > 300 {
 		t.Errorf("Validate(long id) = %.300v, want a short error", err)
+	}
+}
+
+// A vector job (format pbf) of the world sample: the vector root, the 512-px Web Mercator
+// scheme of levels 0-14 with format PBF, by default the vector levels of the raster cache's
+// resolutions (raster 0-7: vector 0-6), compact V2, fused; a map in 4326 and an unknown format
+// are refused.
+func TestNewSpecVector(t *testing.T) {
+	cat := catalogtest.Samples(t)
+	now := time.Unix(0, 0)
+	s, err := seed.NewSpec(cat, seed.Request{Service: "world", Format: "pbf"}, "v1", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lods := s.Scheme.LODs
+	if s.Root != "arcgiscache/world/Layers_vector" || !s.Vector() || s.Scheme.Format != "PBF" || s.Scheme.TileCols != 512 ||
+		len(lods) != 15 || lods[0].Resolution != tilecache.WebMercator().LODs[1].Resolution || s.Storage != tilecache.CompactV2 ||
+		len(s.Layers) != 1 || s.Layers[0].Folder != tilecache.FusedLayer || !slices.Equal(s.Levels, []int{0, 1, 2, 3, 4, 5, 6}) {
+		t.Errorf("spec: root %s vector %v format %s %d px, %d levels, storage %v, layers %v, levels %v",
+			s.Root, s.Vector(), s.Scheme.Format, s.Scheme.TileCols, len(lods), s.Storage, s.Layers, s.Levels)
+	}
+	raster, err := seed.NewSpec(cat, seed.Request{Service: "world"}, "r1", now)
+	if err != nil || raster.Vector() || raster.Root != "arcgiscache/world/Layers" || raster.Scheme.Format != "PNG" {
+		t.Errorf("raster spec: %v %+v", err, raster)
+	}
+	for _, r := range []seed.Request{{Service: "world_geographic", Format: "pbf"}, {Service: "world", Format: "svg"}} {
+		if _, err := seed.NewSpec(cat, r, "x", now); !errors.Is(err, seed.ErrBadRequest) {
+			t.Errorf("%+v: %v, want a bad request", r, err)
+		}
 	}
 }

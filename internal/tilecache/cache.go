@@ -50,7 +50,7 @@ type Options struct {
 	// Format is the storage layout; zero means CompactV2.
 	Format StorageFormat
 	// TileFormat is Esri's CacheTileFormat (PNG, PNG8, PNG24, PNG32, JPEG,
-	// MIXED); empty means PNG. It sets the exploded file extension (MIXED
+	// MIXED), or PBF for gzipped vector tiles; empty means PNG. It sets the exploded file extension (MIXED
 	// caches are read as .png, then .jpg).
 	TileFormat string
 	// Index caches bundle indexes; nil means a private IndexCache with

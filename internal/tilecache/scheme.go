@@ -69,7 +69,8 @@ type Scheme struct {
 	TileRows int
 	DPI      int
 	// Format is Esri's CacheTileFormat: PNG, PNG8, PNG24, PNG32, JPEG or
-	// MIXED.
+	// MIXED; PBF for a cache of vector tiles (gzipped Mapbox Vector Tiles,
+	// as in a VTPK's bundles).
 	Format string
 	// CompressionQuality is the JPEG quality (0 when not JPEG).
 	CompressionQuality int
@@ -499,6 +500,8 @@ func tileFormatExt(format string) (string, error) {
 		return "jpg", nil
 	case "LERC":
 		return "lerc", nil
+	case "PBF":
+		return "pbf", nil // vector tiles (Mapbox Vector Tile), gzipped
 	}
 	return "", fmt.Errorf("tilecache: unknown tile format %q", format)
 }
