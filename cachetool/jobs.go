@@ -155,7 +155,7 @@ func (f *farmFlags) connect(ctx context.Context, stderr io.Writer) (*adminClient
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	redisconn.RouteLogs(logger) // go-redis's one logger per process (internal/redisconn)
 	go func() {
-		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
+		errc <- app.Run(ctx, app.RoleServe, cfg, logger, app.Hooks{SeedOnly: true, Listening: func(u string, _ *catalog.Catalog) { urlc <- u }})
 	}()
 	select {
 	case u := <-urlc:

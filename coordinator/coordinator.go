@@ -63,6 +63,10 @@ type Params struct {
 	Catalog     *catalog.Catalog
 	Connections map[string]*provider.Connection
 	Vector      VectorRefresher
+	// NoRefresh leaves the refresh of caches out (coordinator/refresh.go): no change is
+	// followed and no refresh job submitted. cachetool's local farm, which only seeds, sets it,
+	// so that it never competes with the farm's own coordinator for the changes of shared data.
+	NoRefresh bool
 	// RefreshState, when set, is the file that keeps what the GeoPackage and GeoJSON layers
 	// looked like (row digests; internal/changes), so their changes refresh the caches too.
 	RefreshState string
@@ -108,7 +112,7 @@ func New(p Params) *Coordinator {
 		rdb := p.Redis
 		c.seeder = newSeedRunner(seedRunnerParams{jobs: jobs, queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger, archive: inspector,
 			invalidate: func(ctx context.Context, v refresh.Invalidation) error { return refresh.Publish(ctx, rdb, v) }})
-		if p.Catalog != nil {
+		if p.Catalog != nil && !p.NoRefresh {
 			c.fresh = newRefresher(refresherParams{catalog: p.Catalog, connections: p.Connections, jobs: jobs, backlog: refresh.NewBacklog(p.Redis),
 				logger: p.Logger, metrics: p.Metrics, vector: p.Vector, stateFile: p.RefreshState}, c.seeder.owner)
 		}

@@ -72,6 +72,10 @@ type Hooks struct {
 	// seedAtStart once the api accepts connections (seed.StartRequests). mapfarm serve sets
 	// it; cachetool's local farm and the end-to-end tests do not.
 	SeedAtStart bool
+	// SeedOnly leaves the refresh of caches out of the coordinator (coordinator.Params.NoRefresh)
+	// and keeps the coordinator from writing its state file: cachetool's local farm, which
+	// lives only as long as one command, sets it.
+	SeedOnly bool
 }
 
 // Run wires the components a role needs and runs them until ctx ends. A ctx that ends is a
@@ -195,7 +199,7 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	if runCoord {
 		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
 			Redis: rdb, Metrics: m, Tiles: store, Catalog: cat, Connections: connections,
-			RefreshState: refreshState(cfg.StateDir, cfg.Redis.Describe(redisAddr)), StartAttrs: where})
+			NoRefresh: hooks.SeedOnly, RefreshState: refreshState(cfg.StateDir, cfg.Redis.Describe(redisAddr)), StartAttrs: where})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {
