@@ -172,7 +172,7 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 			return render.Map{}, err
 		}
 		f := SymbolScale(req.Map, l, st, scale)
-		rl, labelLayers, err := buildLayer(l, st, scale, f)
+		rl, labelLayers, err := buildLayer(l, st, scale, f, resolution(req.View))
 		if err != nil {
 			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
 		}
@@ -228,10 +228,20 @@ func SymbolScale(m *catalog.Map, l *catalog.Layer, st LayerState, scale float64)
 	return ref / scale
 }
 
+// resolution is the ground size of a pixel of v in the map's units, the hint a draw's scans
+// give their sources (feature.Query.Resolution); 0 when v has no width.
+func resolution(v render.View) float64 {
+	if v.Width <= 0 {
+		return 0
+	}
+	return (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
+}
+
 // buildLayer returns the render layer of a catalog layer, and the label-only layers of its
 // further active label classes.
-// f multiplies every symbol and label size (SymbolScale).
-func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer, []render.Layer, error) {
+// f multiplies every symbol and label size (SymbolScale); res is the view's pixel size
+// (resolution), passed to the layer's scans.
+func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64) (render.Layer, []render.Layer, error) {
 	data := l.Data
 	fields := data.Info().Fields
 	defWhere, err := ParseWhere(st.DefinitionExpression, fields)
@@ -300,7 +310,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 	}
 	var extra []render.Layer
 	for _, lb := range active[min(1, len(active)):] {
-		el, err := labelOnlyLayer(l, lb, defWhere, f)
+		el, err := labelOnlyLayer(l, lb, defWhere, f, res)
 		if err != nil {
 			return render.Layer{}, nil, err
 		}
@@ -320,7 +330,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 	cols = readColumns(cols)
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
 		vals := make([]any, len(rendererIdx))
-		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols}
+		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols, Resolution: res}
 		return prefetch(ctx, yield, func(ctx context.Context, yield func(render.Feature) bool) error {
 			return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
 				rf := render.Feature{Geom: f.Geom}
@@ -446,7 +456,7 @@ func labelFields(lb *symbology.Label, fields []feature.Field) ([]int, error) {
 // labelOnlyLayer labels the features of a layer (within its definition expression pred) that a
 // label class's where clause matches, drawing no symbols: the renderer places one label per
 // feature, so a further class needs a layer of its own.
-func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr, f float64) (render.Layer, error) {
+func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr, f, res float64) (render.Layer, error) {
 	data := l.Data
 	fields := data.Info().Fields
 	idx, err := labelFields(lb, fields)
@@ -462,7 +472,7 @@ func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr,
 	cond := where.And(defWhere, wp)
 	cols := readColumns(idx)
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
-		q := &feature.Query{Bound: &b, Where: cond, Columns: cols}
+		q := &feature.Query{Bound: &b, Where: cond, Columns: cols, Resolution: res}
 		return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
 			if text := labelText(lb, idx, f.Values); text != "" {
 				return yield(render.Feature{Geom: f.Geom, Label: text})

@@ -156,6 +156,8 @@ type plan struct {
 	args      []any
 	cols      []int // the field columns selected, in select order after id and geometry
 	geom      bool  // the geometry column is selected
+	snap      bool  // geometries are snapped to the grid of decimals (a draw's Resolution)
+	decimals  int
 	rest      *feature.Matcher
 	restNone  bool // nothing is left for Go
 	restWhere bool // the where clause is left for Go
@@ -256,6 +258,10 @@ func (s *Source) planPart(q *feature.Query, ordered bool, part rtreePart) (*plan
 	cols = append(cols, feature.WhereColumns(rest.Where, s.info.Fields)...)
 	p.cols = uniqueInts(cols)
 	p.geom = s.table.GeometryColumn != "" && (!q.NoGeometry || rest.Bound != nil || rest.Spatial != nil)
+	if p.geom && rest.Spatial == nil {
+		// A draw: the same snapped geometries PostGIS's TWKB gives, so both draw one picture.
+		_, p.decimals, p.snap = feature.GridFor(q.Resolution)
+	}
 
 	list := []string{s.idExpr}
 	if p.geom {
@@ -388,6 +394,11 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 				continue
 			}
 		}
+		if p.snap && f.Geom != nil {
+			// After the envelope test, which PostGIS makes on the stored geometry too.
+			f.Geom = feature.SnapToGrid(f.Geom, p.decimals)
+			f.Bound = feature.BoundOf(f.Geom)
+		}
 		if err := fn(f); err != nil {
 			return err
 		}
@@ -500,7 +511,7 @@ func whereExact(p *plan) bool { return !p.restWhere }
 // Extent returns the union of the selected features' envelopes.
 func (s *Source) Extent(ctx context.Context, q *feature.Query) (orb.Bound, error) {
 	eq := *q
-	eq.Columns, eq.NoGeometry = []int{}, false
+	eq.Columns, eq.NoGeometry, eq.Resolution = []int{}, false, 0
 	b := feature.EmptyBound()
 	err := s.Scan(ctx, &eq, func(f *feature.Feature) error {
 		if f.Geom != nil {
