@@ -7,15 +7,15 @@ import (
 )
 
 // GridFor returns the grid a draw's Query.Resolution lets a provider snap vertices to: the
-// largest power of ten no larger than a tenth of res (a vertex then moves by a twentieth of a
-// pixel at most), and its count of decimals (negative for tens, hundreds, …), which is TWKB's
-// precision, kept within TWKB's -7…7. ok is false when res gives no grid (not positive, not
-// finite).
+// largest power of ten no larger than a hundredth of res (a vertex then moves by a two-hundredth
+// of a pixel at most), and its count of decimals (negative for tens, hundreds, …), which is
+// TWKB's precision, kept within TWKB's -7…7. ok is false when res gives no grid (not positive,
+// not finite).
 func GridFor(res float64) (grid float64, decimals int, ok bool) {
 	if !(res > 0) || math.IsInf(res, 0) {
 		return 0, 0, false
 	}
-	decimals = -int(math.Floor(math.Log10(res / 10)))
+	decimals = -int(math.Floor(math.Log10(res / 100)))
 	decimals = max(-7, min(7, decimals))
 	return math.Pow10(-decimals), decimals, true
 }

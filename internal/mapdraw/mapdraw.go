@@ -229,12 +229,26 @@ func SymbolScale(m *catalog.Map, l *catalog.Layer, st LayerState, scale float64)
 }
 
 // resolution is the ground size of a pixel of v in the map's units, the hint a draw's scans
-// give their sources (feature.Query.Resolution); 0 when v has no width.
+// give their sources (feature.Query.Resolution); 0 when v has no width. Only layers of lines
+// and polygons drawn with one plain symbol and without labels pass it on (buildLayer, plain): a
+// label's place depends on where the others are, and would change when a vertex moves by a
+// fraction of a pixel (so would a marker's antialiasing, for little to read less: a point is 21
+// bytes of WKB).
 func resolution(v render.View) float64 {
 	if v.Width <= 0 {
 		return 0
 	}
 	return (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
+}
+
+// snappable reports whether a layer of geometry type g reads snapped geometries for a draw.
+func snappable(g feature.GeometryType) bool { return g == feature.Polygon || g == feature.Polyline }
+
+// plain reports whether a symbol draws the same from snapped geometries: a solid fill and a
+// solid line. A dash pattern's phase runs along the line, and a picture or hatch fill is placed
+// from the shape's box, so either would show a vertex moved by a hundredth of a pixel.
+func plain(s *render.Symbol) bool {
+	return len(s.Dash) == 0 && s.Pattern == nil && s.Hatch == render.HatchNone
 }
 
 // buildLayer returns the render layer of a catalog layer, and the label-only layers of its
@@ -310,7 +324,7 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64) (render.
 	}
 	var extra []render.Layer
 	for _, lb := range active[min(1, len(active)):] {
-		el, err := labelOnlyLayer(l, lb, defWhere, f, res)
+		el, err := labelOnlyLayer(l, lb, defWhere, f)
 		if err != nil {
 			return render.Layer{}, nil, err
 		}
@@ -328,6 +342,9 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64) (render.
 		}
 	}
 	cols = readColumns(cols)
+	if label != nil || len(extra) > 0 || !snappable(data.Info().GeometryType) || !simple || !plain(&rl.Symbol) {
+		res = 0
+	}
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
 		vals := make([]any, len(rendererIdx))
 		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols, Resolution: res}
@@ -456,7 +473,7 @@ func labelFields(lb *symbology.Label, fields []feature.Field) ([]int, error) {
 // labelOnlyLayer labels the features of a layer (within its definition expression pred) that a
 // label class's where clause matches, drawing no symbols: the renderer places one label per
 // feature, so a further class needs a layer of its own.
-func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr, f, res float64) (render.Layer, error) {
+func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr, f float64) (render.Layer, error) {
 	data := l.Data
 	fields := data.Info().Fields
 	idx, err := labelFields(lb, fields)
@@ -472,7 +489,7 @@ func labelOnlyLayer(l *catalog.Layer, lb *symbology.Label, defWhere *where.Expr,
 	cond := where.And(defWhere, wp)
 	cols := readColumns(idx)
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
-		q := &feature.Query{Bound: &b, Where: cond, Columns: cols, Resolution: res}
+		q := &feature.Query{Bound: &b, Where: cond, Columns: cols}
 		return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
 			if text := labelText(lb, idx, f.Values); text != "" {
 				return yield(render.Feature{Geom: f.Geom, Label: text})

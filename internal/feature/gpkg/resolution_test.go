@@ -18,12 +18,12 @@ import (
 // TestResolutionPicture draws a small dense scene — 120 × 120 parcels, 48 m squares on a 50 m
 // grid, as bench/dense.sh draws a million — from a GeoPackage with and without a draw's
 // Query.Resolution, at street and region scale, and requires the pictures to agree: the
-// snapping a provider does for a draw (a tenth of a pixel or finer) must not show. It also
+// snapping a provider does for a draw (a hundredth of a pixel or finer) must not show. It also
 // requires that the geometries were snapped, so that it tests the pushdown, not its absence.
 func TestResolutionPicture(t *testing.T) {
 	const side, cell, size = 120, 50.0, 48.0
 	// Off the metre grid, so that a snapped vertex differs from a stored one.
-	ox, oy := -10915000.37, 3480000.61
+	ox, oy := -10915000.3712, 3480000.6134
 	path := filepath.Join(t.TempDir(), "dense.gpkg")
 	w, err := gpkg.Create(path, "parcels", 3857, "POLYGON", []feature.Field{{Name: "gid", Type: feature.FieldOID}})
 	if err != nil {
@@ -91,12 +91,12 @@ func TestResolutionPicture(t *testing.T) {
 			}
 			exact, snapped := draw(0), draw(res)
 			if n == 0 || offGrid > 0 {
-				t.Fatalf("%d of the %d features drawn with a resolution have vertices off the %g m grid: not snapped", offGrid, n, grid)
+				t.Fatalf("%d vertices of the %d features drawn with a resolution are off the %g m grid: not snapped", offGrid, n, grid)
 			}
 			mean, worst := diff(exact, snapped)
 			t.Logf("%s: %d features, grid %g m for %.2f m pixels: mean difference %.3f, worst %d", v.name, n, grid, res, mean, worst)
-			// A tenth of a pixel or finer moves an antialiased edge's coverage by a few levels at
-			// most; the mean over the picture stays well under one level.
+			// A hundredth of a pixel or finer moves an antialiased edge's coverage by a level or
+			// two at most; the mean over the picture stays well under one level.
 			if mean > 0.5 || worst > 48 {
 				t.Errorf("snapped picture differs: mean %.3f levels (limit 0.5), worst channel %d (limit 48)", mean, worst)
 			}
