@@ -9,7 +9,7 @@
 #
 # Packages: redis-server, postgresql-15-postgis-3 and postgresql-client-15, python3-zeep,
 # proj-bin, gdal-bin, python3-mapproxy, python3-owslib, docker-compose, librsvg2-bin, poppler-utils, libproj-dev,
-# chromium and npm, each only when what the tests use of it is missing; then playwright-core
+# mapserver-bin (UMN MapServer's map2img, for the renderer's differential tests), chromium and npm, each only when what the tests use of it is missing; then playwright-core
 # (pinned below) into $MAPFARM_CACHE/node for the map viewer test. apt needs root or
 # passwordless sudo. scripts/test.sh runs this first; see docs/testing.md.
 set -euo pipefail
@@ -67,6 +67,7 @@ packages() {
 	command -v docker-compose >/dev/null || want+=(docker-compose)
 	command -v rsvg-convert >/dev/null || want+=(librsvg2-bin)
 	command -v pdftoppm >/dev/null || want+=(poppler-utils)
+	command -v map2img >/dev/null || want+=(mapserver-bin)
 	[[ -f /usr/include/proj.h ]] || want+=(libproj-dev)
 	command -v chromium >/dev/null || want+=(chromium)
 	command -v npm >/dev/null || want+=(npm)

@@ -163,11 +163,14 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 	path := &st.path
 	path.reset()
 	var cur *Symbol
+	fps, _ := s.(footprintSurface)
+	pending := false // footprints accumulated for cur
 	flush := func() {
-		if cur != nil && len(path.subs) > 0 {
-			drawPath(s, path, cur, v)
+		if cur != nil && (len(path.subs) > 0 || pending) {
+			drawPath(s, fps, path, cur, v)
 		}
 		path.reset()
+		pending = false
 	}
 	var label labelCand
 	if l.Label != nil {
@@ -195,7 +198,7 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 				return false
 			}
 		}
-		if f.Geom == nil {
+		if f.Geom == nil && f.Footprint.IsZero() {
 			return true
 		}
 		sym := f.Symbol
@@ -207,7 +210,32 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 			cur = sym
 		}
 		wantLabel := l.Label != nil && f.Label != ""
-		switch g := f.Geom.(type) {
+		if fps != nil && !wantLabel && f.Outline == nil && sym.Pattern == nil && sym.Hatch == HatchNone {
+			// A polygon of at most a pixel: its coverage, not its outline.
+			var fp pixelFootprint
+			ok := f.Geom == nil
+			if ok {
+				fp = footprintPixels(f.Footprint, tr.m)
+			} else {
+				fp, ok = polygonFootprint(f.Geom, tr.m)
+			}
+			if ok {
+				width, duty := 0.0, 1.0
+				if sym.Stroke.A > 0 {
+					width = v.PointsToPixels(sym.StrokeWidth)
+					duty = dashDuty(sym.Dash)
+				}
+				if fps.addFootprint(fp, sym.Fill.A > 0, width, duty) {
+					pending = true
+					return true
+				}
+			}
+		}
+		geom := f.Geom
+		if geom == nil {
+			geom = f.Footprint.Bound
+		}
+		switch g := geom.(type) {
 		case orb.Point, orb.MultiPoint:
 			flush()
 			cur = sym
@@ -260,7 +288,7 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 			return true
 		}
 		firstSub, firstPoly := len(path.subs), len(path.polys)
-		tr.addGeometry(path, f.Geom)
+		tr.addGeometry(path, geom)
 		if f.Outline != nil {
 			for i := firstSub; i < len(path.subs); i++ {
 				path.subs[i].fillOnly = true
@@ -295,9 +323,36 @@ func (r *Renderer) drawLayer(ctx context.Context, s Surface, st *drawState, l *L
 	return ctxErr
 }
 
+// footprintSurface is a Surface that draws polygons smaller than a pixel from their footprints
+// (GGSurface): addFootprint accumulates one for the batch being drawn, compositeFill and
+// compositeStroke composite what the batch accumulated with its fill and outline colour.
+type footprintSurface interface {
+	addFootprint(fp pixelFootprint, fill bool, width, duty float64) bool
+	compositeFill(c color.NRGBA)
+	compositeStroke(c color.NRGBA)
+}
+
+// dashDuty returns the fraction of a line a dash pattern draws (1 for none).
+func dashDuty(dash []float64) float64 {
+	var on, all float64
+	for i, d := range dash {
+		if d > 0 {
+			all += d
+			if i%2 == 0 {
+				on += d
+			}
+		}
+	}
+	if all == 0 {
+		return 1
+	}
+	return on / all
+}
+
 // drawPath fills the closed subpaths of path with sym and strokes all of them but the rings
-// that are only filled.
-func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
+// that are only filled; with fps, the footprints accumulated for the batch are composited after
+// the fill and after the outline.
+func drawPath(s Surface, fps footprintSurface, path *pixelPath, sym *Symbol, v View) {
 	hasOpen, hasFillOnly := false, false
 	emit := func(closedOnly bool) {
 		s.NewPath()
@@ -341,6 +396,9 @@ func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
 		s.FillPattern(hatchTile(sym.Hatch, sym.Fill, v.PointsToPixels(orDefault(sym.HatchSpacing, defaultHatchSpacing)), v.PointsToPixels(0.75)))
 	case sym.Fill.A > 0:
 		s.Fill(sym.Fill)
+		if fps != nil {
+			fps.compositeFill(sym.Fill)
+		}
 	}
 	if stroke.Color.A == 0 || stroke.Width <= 0 {
 		return
@@ -349,4 +407,7 @@ func drawPath(s Surface, path *pixelPath, sym *Symbol, v View) {
 		emit(false)
 	}
 	s.Stroke(stroke)
+	if fps != nil {
+		fps.compositeStroke(stroke.Color)
+	}
 }

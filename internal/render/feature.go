@@ -14,11 +14,27 @@ import (
 // Outline, when not nil, is what is stroked of a polygon Geom instead of its rings, which are
 // then only filled: lines in the same coordinates (a polygon cut at a seam is outlined without
 // the cut; see mapdraw).
+//
+// Footprint, when not zero and Geom is nil, stands for a polygon too small to draw in detail (see
+// Footprint): the raster renderer composites its coverage; vector surfaces draw its bounding box.
 type Feature struct {
-	Geom    orb.Geometry
-	Label   string
-	Symbol  *Symbol
-	Outline orb.Geometry
+	Geom      orb.Geometry
+	Label     string
+	Symbol    *Symbol
+	Outline   orb.Geometry
+	Footprint Footprint
+}
+
+// bound returns the bounding box of f's geometry, or of its footprint when it has no geometry,
+// and false when it has neither.
+func (f *Feature) bound() (orb.Bound, bool) {
+	switch {
+	case f.Geom != nil:
+		return f.Geom.Bound(), true
+	case !f.Footprint.IsZero():
+		return f.Footprint.Bound, true
+	}
+	return orb.Bound{}, false
 }
 
 // Source gives the features of a layer. Search calls yield for every feature whose geometry may
@@ -47,7 +63,7 @@ func (fs Features) Search(ctx context.Context, b orb.Bound, yield func(Feature) 
 				return err
 			}
 		}
-		if f.Geom == nil || !f.Geom.Bound().Intersects(b) {
+		if fb, ok := f.bound(); !ok || !fb.Intersects(b) {
 			continue
 		}
 		if !yield(f) {
@@ -114,15 +130,14 @@ type Index struct {
 	bounds   []orb.Bound
 }
 
-// NewIndex returns an Index of fs (features with a nil geometry are dropped).
+// NewIndex returns an Index of fs (features with neither a geometry nor a footprint are dropped).
 func NewIndex(fs []Feature) *Index {
 	ix := &Index{}
 	for _, f := range fs {
-		if f.Geom == nil {
-			continue
+		if b, ok := f.bound(); ok {
+			ix.features = append(ix.features, f)
+			ix.bounds = append(ix.bounds, b)
 		}
-		ix.features = append(ix.features, f)
-		ix.bounds = append(ix.bounds, f.Geom.Bound())
 	}
 	return ix
 }

@@ -51,6 +51,11 @@ type GGSurface struct {
 	out   []pathPoint
 	osub  []subpath
 	boxes [][4]float64
+
+	cov   coverage             // footprints of the current batch (see addFootprint)
+	segs  map[segment]struct{} // hairline segments drawn by the current stroke
+	drawn []bool
+	hl    []pathPoint
 }
 
 type pathPoint struct{ x, y float64 }
@@ -82,11 +87,20 @@ func (s *GGSurface) reset(img *image.RGBA) {
 	s.m, s.ident = Identity(), true
 	s.stack = s.stack[:0]
 	s.NewPath()
+	if s.cov.hasFill || s.cov.ink {
+		// A draw stopped half way: forget what it accumulated.
+		clear(s.cov.fill)
+		clear(s.cov.depth)
+		s.cov.clearRows()
+	}
 }
 
 // dropSpare forgets the spare group image when it holds more than maxBytes, so that a pooled
 // surface does not keep a large render's memory.
 func (s *GGSurface) dropSpare(maxBytes int) {
+	if s.cov.bytes() > maxBytes {
+		s.cov = coverage{}
+	}
 	for _, g := range s.spare {
 		if cap(g.Pix) > maxBytes {
 			clear(s.spare)
@@ -347,11 +361,6 @@ func (s *GGSurface) stroke(pts []pathPoint, subs []subpath, st StrokeStyle) {
 		return
 	}
 	c := st.Color
-	if w < 1 {
-		// Hairlines: a one-pixel line at proportionally lower opacity looks right and avoids dropouts.
-		c.A = uint8(float64(c.A)*w + 0.5)
-		w = 1
-	}
 	hw := w / 2
 	r := s.pathBounds(pts, hw+2)
 	if r.Empty() {
@@ -362,44 +371,181 @@ func (s *GGSurface) stroke(pts []pathPoint, subs []subpath, st StrokeStyle) {
 	if st.Cap != CapButt {
 		ext = hw
 	}
-	// Lines up to about a pixel wide are centred on pixel centres, as MapServer does, so horizontal and
-	// vertical runs come out crisp instead of spread half-and-half over two rows.
-	snap := w <= 1.25
-	for _, sp := range subs {
-		if snap {
-			s.line = snapCentres(s.line[:0], pts[sp.start:sp.end])
-			s.line = dedupe(s.line[:0], s.line)
-		} else {
-			s.line = dedupe(s.line[:0], pts[sp.start:sp.end])
+	// Lines of one pixel (up to a quarter more) are centred on pixel centres, so that horizontal and
+	// vertical runs come out crisp instead of spread half-and-half over two rows; a subpath that
+	// snapping would collapse (a ring to fewer than three points, a line to one) is drawn where it
+	// is. Thinner lines (hairlines) are drawn where they are at their true width: snapping them
+	// moves their ink by up to half a pixel, which opens a blank column where a gap of about a
+	// pixel lies between two outlines that snap away from it.
+	//
+	// Rasterized together, overlapping hairlines would add up their coverage: a border shared by
+	// two polygons would be twice as dark as either outline, neighbours in a dense map a solid
+	// mass. So a segment already drawn in this stroke (a shared border, in either direction) is
+	// not drawn again, and the rest is composited one subpath at a time, each covering what the
+	// ones before left, as an antialiased renderer drawing shape after shape does.
+	snap := w >= snapMinWidth && w <= snapMaxWidth
+	if w >= snapMinWidth {
+		for _, sp := range subs {
+			s.appendOutline(pts[sp.start:sp.end], sp.closed, snap, hw, ext)
 		}
-		if len(s.line) < 2 {
-			continue
-		}
-		if sp.closed && len(s.line) >= 3 {
-			if signedArea(s.line) < 0 {
-				reversePoints(s.line)
-			}
-			start := len(s.out)
-			s.out = offsetLine(s.out, s.line, hw, true)
-			s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
-			start = len(s.out)
-			s.out = offsetLine(s.out, s.line, -hw, true)
-			reversePoints(s.out[start:])
-			s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
-			continue
-		}
-		// An open line's outline: the left side forward, then the right side back.
-		start := len(s.out)
-		s.out = offsetLine(s.out, s.line, hw, false)
-		n := len(s.out)
-		s.out = offsetLine(s.out, s.line, -hw, false)
-		reversePoints(s.out[n:])
-		if ext > 0 {
-			extendEnds(s.out[start:], n-start, s.line, ext)
-		}
-		s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+		s.rasterBands(s.out, s.osub, r, c)
+		return
 	}
-	s.rasterBands(s.out, s.osub, r, c)
+	clear(s.segs)
+	if s.segs == nil {
+		s.segs = make(map[segment]struct{})
+	}
+	for _, sp := range subs {
+		s.appendHairline(pts[sp.start:sp.end], sp.closed, hw, ext)
+		if len(s.out) > 0 {
+			if r := s.pathBounds(s.out, 1); !r.Empty() {
+				s.rasterBands(s.out, s.osub, r, c)
+			}
+			s.out, s.osub = s.out[:0], s.osub[:0]
+		}
+	}
+}
+
+// segment is a line segment in 1/256 pixel units, its lesser end first.
+type segment [4]int32
+
+func segmentOf(a, b pathPoint) segment {
+	q := func(v float64) int32 { return int32(math.Round(max(-1<<22, min(1<<22, v)) * 256)) }
+	s := segment{q(a.x), q(a.y), q(b.x), q(b.y)}
+	if s[2] < s[0] || s[2] == s[0] && s[3] < s[1] {
+		s = segment{s[2], s[3], s[0], s[1]}
+	}
+	return s
+}
+
+// appendHairline appends the outline of the hairline pts (a ring when closed) less the segments
+// already in s.segs, which it adds the others to: a ring with none of them is outlined whole, a
+// ring or line with some as the runs between them (butt ends where a run stops at a segment drawn
+// before; ext at a line's own ends).
+func (s *GGSurface) appendHairline(pts []pathPoint, closed bool, hw, ext float64) {
+	s.hl = dedupe(s.hl[:0], pts)
+	line := s.hl
+	n := len(line)
+	if n < 2 || closed && n < 3 {
+		s.appendOutline(line, closed, false, hw, ext)
+		return
+	}
+	nseg := n - 1
+	if closed {
+		nseg = n
+	}
+	// Mark the segments drawn before (s.drawn[i]: segment i, from point i to i+1, is skipped).
+	s.drawn = s.drawn[:0]
+	skipped := -1
+	for i := range nseg {
+		k := segmentOf(line[i], line[(i+1)%n])
+		_, seen := s.segs[k]
+		if !seen {
+			s.segs[k] = struct{}{}
+		} else if skipped < 0 {
+			skipped = i
+		}
+		s.drawn = append(s.drawn, seen)
+	}
+	if skipped < 0 {
+		s.appendOutline(line, closed, false, hw, ext)
+		return
+	}
+	// Runs of segments not drawn before, starting after a skipped one (a ring's first run may wrap
+	// round its start).
+	first := 0
+	if closed {
+		first = skipped + 1
+	}
+	run := s.tmp[:0]
+	flush := func(lineEnd bool) {
+		if len(run) >= 2 {
+			e := 0.0
+			if lineEnd {
+				e = ext
+			}
+			s.appendOutline(run, false, false, hw, e)
+		}
+		run = run[:0]
+	}
+	for j := range nseg {
+		i := (first + j) % nseg
+		if s.drawn[i] {
+			flush(false)
+			continue
+		}
+		if len(run) == 0 {
+			run = append(run, line[i])
+		}
+		run = append(run, line[(i+1)%n])
+	}
+	flush(!closed)
+	s.tmp = run[:0]
+}
+
+// appendOutline appends to s.out and s.osub the outline of the line pts (a ring when closed) for a
+// stroke of half width hw, snapped to pixel centres when snap is set and that does not collapse
+// it, its ends extended by ext (caps).
+func (s *GGSurface) appendOutline(pts []pathPoint, closed, snap bool, hw, ext float64) {
+	s.line = s.line[:0]
+	if snap {
+		s.line = snapCentres(s.line, pts)
+		s.line = dedupe(s.line[:0], s.line)
+		if len(s.line) < 2 || closed && len(s.line) < 3 {
+			s.line = s.line[:0]
+		}
+	}
+	if len(s.line) == 0 {
+		s.line = dedupe(s.line, pts)
+	}
+	if len(s.line) < 2 {
+		if len(s.line) == 1 && (closed || ext > 0) {
+			// A ring or a capped line of no length: a dot of the line's width.
+			start := len(s.out)
+			s.out = dotRing(s.out, s.line[0], hw)
+			s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+		}
+		return
+	}
+	if closed && len(s.line) >= 3 {
+		if signedArea(s.line) < 0 {
+			reversePoints(s.line)
+		}
+		start := len(s.out)
+		s.out = offsetLine(s.out, s.line, hw, true)
+		s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+		start = len(s.out)
+		s.out = offsetLine(s.out, s.line, -hw, true)
+		reversePoints(s.out[start:])
+		s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+		return
+	}
+	// An open line's outline: the left side forward, then the right side back.
+	start := len(s.out)
+	s.out = offsetLine(s.out, s.line, hw, false)
+	n := len(s.out)
+	s.out = offsetLine(s.out, s.line, -hw, false)
+	reversePoints(s.out[n:])
+	if ext > 0 {
+		extendEnds(s.out[start:], n-start, s.line, ext)
+	}
+	s.osub = append(s.osub, subpath{start: start, end: len(s.out), closed: true})
+}
+
+// Stroke widths, in pixels, of the lines the fast rasterizer snaps to pixel centres.
+const (
+	snapMinWidth = 1
+	snapMaxWidth = 1.25
+)
+
+// dotRing appends a regular octagon of radius r around p (clockwise on screen, as a filled ring
+// must be).
+func dotRing(dst []pathPoint, p pathPoint, r float64) []pathPoint {
+	for i := range 8 {
+		a := float64(i) * math.Pi / 4
+		dst = append(dst, pathPoint{p.x + r*math.Cos(a), p.y + r*math.Sin(a)})
+	}
+	return dst
 }
 
 // snapCentres appends pts moved to the centres of their pixels.
@@ -698,3 +844,28 @@ func (s *GGSurface) EndGroup(opacity float64) {
 }
 
 var _ Surface = (*GGSurface)(nil)
+
+// addFootprint accumulates a polygon smaller than a pixel (see coverage) for the next
+// compositeFill and compositeStroke: its fill when fill is set, its outline when width (pixels) is
+// positive, a dashed one drawn for the fraction duty of its length. It reports false, taking
+// nothing, when the surface cannot: its image does not start at (0, 0).
+func (s *GGSurface) addFootprint(fp pixelFootprint, fill bool, width, duty float64) bool {
+	b := s.img.Bounds()
+	if b.Min != (image.Point{}) {
+		return false
+	}
+	if s.cov.w != b.Dx() || s.cov.h != b.Dy() {
+		if s.cov.hasFill || s.cov.ink {
+			return false
+		}
+		s.cov.reset(b.Dx(), b.Dy())
+	}
+	s.cov.add(&fp, fill, width, duty)
+	return true
+}
+
+// compositeFill blends c where accumulated footprints have fill coverage.
+func (s *GGSurface) compositeFill(c color.NRGBA) { s.cov.composite(s.img.Pix, s.img.Stride, c, false) }
+
+// compositeStroke blends c where accumulated footprints have outline coverage.
+func (s *GGSurface) compositeStroke(c color.NRGBA) { s.cov.composite(s.img.Pix, s.img.Stride, c, true) }

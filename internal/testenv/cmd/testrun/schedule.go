@@ -266,7 +266,7 @@ func (r *runner) services(ctx context.Context, minioBin string) (int, bool) {
 
 // tools checks what scripts/install.sh installs: python3 with zeep, libproj's headers and the
 // reference tools the tests compare against (PROJ's geod and cs2cs, GDAL's ogrinfo and
-// ogr2ogr, MapProxy, docker-compose, rsvg-convert, pdftoppm).
+// ogr2ogr, MapProxy, docker-compose, rsvg-convert, pdftoppm, UMN MapServer's map2img).
 func (r *runner) tools() (int, bool) {
 	r.section("python3-zeep")
 	if r.dry {
@@ -290,7 +290,7 @@ func (r *runner) tools() (int, bool) {
 
 	r.section("reference tools")
 	var missing []string
-	for _, tool := range []string{"geod", "cs2cs", "ogrinfo", "ogr2ogr", "docker-compose", "rsvg-convert", "pdftoppm"} {
+	for _, tool := range []string{"geod", "cs2cs", "ogrinfo", "ogr2ogr", "docker-compose", "rsvg-convert", "pdftoppm", "map2img"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			missing = append(missing, tool)
 		}
@@ -301,7 +301,7 @@ func (r *runner) tools() (int, bool) {
 	if len(missing) > 0 && !r.dry {
 		return r.die("missing %s: run scripts/install.sh", strings.Join(missing, ", ")), false
 	}
-	r.note("geod, ogrinfo, mapproxy, docker-compose, rsvg-convert and pdftoppm present")
+	r.note("geod, ogrinfo, mapproxy, docker-compose, rsvg-convert, pdftoppm and map2img present")
 	return 0, true
 }
 
