@@ -2,6 +2,7 @@ package postgis
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -253,6 +254,12 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	}
 	var slab featureSlab
 	var tw twkbReader
+	// A scan for no attribute columns (a draw's, a count's) gives every feature one shared slice
+	// of nil Values (callers do not modify them), and reads the id into Feature.ID alone.
+	lean := q.Columns != nil && len(q.Columns) == 0 && f.residual == nil
+	if lean {
+		slab.shared = make([]any, len(s.info.Fields))
+	}
 	for rows.Next() {
 		raw := rows.RawValues()
 		ft := slab.next(len(s.info.Fields))
@@ -273,13 +280,23 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 			}
 		}
 		for i, c := range cols {
+			if lean && c == s.idIdx {
+				if id, ok := binaryInt(dec.fields[first+i], raw[first+i]); ok {
+					ft.ID = id
+					continue
+				}
+			}
 			v, err := dec.value(first+i, raw[first+i])
 			if err != nil {
 				return s.fail(ctx, err)
 			}
+			if lean {
+				ft.ID, _ = goValue(v).(int64)
+				continue
+			}
 			ft.Values[c] = goValue(v)
 		}
-		if id, ok := ft.Values[s.idIdx].(int64); ok {
+		if id, ok := ft.Values[s.idIdx].(int64); ok && !lean {
 			ft.ID = id
 		}
 		if f.residual != nil {
@@ -312,6 +329,8 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 type featureSlab struct {
 	feats []feature.Feature
 	vals  []any
+	// shared, when not nil, is every feature's Values.
+	shared []any
 }
 
 const slabSize = 256
@@ -319,13 +338,35 @@ const slabSize = 256
 func (sl *featureSlab) next(fields int) *feature.Feature {
 	if len(sl.feats) == 0 {
 		sl.feats = make([]feature.Feature, slabSize)
-		sl.vals = make([]any, slabSize*fields)
 	}
 	f := &sl.feats[0]
 	sl.feats = sl.feats[1:]
+	if sl.shared != nil {
+		f.Values = sl.shared
+		return f
+	}
+	if len(sl.vals) < fields {
+		sl.vals = make([]any, slabSize*fields)
+	}
 	f.Values = sl.vals[:fields:fields]
 	sl.vals = sl.vals[fields:]
 	return f
+}
+
+// binaryInt reads an int2, int4 or int8 column's value in the binary format without boxing it.
+func binaryInt(fd pgconn.FieldDescription, raw []byte) (int64, bool) {
+	if fd.Format != pgtype.BinaryFormatCode {
+		return 0, false
+	}
+	switch {
+	case fd.DataTypeOID == pgtype.Int8OID && len(raw) == 8:
+		return int64(binary.BigEndian.Uint64(raw)), true
+	case fd.DataTypeOID == pgtype.Int4OID && len(raw) == 4:
+		return int64(int32(binary.BigEndian.Uint32(raw))), true
+	case fd.DataTypeOID == pgtype.Int2OID && len(raw) == 2:
+		return int64(int16(binary.BigEndian.Uint16(raw))), true
+	}
+	return 0, false
 }
 
 // goValue converts a pgx value to the Go type of its field type.
