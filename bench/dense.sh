@@ -217,5 +217,7 @@ if [[ $TILES == 1 ]]; then
 	echo "== cached tiles: bench/tiles.sh 4 1"
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	pids=()
-	bash "$root/bench/tiles.sh" 4 1
+	# Its own farm on the sample services: none of this run's settings.
+	env -u MAPFARM_SERVICES -u MAPFARM_REDIS_ADDR -u MAPFARM_STORE -u MAPFARM_STORE_DIR -u MAPFARM_LOG_LEVEL \
+		-u MAPFARM_BENCH_DSN bash "$root/bench/tiles.sh" 4 1
 fi
