@@ -7,7 +7,7 @@ import (
 )
 
 // GridFor returns the grid a draw's Query.Resolution lets a provider snap vertices to: the
-// largest power of ten no larger than a hundredth of res (a vertex then moves by a two-hundredth
+// largest power of ten no larger than a thousandth of res (a vertex then moves by a two-thousandth
 // of a pixel at most), and its count of decimals (negative for tens, hundreds, …), which is
 // TWKB's precision, kept within TWKB's -7…7. ok is false when res gives no grid (not positive,
 // not finite).
@@ -15,7 +15,7 @@ func GridFor(res float64) (grid float64, decimals int, ok bool) {
 	if !(res > 0) || math.IsInf(res, 0) {
 		return 0, 0, false
 	}
-	decimals = -int(math.Floor(math.Log10(res / 100)))
+	decimals = -int(math.Floor(math.Log10(res / 1000)))
 	decimals = max(-7, min(7, decimals))
 	return math.Pow10(-decimals), decimals, true
 }

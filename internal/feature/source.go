@@ -121,7 +121,7 @@ type Query struct {
 	// Resolution, when > 0, is the size of a pixel of the picture the scan
 	// is drawn into, in the source's units: a hint that only draws give. A
 	// provider may then return each geometry with its vertices snapped to
-	// the grid of GridFor(Resolution) (a hundredth of a pixel or finer) and
+	// the grid of GridFor(Resolution) (a thousandth of a pixel or finer) and
 	// repeated vertices dropped, as a database does cheaply before sending
 	// it (fewer bytes to read and decode); Feature.Bound is then the snapped
 	// geometry's. A provider that cannot push it down ignores it, and so

@@ -246,7 +246,7 @@ func snappable(g feature.GeometryType) bool { return g == feature.Polygon || g =
 
 // plain reports whether a symbol draws the same from snapped geometries: a solid fill and a
 // solid line. A dash pattern's phase runs along the line, and a picture or hatch fill is placed
-// from the shape's box, so either would show a vertex moved by a hundredth of a pixel.
+// from the shape's box, so either would show a vertex moved by a fraction of a pixel.
 func plain(s *render.Symbol) bool {
 	return len(s.Dash) == 0 && s.Pattern == nil && s.Hatch == render.HatchNone
 }

@@ -18,7 +18,7 @@ import (
 // TestResolutionPicture draws a small dense scene — 120 × 120 parcels, 48 m squares on a 50 m
 // grid, as bench/dense.sh draws a million — from a GeoPackage with and without a draw's
 // Query.Resolution, at street and region scale, and requires the pictures to agree: the
-// snapping a provider does for a draw (a hundredth of a pixel or finer) must not show. It also
+// snapping a provider does for a draw (a thousandth of a pixel or finer) must not show. It also
 // requires that the geometries were snapped, so that it tests the pushdown, not its absence.
 func TestResolutionPicture(t *testing.T) {
 	const side, cell, size = 120, 50.0, 48.0
@@ -95,7 +95,7 @@ func TestResolutionPicture(t *testing.T) {
 			}
 			mean, worst := diff(exact, snapped)
 			t.Logf("%s: %d features, grid %g m for %.2f m pixels: mean difference %.3f, worst %d", v.name, n, grid, res, mean, worst)
-			// A hundredth of a pixel or finer moves an antialiased edge's coverage by a level or
+			// A thousandth of a pixel or finer moves an antialiased edge's coverage by a level or
 			// two at most; the mean over the picture stays well under one level.
 			if mean > 0.5 || worst > 48 {
 				t.Errorf("snapped picture differs: mean %.3f levels (limit 0.5), worst channel %d (limit 48)", mean, worst)

@@ -233,7 +233,7 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	_, decimals, twkb := feature.GridFor(q.Resolution)
 	switch {
 	case withGeom && twkb:
-		// A draw: the geometry snapped to a hundredth of a pixel or finer, without repeated points,
+		// A draw: the geometry snapped to a thousandth of a pixel or finer, without repeated points,
 		// as TWKB (integers, deltas, varints): a fraction of the bytes to send and decode.
 		sel = append(sel, "ST_AsTWKB("+s.geom+", "+strconv.Itoa(decimals)+")")
 	case withGeom:

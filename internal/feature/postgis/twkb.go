@@ -12,7 +12,7 @@ import (
 // TWKB ("tiny WKB", PostGIS's ST_AsTWKB) is how a draw's geometries travel when the query gives
 // a Resolution: coordinates as integers on a decimal grid, each point a zigzag varint delta from
 // the previous one, repeated points dropped by the server. A 48 m square parcel of a region view
-// (0.1 m grid) is 24 bytes instead of WKB's 93. The format: https://github.com/TWKB/Specification.
+// (0.01 m grid) is 24 bytes instead of WKB's 93. The format: https://github.com/TWKB/Specification.
 
 // errTWKB is the error of a malformed TWKB value.
 var errTWKB = errors.New("malformed TWKB")
