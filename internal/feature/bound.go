@@ -6,51 +6,53 @@ import "github.com/paulmach/orb"
 // providers compute it for every feature they stream, where orb's Bound (a Contains test and an
 // Extend per point) costs as much as decoding the geometry.
 func BoundOf(g orb.Geometry) orb.Bound {
+	// Each case hands pointsBound a non-empty slice, and leaves orb's empty bound to g.Bound():
+	// passing g itself along would box it, an allocation per feature.
 	switch g := g.(type) {
 	case orb.Point:
 		return orb.Bound{Min: g, Max: g}
 	case orb.MultiPoint:
-		return pointsBound(g, g)
-	case orb.LineString:
-		return pointsBound(g, g)
-	case orb.Ring:
-		return pointsBound(g, g)
-	case orb.Polygon:
-		if len(g) == 0 {
-			return g.Bound()
+		if len(g) > 0 {
+			return pointsBound(g)
 		}
-		return pointsBound(g[0], g) // the outer ring bounds the polygon
+	case orb.LineString:
+		if len(g) > 0 {
+			return pointsBound(g)
+		}
+	case orb.Ring:
+		if len(g) > 0 {
+			return pointsBound(g)
+		}
+	case orb.Polygon:
+		if len(g) > 0 && len(g[0]) > 0 {
+			return pointsBound(g[0]) // the outer ring bounds the polygon
+		}
 	case orb.MultiLineString:
 		b, ok := orb.Bound{}, false
 		for _, ls := range g {
 			if len(ls) > 0 {
-				b, ok = union(b, pointsBound(ls, ls), ok), true
+				b, ok = union(b, pointsBound(ls), ok), true
 			}
 		}
-		if !ok {
-			return g.Bound()
+		if ok {
+			return b
 		}
-		return b
 	case orb.MultiPolygon:
 		b, ok := orb.Bound{}, false
 		for _, p := range g {
 			if len(p) > 0 && len(p[0]) > 0 {
-				b, ok = union(b, pointsBound(p[0], p), ok), true
+				b, ok = union(b, pointsBound(p[0]), ok), true
 			}
 		}
-		if !ok {
-			return g.Bound()
+		if ok {
+			return b
 		}
-		return b
 	}
 	return g.Bound()
 }
 
-// pointsBound bounds ps; for no points it is whole.Bound() (orb's empty bound).
-func pointsBound[P ~[]orb.Point](ps P, whole orb.Geometry) orb.Bound {
-	if len(ps) == 0 {
-		return whole.Bound()
-	}
+// pointsBound bounds ps, which must not be empty.
+func pointsBound[P ~[]orb.Point](ps P) orb.Bound {
 	minX, minY, maxX, maxY := ps[0][0], ps[0][1], ps[0][0], ps[0][1]
 	for _, p := range ps[1:] {
 		if p[0] < minX {

@@ -79,6 +79,7 @@ func spatial(q *Query) bool { return q.Bound != nil || q.Spatial != nil }
 func (r *reprojected) inner(q *Query) *Query {
 	in := *q
 	in.Bound, in.Spatial = nil, nil
+	in.Resolution = 0 // a pixel of the target system is no length in the source's
 	if spatial(q) {
 		if b, ok := q.Candidates(); ok {
 			if sb, ok := r.t.InverseCover(b); ok {

@@ -118,6 +118,15 @@ type Query struct {
 	Offset int
 	// Limit returns at most that many features; 0 means no limit.
 	Limit int
+	// Resolution, when > 0, is the size of a pixel of the picture the scan
+	// is drawn into, in the source's units: a hint that only draws give. A
+	// provider may then return each geometry with its vertices snapped to
+	// the grid of GridFor(Resolution) (a thousandth of a pixel or finer) and
+	// repeated vertices dropped, as a database does cheaply before sending
+	// it (fewer bytes to read and decode); Feature.Bound is then the snapped
+	// geometry's. A provider that cannot push it down ignores it, and so
+	// must every query that needs exact geometries.
+	Resolution float64
 	// MaxGroups bounds the groups Stats computes: a selection with more
 	// groups fails with ErrTooManyGroups as soon as the source has seen
 	// the group past the bound (a database is asked for one more group

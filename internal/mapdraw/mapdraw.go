@@ -172,7 +172,7 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 			return render.Map{}, err
 		}
 		f := SymbolScale(req.Map, l, st, scale)
-		rl, labelLayers, err := buildLayer(l, st, scale, f)
+		rl, labelLayers, err := buildLayer(l, st, scale, f, resolution(req.View))
 		if err != nil {
 			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
 		}
@@ -228,10 +228,34 @@ func SymbolScale(m *catalog.Map, l *catalog.Layer, st LayerState, scale float64)
 	return ref / scale
 }
 
+// resolution is the ground size of a pixel of v in the map's units, the hint a draw's scans
+// give their sources (feature.Query.Resolution); 0 when v has no width. Only layers of lines
+// and polygons drawn with one plain symbol and without labels pass it on (buildLayer, plain): a
+// label's place depends on where the others are, and would change when a vertex moves by a
+// fraction of a pixel (so would a marker's antialiasing, for little to read less: a point is 21
+// bytes of WKB).
+func resolution(v render.View) float64 {
+	if v.Width <= 0 {
+		return 0
+	}
+	return (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
+}
+
+// snappable reports whether a layer of geometry type g reads snapped geometries for a draw.
+func snappable(g feature.GeometryType) bool { return g == feature.Polygon || g == feature.Polyline }
+
+// plain reports whether a symbol draws the same from snapped geometries: a solid fill and a
+// solid line. A dash pattern's phase runs along the line, and a picture or hatch fill is placed
+// from the shape's box, so either would show a vertex moved by a fraction of a pixel.
+func plain(s *render.Symbol) bool {
+	return len(s.Dash) == 0 && s.Pattern == nil && s.Hatch == render.HatchNone
+}
+
 // buildLayer returns the render layer of a catalog layer, and the label-only layers of its
 // further active label classes.
-// f multiplies every symbol and label size (SymbolScale).
-func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer, []render.Layer, error) {
+// f multiplies every symbol and label size (SymbolScale); res is the view's pixel size
+// (resolution), passed to the layer's scans.
+func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64) (render.Layer, []render.Layer, error) {
 	data := l.Data
 	fields := data.Info().Fields
 	defWhere, err := ParseWhere(st.DefinitionExpression, fields)
@@ -318,9 +342,12 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f float64) (render.Layer
 		}
 	}
 	cols = readColumns(cols)
+	if label != nil || len(extra) > 0 || !snappable(data.Info().GeometryType) || !simple || !plain(&rl.Symbol) {
+		res = 0
+	}
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
 		vals := make([]any, len(rendererIdx))
-		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols}
+		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols, Resolution: res}
 		return prefetch(ctx, yield, func(ctx context.Context, yield func(render.Feature) bool) error {
 			return scanDraw(ctx, data, q, func(f *feature.Feature) bool {
 				rf := render.Feature{Geom: f.Geom}

@@ -156,6 +156,8 @@ type plan struct {
 	args      []any
 	cols      []int // the field columns selected, in select order after id and geometry
 	geom      bool  // the geometry column is selected
+	snap      bool  // geometries are snapped to the grid of decimals (a draw's Resolution)
+	decimals  int
 	rest      *feature.Matcher
 	restNone  bool // nothing is left for Go
 	restWhere bool // the where clause is left for Go
@@ -196,7 +198,12 @@ func (s *Source) planPart(q *feature.Query, ordered bool, part rtreePart) (*plan
 		if b.IsEmpty() {
 			p.none = true
 		}
-		if s.table.RTree != "" {
+		// A box that holds the whole table (a region view) reads the table in id order without
+		// the R-tree: its candidates would be every id, which SQLite first collects into a
+		// temporary index (a second of a million-row draw); the envelope test in Go decides as
+		// it does for the index's candidates.
+		whole := part == rtreeAll && !s.info.Extent.IsEmpty() && b.Contains(s.info.Extent.Min) && b.Contains(s.info.Extent.Max)
+		if s.table.RTree != "" && !whole {
 			box := " WHERE minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?"
 			args = append(args, b.Max[0], b.Min[0], b.Max[1], b.Min[1])
 			inside := "minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ?"
@@ -256,6 +263,10 @@ func (s *Source) planPart(q *feature.Query, ordered bool, part rtreePart) (*plan
 	cols = append(cols, feature.WhereColumns(rest.Where, s.info.Fields)...)
 	p.cols = uniqueInts(cols)
 	p.geom = s.table.GeometryColumn != "" && (!q.NoGeometry || rest.Bound != nil || rest.Spatial != nil)
+	if p.geom && rest.Spatial == nil {
+		// A draw: the same snapped geometries PostGIS's TWKB gives, so both draw one picture.
+		_, p.decimals, p.snap = feature.GridFor(q.Resolution)
+	}
 
 	list := []string{s.idExpr}
 	if p.geom {
@@ -341,6 +352,13 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 	for i := range raw {
 		ptrs[i] = &raw[i]
 	}
+	// Features come from blocks of 256; a scan that reads no attribute column (a draw's) gives
+	// them one shared slice of nil Values (callers do not modify them).
+	var block []feature.Feature
+	var shared []any
+	if len(p.cols) == 0 {
+		shared = make([]any, len(s.info.Fields))
+	}
 	for rows.Next() {
 		// Every row: a row's geometry test in Go can take seconds against a large filter.
 		if err := ctx.Err(); err != nil {
@@ -349,7 +367,14 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 		if err := rows.Scan(ptrs...); err != nil {
 			return s.fail(err)
 		}
-		f := &feature.Feature{Values: make([]any, len(s.info.Fields))}
+		if len(block) == 0 {
+			block = make([]feature.Feature, 256)
+		}
+		f := &block[0]
+		block = block[1:]
+		if f.Values = shared; shared == nil {
+			f.Values = make([]any, len(s.info.Fields))
+		}
 		id, ok := raw[0].(int64)
 		if !ok {
 			return s.fail(fmt.Errorf("non-integer id %v", raw[0]))
@@ -387,6 +412,11 @@ func (s *Source) rows(ctx context.Context, p *plan, fn func(*feature.Feature) er
 			if !ok {
 				continue
 			}
+		}
+		if p.snap && f.Geom != nil {
+			// After the envelope test, which PostGIS makes on the stored geometry too.
+			f.Geom = feature.SnapToGrid(f.Geom, p.decimals)
+			f.Bound = feature.BoundOf(f.Geom)
 		}
 		if err := fn(f); err != nil {
 			return err
@@ -500,7 +530,7 @@ func whereExact(p *plan) bool { return !p.restWhere }
 // Extent returns the union of the selected features' envelopes.
 func (s *Source) Extent(ctx context.Context, q *feature.Query) (orb.Bound, error) {
 	eq := *q
-	eq.Columns, eq.NoGeometry = []int{}, false
+	eq.Columns, eq.NoGeometry, eq.Resolution = []int{}, false, 0
 	b := feature.EmptyBound()
 	err := s.Scan(ctx, &eq, func(f *feature.Feature) error {
 		if f.Geom != nil {

@@ -1,8 +1,8 @@
 // Package postgis is the feature.Source of a PostGIS table or SQL view.
 //
 // A Pool is one connection of the service definition (`connections:`): a
-// pgxpool whose connections run with statement_timeout, TimeZone UTC and
-// client_connection_check_interval set, and which cancel their running
+// pgxpool whose connections run with statement_timeout, TimeZone UTC,
+// client_connection_check_interval and jit = off set, and which cancel their running
 // query on the server (a PostgreSQL cancel request) when the request's
 // context ends. The pool connects lazily, so a farm starts while its
 // database is down and recovers without a restart when it returns.
@@ -90,6 +90,12 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 	rp["statement_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
 	rp["TimeZone"] = "UTC"
 	rp["client_connection_check_interval"] = "1000"
+	// A map's queries are many and short, or one long scan of simple expressions: compiling them
+	// (JIT, on by default for plans costed above 100,000, such as a region view of a million rows)
+	// takes longer than it saves.
+	if rp["jit"] == "" {
+		rp["jit"] = "off"
+	}
 	if rp["application_name"] == "" {
 		rp["application_name"] = "mapfarm"
 	}

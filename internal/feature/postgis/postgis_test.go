@@ -2,6 +2,7 @@ package postgis_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -127,6 +128,10 @@ func parityCases(t *testing.T, table string) []parityCase {
 		{"all", func(*feature.Layer) feature.Query { return feature.Query{} }},
 		{"no geometry", func(*feature.Layer) feature.Query { return feature.Query{NoGeometry: true} }},
 		{"bound", func(*feature.Layer) feature.Query { return feature.Query{Bound: &env} }},
+		// A box around the whole table is tested in Go (Scan), not in SQL.
+		{"bound around everything", func(*feature.Layer) feature.Query {
+			return feature.Query{Bound: &orb.Bound{Min: orb.Point{-2.1e7, -2.1e7}, Max: orb.Point{2.1e7, 2.1e7}}}
+		}},
 		{"bound page", func(*feature.Layer) feature.Query {
 			return feature.Query{Bound: &env, Offset: 1, Limit: 2}
 		}},
@@ -221,8 +226,112 @@ func TestParity(t *testing.T) {
 			if nonEmpty < len(cases)-4 {
 				t.Errorf("only %d of %d cases select features", nonEmpty, len(cases))
 			}
+			t.Run("resolution", func(t *testing.T) { checkResolution(t, src, smp) })
 		})
 	}
+}
+
+// checkResolution scans with a draw's Resolution on PostGIS (ST_AsTWKB) and on the GeoPackage
+// the table came from (snapped in Go): both must give the same snapped geometries, on the
+// grid, with fewer vertices than stored at a coarse resolution.
+func checkResolution(t *testing.T, src feature.Source, smp sample) {
+	f, err := gpkg.Open(testenv.SampleData(t, smp.file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gp, err := f.Source(context.Background(), smp.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := orb.Bound{Min: orb.Point{-1.4e7, 2.5e6}, Max: orb.Point{-0.7e7, 6.5e6}}
+	for _, res := range []float64{0.3, 2000, 5e6} {
+		q := feature.Query{Bound: &env, Columns: []int{}, Resolution: res}
+		got, want := scanAll(t, src, &q), scanAll(t, gp, &q)
+		stored := scanAll(t, gp, &feature.Query{Bound: &env, Columns: []int{}})
+		if len(got) != len(want) || len(got) != len(stored) || len(got) == 0 {
+			t.Fatalf("res %g: %d features from PostGIS, %d from the GeoPackage, %d stored", res, len(got), len(want), len(stored))
+		}
+		grid, _, _ := feature.GridFor(res)
+		vertices, storedVertices := 0, 0
+		for i := range got {
+			if got[i].ID != want[i].ID || !reflect.DeepEqual(got[i].Geom, want[i].Geom) {
+				t.Fatalf("res %g: feature %d: PostGIS and GeoPackage differ: %s", res, got[i].ID, firstDifference(got[i].Geom, want[i].Geom))
+			}
+			if got[i].Bound != want[i].Bound {
+				t.Errorf("res %g: feature %d: bound %v, GeoPackage %v", res, got[i].ID, got[i].Bound, want[i].Bound)
+			}
+			for _, p := range allPoints(got[i].Geom) {
+				if x := p[0] / grid; math.Abs(x-math.Round(x)) > 1e-6+1e-12*math.Abs(x) {
+					t.Fatalf("res %g: feature %d vertex %v is not on the %g grid", res, got[i].ID, p, grid)
+				}
+			}
+			vertices += feature.VertexCount(got[i].Geom)
+			storedVertices += feature.VertexCount(stored[i].Geom)
+		}
+		if res > 1e6 && vertices >= storedVertices {
+			t.Errorf("res %g: %d vertices, stored %d: nothing dropped", res, vertices, storedVertices)
+		}
+	}
+}
+
+// firstDifference describes where two geometries' rings first differ.
+func firstDifference(a, b orb.Geometry) string {
+	ra, rb := rings(a), rings(b)
+	for i := range min(len(ra), len(rb)) {
+		for j := range min(len(ra[i]), len(rb[i])) {
+			if ra[i][j] != rb[i][j] {
+				return fmt.Sprintf("ring %d (%d and %d points) at point %d: %v and %v; before: %v", i, len(ra[i]), len(rb[i]), j, ra[i][j], rb[i][j], ra[i][max(0, j-2):j])
+			}
+		}
+		if len(ra[i]) != len(rb[i]) {
+			return fmt.Sprintf("ring %d: %d and %d points, ends %v and %v", i, len(ra[i]), len(rb[i]), ra[i][len(ra[i])-2:], rb[i][len(rb[i])-2:])
+		}
+	}
+	return fmt.Sprintf("%d and %d rings", len(ra), len(rb))
+}
+
+func rings(g orb.Geometry) [][]orb.Point {
+	switch g := g.(type) {
+	case orb.Polygon:
+		out := make([][]orb.Point, len(g))
+		for i, r := range g {
+			out[i] = r
+		}
+		return out
+	case orb.MultiPolygon:
+		var out [][]orb.Point
+		for _, p := range g {
+			out = append(out, rings(p)...)
+		}
+		return out
+	}
+	return [][]orb.Point{allPoints(g)}
+}
+
+func allPoints(g orb.Geometry) []orb.Point {
+	var out []orb.Point
+	switch g := g.(type) {
+	case orb.Polygon:
+		for _, r := range g {
+			out = append(out, r...)
+		}
+	case orb.MultiPolygon:
+		for _, p := range g {
+			out = append(out, allPoints(p)...)
+		}
+	case orb.Point:
+		out = append(out, g)
+	case orb.MultiPoint:
+		out = append(out, g...)
+	case orb.LineString:
+		out = append(out, g...)
+	case orb.MultiLineString:
+		for _, l := range g {
+			out = append(out, l...)
+		}
+	}
+	return out
 }
 
 func checkInfo(t *testing.T, got, want feature.Info) {

@@ -2,6 +2,7 @@ package postgis
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -207,6 +208,18 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	if q.AnyOrder && (q.Offset != 0 || q.Limit != 0) {
 		return fmt.Errorf("%s: %w: Offset and Limit need an ordered scan", s.info.Name, feature.ErrQuery)
 	}
+	// A box around the whole table (a region view) is tested in Go on each row's bound rather
+	// than in SQL: the exact test's four box3d functions per row cost the server more than the
+	// geometry itself, and their selectivity, misjudged, turned a million-row draw into a parallel
+	// scan with a sort on disk instead of a walk of the id index.
+	var goBox *orb.Bound
+	if q.Bound != nil && q.Spatial == nil && !q.NoGeometry && s.geom != "" && q.Offset == 0 && q.Limit == 0 &&
+		!s.info.Extent.IsEmpty() && q.Bound.Contains(s.info.Extent.Min) && q.Bound.Contains(s.info.Extent.Max) {
+		goBox = q.Bound
+		qq := *q
+		qq.Bound = nil
+		q = &qq
+	}
 	f, err := s.filter(q)
 	if err != nil {
 		return err
@@ -217,7 +230,13 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	cols := s.readColumns(q, f)
 	withGeom := !q.NoGeometry && s.geom != ""
 	sel := make([]string, 0, len(cols)+1)
-	if withGeom {
+	_, decimals, twkb := feature.GridFor(q.Resolution)
+	switch {
+	case withGeom && twkb:
+		// A draw: the geometry snapped to a thousandth of a pixel or finer, without repeated points,
+		// as TWKB (integers, deltas, varints): a fraction of the bytes to send and decode.
+		sel = append(sel, "ST_AsTWKB("+s.geom+", "+strconv.Itoa(decimals)+")")
+	case withGeom:
 		sel = append(sel, "CASE WHEN ST_IsEmpty("+s.geom+") THEN NULL ELSE ST_AsBinary(ST_Force2D("+s.geom+")) END")
 	}
 	for _, c := range cols {
@@ -245,25 +264,54 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	if withGeom {
 		first = 1
 	}
+	var slab featureSlab
+	var tw twkbReader
+	// A scan for no attribute columns (a draw's, a count's) gives every feature one shared slice
+	// of nil Values (callers do not modify them), and reads the id into Feature.ID alone.
+	lean := q.Columns != nil && len(q.Columns) == 0 && f.residual == nil
+	if lean {
+		slab.shared = make([]any, len(s.info.Fields))
+	}
 	for rows.Next() {
 		raw := rows.RawValues()
-		ft := &feature.Feature{Values: make([]any, len(s.info.Fields))}
+		ft := slab.next(len(s.info.Fields))
 		if withGeom && raw[0] != nil {
-			// The WKB straight from the wire: wkb.Unmarshal copies what it keeps.
-			g, err := wkb.Unmarshal(raw[0])
+			// The WKB or TWKB straight from the wire: the decoders copy what they keep.
+			var g orb.Geometry
+			var err error
+			if twkb {
+				g, err = tw.decode(raw[0])
+			} else {
+				g, err = wkb.Unmarshal(raw[0])
+			}
 			if err != nil {
 				return fmt.Errorf("%s: geometry of a row: %w", s.info.Name, err)
 			}
-			ft.Geom, ft.Bound = g, feature.BoundOf(g)
+			if g != nil {
+				ft.Geom, ft.Bound = g, feature.BoundOf(g)
+			}
+		}
+		if goBox != nil && (ft.Geom == nil || !ft.Bound.Intersects(*goBox)) {
+			continue
 		}
 		for i, c := range cols {
+			if lean && c == s.idIdx {
+				if id, ok := binaryInt(dec.fields[first+i], raw[first+i]); ok {
+					ft.ID = id
+					continue
+				}
+			}
 			v, err := dec.value(first+i, raw[first+i])
 			if err != nil {
 				return s.fail(ctx, err)
 			}
+			if lean {
+				ft.ID, _ = goValue(v).(int64)
+				continue
+			}
 			ft.Values[c] = goValue(v)
 		}
-		if id, ok := ft.Values[s.idIdx].(int64); ok {
+		if id, ok := ft.Values[s.idIdx].(int64); ok && !lean {
 			ft.ID = id
 		}
 		if f.residual != nil {
@@ -288,6 +336,52 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	}
 	rows.Close()
 	return s.fail(ctx, rows.Err())
+}
+
+// featureSlab hands out the features of a scan from blocks of slabSize, with their Values, so
+// that a scan of a million rows makes thousands of allocations rather than millions. A feature
+// kept by a caller keeps its block alive, which is bounded: a block is a few kilobytes.
+type featureSlab struct {
+	feats []feature.Feature
+	vals  []any
+	// shared, when not nil, is every feature's Values.
+	shared []any
+}
+
+const slabSize = 256
+
+func (sl *featureSlab) next(fields int) *feature.Feature {
+	if len(sl.feats) == 0 {
+		sl.feats = make([]feature.Feature, slabSize)
+	}
+	f := &sl.feats[0]
+	sl.feats = sl.feats[1:]
+	if sl.shared != nil {
+		f.Values = sl.shared
+		return f
+	}
+	if len(sl.vals) < fields {
+		sl.vals = make([]any, slabSize*fields)
+	}
+	f.Values = sl.vals[:fields:fields]
+	sl.vals = sl.vals[fields:]
+	return f
+}
+
+// binaryInt reads an int2, int4 or int8 column's value in the binary format without boxing it.
+func binaryInt(fd pgconn.FieldDescription, raw []byte) (int64, bool) {
+	if fd.Format != pgtype.BinaryFormatCode {
+		return 0, false
+	}
+	switch {
+	case fd.DataTypeOID == pgtype.Int8OID && len(raw) == 8:
+		return int64(binary.BigEndian.Uint64(raw)), true
+	case fd.DataTypeOID == pgtype.Int4OID && len(raw) == 4:
+		return int64(int32(binary.BigEndian.Uint32(raw))), true
+	case fd.DataTypeOID == pgtype.Int2OID && len(raw) == 2:
+		return int64(int16(binary.BigEndian.Uint16(raw))), true
+	}
+	return 0, false
 }
 
 // goValue converts a pgx value to the Go type of its field type.
@@ -353,7 +447,7 @@ func (s *Source) Extent(ctx context.Context, q *feature.Query) (orb.Bound, error
 	if !exactAggregate(q, f) {
 		b := feature.EmptyBound()
 		qq := *q
-		qq.Columns = []int{}
+		qq.Columns, qq.Resolution = []int{}, 0
 		err := s.Scan(ctx, &qq, func(ft *feature.Feature) error {
 			if ft.Geom != nil {
 				b = b.Union(ft.Bound)
