@@ -50,6 +50,17 @@ func params(r *http.Request, known func(name string) bool) (map[string]string, e
 	return out, nil
 }
 
+// answerType is the media type, among offered, of the answer to a request whose query string
+// holds no parameters but f and those the resource ignores: params with no list of known names,
+// then negotiate.
+func answerType(r *http.Request, offered ...string) (string, error) {
+	p, err := params(r, nil)
+	if err != nil {
+		return "", err
+	}
+	return negotiate(r, p, offered...)
+}
+
 // negotiate picks the media type of the answer among offered (the first is the default): the f
 // parameter when given (one of offered, else 400), else the Accept header's most preferred
 // (RFC 9110 §12.5.1: its q values, then the order of offered), else the default.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // ThinnedHeader is the header of a tile thinned at the feature limit: its value is the limit.
@@ -44,7 +44,7 @@ type servedTile struct {
 func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog.Service, zs, ys, xs string) {
 	var at [3]int
 	for i, s := range []string{zs, ys, xs} {
-		n, ok := tileIndex(s)
+		n, ok := tilecache.ParseIndex(s)
 		if !ok {
 			writeError(w, http.StatusBadRequest, "Invalid URL", "a tile's level, row and column are whole numbers ≥ 0 written in digits alone, not "+quoted(s))
 			return
@@ -251,26 +251,6 @@ func etagMatch(values []string, etag string) bool {
 		}
 	}
 	return false
-}
-
-// maxTileIndexDigits is the most digits of a tile's level, row or column.
-const maxTileIndexDigits = 10
-
-// tileIndex reads a tile's level, row or column: decimal digits alone, at most an int32, so one
-// tile has one URL.
-func tileIndex(s string) (int, bool) {
-	if s == "" || len(s) > maxTileIndexDigits {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n <= math.MaxInt32
 }
 
 // isLimit reports whether a tile failed at a limit of the encoder: the byte limit
