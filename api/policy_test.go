@@ -38,6 +38,55 @@ func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	return h, tile
 }
 
+// routeCase is one request of a read route's policy test and what it must answer.
+type routeCase struct {
+	name    string
+	h       http.Handler
+	target  string
+	header  string // Authorization
+	status  int
+	private bool
+}
+
+// routeCases are the requests by which a read route shows that it follows the request policy of
+// the services: on tokens (the api with tokens on), no token or usa's (scoped to another service)
+// is refused with 401 or 403, and world's, as a parameter (joined to target by sep) or a bearer
+// header, opens target, private; on open (tokens off), target is public.
+func routeCases(tokens, open http.Handler, target, sep, world, usa string) []routeCase {
+	return []routeCase{
+		{"no token", tokens, target, "", 401, false},
+		{"another service's token", tokens, target + sep + "token=" + usa, "", 403, false},
+		{"token parameter", tokens, target + sep + "token=" + world, "", 200, true},
+		{"bearer", tokens, target, "Bearer " + world, 200, true},
+		{"tokens off", open, target, "", 200, false},
+	}
+}
+
+// serveGet answers a GET of target by h, with auth as its Authorization header when not empty.
+func serveGet(h http.Handler, target, auth string) (*httptest.ResponseRecorder, []byte) {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	b, _ := io.ReadAll(rec.Body)
+	return rec, b
+}
+
+// checkReadHeaders fails t when the answer rec to c is not private as c says, lacks nosniff, or
+// does not let any origin read it (as every read route does).
+func checkReadHeaders(t *testing.T, c routeCase, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	cc := rec.Header().Get("Cache-Control")
+	if c.private != strings.HasPrefix(cc, "private") || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("%s: Cache-Control %q, nosniff %q", c.name, cc, rec.Header().Get("X-Content-Type-Options"))
+	}
+	if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("%s: Access-Control-Allow-Origin %q", c.name, rec.Header().Get("Access-Control-Allow-Origin"))
+	}
+}
+
 const directoryTile = CachePath + "/world/Layers/_alllayers/L00/R00000000/C00000000.png"
 
 // The virtual cache directory checks tokens and their scopes as the tile route does (issue
