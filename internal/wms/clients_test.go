@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -49,25 +50,12 @@ print(json.dumps(res))
 // its GetFeatureInfo at a pixel inside Brazil names Brazil. Needs python3-owslib; the server
 // listens on loopback only.
 func TestOWSLib(t *testing.T) {
-	py := testenv.Python(t)
-	if err := exec.Command(py, "-c", "import owslib").Run(); err != nil {
-		if testenv.Required() {
-			t.Fatalf("%s cannot import owslib (python3-owslib): %v", py, err)
-		}
-		t.Skipf("%s cannot import owslib (python3-owslib)", py)
-	}
+	py := testenv.PythonWith(t, "owslib", "python3-owslib")
 	// The capabilities name the server's own URL: the handler is set before the server starts
 	// (the listener's address is known already), so no request races with it.
 	f, url := serveFarm(t)
 	dir := t.TempDir()
-	out, err := exec.Command(py, "-c", owslibScript, url, dir).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("owslib: %v\n%s", err, stderr)
-	}
+	out := testenv.RunPython(t, py, owslibScript, url, dir)
 	var res struct {
 		Layers map[string][][]any `json:"layers"`
 		Info   map[string]struct {
@@ -101,7 +89,7 @@ func TestOWSLib(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: OWSLib's GetMap is no PNG: %v %.200q", v, err, b)
 		}
-		if n := diff(t, got, want); n != 0 {
+		if n := rendertest.Differing(t, got, want); n != 0 {
 			t.Errorf("%s: OWSLib's GetMap differs from export in %d pixels", v, n)
 		}
 		feats := res.Info[v].Features

@@ -1,5 +1,6 @@
 // Package rendertest compares the images tests draw with golden images kept in the test
-// package's testdata folder, within the tolerance anti-aliasing and font rasterising need.
+// package's testdata folder, within the tolerance anti-aliasing and font rasterising need, and
+// with each other, pixel for pixel.
 package rendertest
 
 import (
@@ -66,4 +67,24 @@ func near(a, b color.Color, tol int) bool {
 	na, nb := color.NRGBAModel.Convert(a).(color.NRGBA), color.NRGBAModel.Convert(b).(color.NRGBA)
 	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
 	return d(na.R, nb.R) && d(na.G, nb.G) && d(na.B, nb.B) && d(na.A, nb.A)
+}
+
+// Differing counts the pixels that differ at all between a and b, two images of the same size;
+// images of different sizes fail t.
+func Differing(t testing.TB, a, b image.Image) int {
+	t.Helper()
+	if a.Bounds() != b.Bounds() {
+		t.Fatalf("sizes differ: %v and %v", a.Bounds(), b.Bounds())
+	}
+	n := 0
+	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
+		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
+			r1, g1, b1, a1 := a.At(x, y).RGBA()
+			r2, g2, b2, a2 := b.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				n++
+			}
+		}
+	}
+	return n
 }
