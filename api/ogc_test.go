@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // The OGC APIs follow the request policy of the services: with tokens on, no token or one
@@ -16,13 +14,10 @@ import (
 // without tokens it is public; any origin may read it. A WebMercatorQuad tile of the world's
 // stored cache is the stored tile.
 func TestOGCRoutePolicy(t *testing.T) {
-	signer := testSigner(t)
-	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
-	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
-	h, tile := policyServer(t, Security{Tokens: signer})
-	open, _ := policyServer(t, Security{})
 	const landing = "/ogc/world/collections"
-	for _, c := range routeCases(h, open, landing, "?", world, usa) {
+	rp := newRoutePolicy(t, landing, "?")
+	h, open, tile, usa := rp.tokens, rp.open, rp.tile, rp.usa
+	for _, c := range rp.cases {
 		rec, b := serveGet(c.h, c.target, c.header)
 		var doc struct {
 			Code        string

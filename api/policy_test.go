@@ -48,18 +48,32 @@ type routeCase struct {
 	private bool
 }
 
-// routeCases are the requests by which a read route shows that it follows the request policy of
-// the services: on tokens (the api with tokens on), no token or usa's (scoped to another service)
-// is refused with 401 or 403, and world's, as a parameter (joined to target by sep) or a bearer
-// header, opens target, private; on open (tokens off), target is public.
-func routeCases(tokens, open http.Handler, target, sep, world, usa string) []routeCase {
-	return []routeCase{
-		{"no token", tokens, target, "", 401, false},
-		{"another service's token", tokens, target + sep + "token=" + usa, "", 403, false},
-		{"token parameter", tokens, target + sep + "token=" + world, "", 200, true},
-		{"bearer", tokens, target, "Bearer " + world, 200, true},
+// routePolicy is the api twice, with tokens on and off, and the requests by which a read route
+// shows that it follows the request policy of the services.
+type routePolicy struct {
+	tokens, open http.Handler // policyServer with tokens on, and off
+	tile         []byte       // the tile the world map's cache holds
+	usa          string       // a token scoped to the usa service
+	// cases: on tokens, no token or usa's is refused with 401 or 403, and the world's token, as
+	// a parameter or a bearer header, opens target, private; on open, target is public.
+	cases []routeCase
+}
+
+// newRoutePolicy builds the routePolicy of target; sep joins a parameter to target.
+func newRoutePolicy(t *testing.T, target, sep string) routePolicy {
+	t.Helper()
+	signer := testSigner(t)
+	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
+	h, tile := policyServer(t, Security{Tokens: signer})
+	open, _ := policyServer(t, Security{})
+	return routePolicy{tokens: h, open: open, tile: tile, usa: usa, cases: []routeCase{
+		{"no token", h, target, "", 401, false},
+		{"another service's token", h, target + sep + "token=" + usa, "", 403, false},
+		{"token parameter", h, target + sep + "token=" + world, "", 200, true},
+		{"bearer", h, target, "Bearer " + world, 200, true},
 		{"tokens off", open, target, "", 200, false},
-	}
+	}}
 }
 
 // serveGet answers a GET of target by h, with auth as its Authorization header when not empty.

@@ -6,8 +6,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 const wmsCaps = "/arcgis/services/world/MapServer/WMSServer?SERVICE=WMS&REQUEST=GetCapabilities"
@@ -18,12 +16,9 @@ const wmsCaps = "/arcgis/services/world/MapServer/WMSServer?SERVICE=WMS&REQUEST=
 // header, opens it, private; without tokens it is public; any origin may read it. The SOAP endpoint's GET still
 // answers as before.
 func TestWMSRoutePolicy(t *testing.T) {
-	signer := testSigner(t)
-	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
-	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
-	h, _ := policyServer(t, Security{Tokens: signer})
-	open, _ := policyServer(t, Security{})
-	for _, c := range routeCases(h, open, wmsCaps, "&", world, usa) {
+	rp := newRoutePolicy(t, wmsCaps, "&")
+	open := rp.open
+	for _, c := range rp.cases {
 		rec, b := serveGet(c.h, c.target, c.header)
 		var root struct{ XMLName xml.Name }
 		_ = xml.Unmarshal(b, &root)
