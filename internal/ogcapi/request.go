@@ -140,6 +140,23 @@ func intParam(p map[string]string, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
+// readBBoxCRS reads bbox (nil when absent) and, with it, bbox-crs (CRS84 by default): the box
+// is returned x first, a latitude-first box of a north-first system swapped.
+func (s *service) readBBoxCRS(p map[string]string) ([]float64, crsRef, error) {
+	bbox, err := readBBox(p)
+	if err != nil || bbox == nil {
+		return nil, crsRef{}, err
+	}
+	bc, err := s.readCRS(p, "bbox-crs", s.defaultCRS())
+	if err != nil {
+		return nil, crsRef{}, err
+	}
+	if bc.northFirst {
+		bbox = []float64{bbox[1], bbox[0], bbox[3], bbox[2]}
+	}
+	return bbox, bc, nil
+}
+
 // readBBox reads a bbox parameter: four numbers (or six, the heights ignored), lower corner
 // then upper corner in the axis order of its CRS; nil when absent.
 func readBBox(p map[string]string) ([]float64, error) {
