@@ -150,7 +150,7 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 		}
 		if ok {
 			if !isGzip(data) {
-				if data, err = gzipped(data); err != nil {
+				if data, err = mvt.Gzip(data); err != nil {
 					return nil, err
 				}
 			}
@@ -170,7 +170,7 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 	}
 	data := res.Data
 	if !res.Gzipped {
-		if data, err = gzipped(data); err != nil {
+		if data, err = mvt.Gzip(data); err != nil {
 			return nil, err
 		}
 	}
@@ -190,18 +190,6 @@ func tagged(data []byte, thinned int) *servedTile {
 }
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
-
-func gzipped(data []byte) ([]byte, error) {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(data); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	return b.Bytes(), nil
-}
 
 // gunzip inflates a tile for a client that does not take gzip; the encoder bounds a tile's size
 // (mvt.DefaultMaxBytes unless set), and the reader is bounded anyway (a seeded tile).
