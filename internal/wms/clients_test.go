@@ -198,30 +198,7 @@ func TestMapProxyWMSSource(t *testing.T) {
 				param("version") != c.version || bbox != c.bbox {
 				t.Fatalf("MapProxy asked the WMS %q; want version %s, BBOX %v", calls[0], c.version, c.bbox)
 			}
-			if got.Bounds() != want.Bounds() {
-				t.Fatalf("MapProxy drew %v, export %v", got.Bounds(), want.Bounds())
-			}
-			off, colours := 0, map[[3]uint32]bool{}
-			for y := range h {
-				for x := range w {
-					r1, g1, b1, _ := got.At(x, y).RGBA()
-					r2, g2, b2, _ := want.At(x, y).RGBA()
-					colours[[3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}] = true
-					if far(r1, r2) || far(g1, g2) || far(b1, b2) {
-						off++
-					}
-				}
-			}
-			if len(colours) < 3 {
-				t.Fatalf("export drew only %d colours; the comparison would prove nothing", len(colours))
-			}
-			// At most 0.5 % of the pixels may differ by more than 8 levels in a channel.
-			if off > w*h/200 {
-				t.Errorf("%d of %d pixels differ between MapProxy's image and export's", off, w*h)
-			}
+			rendertest.CheckNear(t, got, want, "MapProxy", "export")
 		})
 	}
 }
-
-// far: two 16-bit channel values more than 8 levels of 8 bits apart.
-func far(a, b uint32) bool { return a>>8 > b>>8+8 || b>>8 > a>>8+8 }

@@ -88,3 +88,33 @@ func Differing(t testing.TB, a, b image.Image) int {
 	}
 	return n
 }
+
+// CheckNear fails t unless got (drawn by gotBy) and want (drawn by wantBy) are of one size, want
+// shows 3 colours or more (against a blank picture the comparison would prove nothing), and at
+// most 0.5% of the pixels differ by more than 8 levels (of 255) in a channel, alpha aside. It
+// returns the number of pixels beyond that tolerance.
+func CheckNear(t testing.TB, got, want image.Image, gotBy, wantBy string) int {
+	t.Helper()
+	if got.Bounds() != want.Bounds() {
+		t.Fatalf("%s drew %v, %s %v", gotBy, got.Bounds(), wantBy, want.Bounds())
+	}
+	far := func(a, b uint32) bool { return a>>8 > b>>8+8 || b>>8 > a>>8+8 }
+	off, colours := 0, map[[3]uint32]bool{}
+	for y := want.Bounds().Min.Y; y < want.Bounds().Max.Y; y++ {
+		for x := want.Bounds().Min.X; x < want.Bounds().Max.X; x++ {
+			r1, g1, b1, _ := got.At(x, y).RGBA()
+			r2, g2, b2, _ := want.At(x, y).RGBA()
+			colours[[3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}] = true
+			if far(r1, r2) || far(g1, g2) || far(b1, b2) {
+				off++
+			}
+		}
+	}
+	if len(colours) < 3 {
+		t.Fatalf("%s drew only %d colours; the comparison would prove nothing", wantBy, len(colours))
+	}
+	if n := want.Bounds().Dx() * want.Bounds().Dy(); off > n/200 {
+		t.Errorf("%d of %d pixels differ between %s's image and %s's", off, n, gotBy, wantBy)
+	}
+	return off
+}
