@@ -3,13 +3,9 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
-
-	"github.com/mapfarm/mapfarm/internal/token"
 )
 
 // The OGC APIs follow the request policy of the services: with tokens on, no token or one
@@ -18,37 +14,11 @@ import (
 // without tokens it is public; any origin may read it. A WebMercatorQuad tile of the world's
 // stored cache is the stored tile.
 func TestOGCRoutePolicy(t *testing.T) {
-	signer := testSigner(t)
-	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
-	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
-	h, tile := policyServer(t, Security{Tokens: signer})
-	open, _ := policyServer(t, Security{})
 	const landing = "/ogc/world/collections"
-	serve := func(h http.Handler, target, auth string) (*httptest.ResponseRecorder, []byte) {
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		b, _ := io.ReadAll(rec.Body)
-		return rec, b
-	}
-	for _, c := range []struct {
-		name    string
-		h       http.Handler
-		target  string
-		header  string
-		status  int
-		private bool
-	}{
-		{"no token", h, landing, "", 401, false},
-		{"another service's token", h, landing + "?token=" + usa, "", 403, false},
-		{"token parameter", h, landing + "?token=" + world, "", 200, true},
-		{"bearer", h, landing, "Bearer " + world, 200, true},
-		{"tokens off", open, landing, "", 200, false},
-	} {
-		rec, b := serve(c.h, c.target, c.header)
+	rp := newRoutePolicy(t, landing, "?")
+	h, open, tile, usa := rp.tokens, rp.open, rp.tile, rp.usa
+	for _, c := range rp.cases {
+		rec, b := serveGet(c.h, c.target, c.header)
 		var doc struct {
 			Code        string
 			Collections []any
@@ -57,25 +27,19 @@ func TestOGCRoutePolicy(t *testing.T) {
 		if rec.Code != c.status || (c.status == 200) != (len(doc.Collections) > 0) || (c.status != 200) != (doc.Code != "") {
 			t.Errorf("%s: %d %.300s, want %d", c.name, rec.Code, b, c.status)
 		}
-		cc := rec.Header().Get("Cache-Control")
-		if c.private != strings.HasPrefix(cc, "private") || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
-			t.Errorf("%s: Cache-Control %q, nosniff %q", c.name, cc, rec.Header().Get("X-Content-Type-Options"))
-		}
-		if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
-			t.Errorf("%s: Access-Control-Allow-Origin %q", c.name, rec.Header().Get("Access-Control-Allow-Origin"))
-		}
+		checkReadHeaders(t, c, rec)
 	}
 	// /ogc lists what the token opens.
-	rec, b := serve(h, "/ogc?token="+usa, "")
+	rec, b := serveGet(h, "/ogc?token="+usa, "")
 	if rec.Code != 200 || !bytes.Contains(b, []byte("/ogc/usa")) || bytes.Contains(b, []byte("/ogc/world")) {
 		t.Errorf("/ogc with the usa token: %d %s", rec.Code, b)
 	}
-	rec, b = serve(open, "/ogc/world/map/tiles/WebMercatorQuad/0/0/0", "")
+	rec, b = serveGet(open, "/ogc/world/map/tiles/WebMercatorQuad/0/0/0", "")
 	if rec.Code != 200 || !bytes.Equal(b, tile) || rec.Header().Get("Content-Type") != "image/png" {
 		t.Errorf("tile 0/0/0: %d %s, %d bytes, want the stored tile's %d", rec.Code, rec.Header().Get("Content-Type"), len(b), len(tile))
 	}
 	// The cache's own tiling scheme: its tile matrix set, its tileset, the stored tile.
-	rec, b = serve(open, "/ogc/world/tileMatrixSets/default028mm", "")
+	rec, b = serveGet(open, "/ogc/world/tileMatrixSets/default028mm", "")
 	var tms struct {
 		CRS          string
 		TileMatrices []struct {
@@ -86,21 +50,21 @@ func TestOGCRoutePolicy(t *testing.T) {
 	if err := json.Unmarshal(b, &tms); err != nil || rec.Code != 200 || tms.CRS != "http://www.opengis.net/def/crs/EPSG/0/3857" || len(tms.TileMatrices) != 3 || tms.TileMatrices[2].MatrixWidth != 4 {
 		t.Errorf("the cache's tile matrix set: %d %v %.300s", rec.Code, err, b)
 	}
-	rec, b = serve(open, "/ogc/world/map/tiles", "")
+	rec, b = serveGet(open, "/ogc/world/map/tiles", "")
 	if rec.Code != 200 || !bytes.Contains(b, []byte("/ogc/world/map/tiles/default028mm")) {
 		t.Errorf("the map's tilesets do not list the cache's: %d %s", rec.Code, b)
 	}
-	rec, b = serve(open, "/ogc/world/map/tiles/default028mm/0/0/0", "")
+	rec, b = serveGet(open, "/ogc/world/map/tiles/default028mm/0/0/0", "")
 	if rec.Code != 200 || !bytes.Equal(b, tile) {
 		t.Errorf("cache tile 0/0/0: %d, %d bytes, want the stored tile's %d", rec.Code, len(b), len(tile))
 	}
-	if rec, _ = serve(open, "/ogc/world/map/tiles/default028mm/1/0/0", ""); rec.Code != 404 {
+	if rec, _ = serveGet(open, "/ogc/world/map/tiles/default028mm/1/0/0", ""); rec.Code != 404 {
 		t.Errorf("a tile the cache does not hold: %d", rec.Code)
 	}
-	if rec, _ = serve(open, "/ogc/world/collections/1/map/tiles/default028mm", ""); rec.Code != 404 {
+	if rec, _ = serveGet(open, "/ogc/world/collections/1/map/tiles/default028mm", ""); rec.Code != 404 {
 		t.Errorf("a layer without a cache of its own has the cache's tileset: %d", rec.Code)
 	}
-	rec, _ = serve(open, "/ogc/world/collections?f=html", "")
+	rec, _ = serveGet(open, "/ogc/world/collections?f=html", "")
 	if rec.Header().Get("X-Frame-Options") != "DENY" {
 		t.Errorf("HTML page: X-Frame-Options %q", rec.Header().Get("X-Frame-Options"))
 	}

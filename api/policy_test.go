@@ -38,6 +38,69 @@ func policyServer(t *testing.T, sec Security) (http.Handler, []byte) {
 	return h, tile
 }
 
+// routeCase is one request of a read route's policy test and what it must answer.
+type routeCase struct {
+	name    string
+	h       http.Handler
+	target  string
+	header  string // Authorization
+	status  int
+	private bool
+}
+
+// routePolicy is the api twice, with tokens on and off, and the requests by which a read route
+// shows that it follows the request policy of the services.
+type routePolicy struct {
+	tokens, open http.Handler // policyServer with tokens on, and off
+	tile         []byte       // the tile the world map's cache holds
+	usa          string       // a token scoped to the usa service
+	// cases: on tokens, no token or usa's is refused with 401 or 403, and the world's token, as
+	// a parameter or a bearer header, opens target, private; on open, target is public.
+	cases []routeCase
+}
+
+// newRoutePolicy builds the routePolicy of target; sep joins a parameter to target.
+func newRoutePolicy(t *testing.T, target, sep string) routePolicy {
+	t.Helper()
+	signer := testSigner(t)
+	world := issue(t, signer, token.Grant{Client: "viewer", Role: token.RoleRead})
+	usa := issue(t, signer, token.Grant{Client: "usa", Role: token.RoleRead, Services: []string{"usa"}})
+	h, tile := policyServer(t, Security{Tokens: signer})
+	open, _ := policyServer(t, Security{})
+	return routePolicy{tokens: h, open: open, tile: tile, usa: usa, cases: []routeCase{
+		{"no token", h, target, "", 401, false},
+		{"another service's token", h, target + sep + "token=" + usa, "", 403, false},
+		{"token parameter", h, target + sep + "token=" + world, "", 200, true},
+		{"bearer", h, target, "Bearer " + world, 200, true},
+		{"tokens off", open, target, "", 200, false},
+	}}
+}
+
+// serveGet answers a GET of target by h, with auth as its Authorization header when not empty.
+func serveGet(h http.Handler, target, auth string) (*httptest.ResponseRecorder, []byte) {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	b, _ := io.ReadAll(rec.Body)
+	return rec, b
+}
+
+// checkReadHeaders fails t when the answer rec to c is not private as c says, lacks nosniff, or
+// does not let any origin read it (as every read route does).
+func checkReadHeaders(t *testing.T, c routeCase, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	cc := rec.Header().Get("Cache-Control")
+	if c.private != strings.HasPrefix(cc, "private") || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("%s: Cache-Control %q, nosniff %q", c.name, cc, rec.Header().Get("X-Content-Type-Options"))
+	}
+	if rec.Header().Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("%s: Access-Control-Allow-Origin %q", c.name, rec.Header().Get("Access-Control-Allow-Origin"))
+	}
+}
+
 const directoryTile = CachePath + "/world/Layers/_alllayers/L00/R00000000/C00000000.png"
 
 // The virtual cache directory checks tokens and their scopes as the tile route does (issue

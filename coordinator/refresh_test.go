@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/paulmach/orb"
 	"github.com/redis/go-redis/v9"
 
@@ -273,7 +272,7 @@ func TestRefresherTurnsChangesIntoRefreshJobs(t *testing.T) {
 	f.waitBacklog(t, f.svc+"/PerLayer", 1)
 	// The acknowledgement follows the backlog's write (at once, but not atomically with it).
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		n := rowCount(t, f.dsn)
+		n := testenv.PostgresCount(t, f.dsn, "mapfarm_changes.changelog")
 		if n == 0 {
 			break
 		}
@@ -365,21 +364,6 @@ func TestRefresherKilledBeforeDoneLosesNothing(t *testing.T) {
 	if ws := f.pending(t); len(ws) != 0 {
 		t.Fatalf("backlog after the second job: %+v", ws)
 	}
-}
-
-// rowCount counts the changelog's rows.
-func rowCount(t *testing.T, dsn string) int {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var n int
-	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM mapfarm_changes.changelog`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // The policies: immediate at once, every <d> once the oldest change is d old, manual never,

@@ -183,18 +183,9 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 	var buf bytes.Buffer
 	for _, mt := range task.Metatiles(b.TopLeft.Level, job.Metatiles) {
 		n := int64(mt.Rows * mt.Cols)
-		if have != nil {
-			all := true
-			for t := range mt.Tiles() {
-				if !have[t] {
-					all = false
-					break
-				}
-			}
-			if all {
-				counts.Kept += n
-				continue
-			}
+		if haveAll(have, mt) {
+			counts.Kept += n
+			continue
 		}
 		if sp.SkipEmpty && nothingToDraw(ctx, sp, m, mt, states) {
 			// No feature near the metatile: every tile would be background only.
@@ -241,11 +232,7 @@ func (h *seedRenderHandler) render(ctx context.Context, job task.SeedRender, b t
 		}
 		h.s.p.Renderer.Release(img)
 	}
-	key := seed.StagingKey(job.Job, job.Layer, b, job.Part)
-	if err := h.s.p.Tiles.Put(ctx, key, seed.EncodeStaging(changes), "application/octet-stream"); err != nil {
-		return counts, fmt.Errorf("seed: stage part: %w", err)
-	}
-	return counts, nil
+	return counts, h.stage(ctx, job, b, changes)
 }
 
 // renderVector builds the part's vector tiles, metatile by metatile: each metatile's data is
@@ -260,18 +247,9 @@ func (h *seedRenderHandler) renderVector(ctx context.Context, job task.SeedRende
 	var changes []seed.Change
 	for _, mt := range task.Metatiles(b.TopLeft.Level, job.Metatiles) {
 		n := int64(mt.Rows * mt.Cols)
-		if have != nil {
-			all := true
-			for t := range mt.Tiles() {
-				if !have[t] {
-					all = false
-					break
-				}
-			}
-			if all {
-				counts.Kept += n
-				continue
-			}
+		if haveAll(have, mt) {
+			counts.Kept += n
+			continue
 		}
 		tiles, err := h.s.vector.Metatile(ctx, sp.Service, m.Name, sp.Scheme, mt)
 		if err != nil {
@@ -302,11 +280,29 @@ func (h *seedRenderHandler) renderVector(ctx context.Context, job task.SeedRende
 			}
 		}
 	}
+	return counts, h.stage(ctx, job, b, changes)
+}
+
+// haveAll reports whether have, the tiles the part keeps (nil: none), holds every tile of mt.
+func haveAll(have map[tilecache.Tile]bool, mt tilecache.Metatile) bool {
+	if have == nil {
+		return false
+	}
+	for t := range mt.Tiles() {
+		if !have[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// stage writes a part's changes to its staging object, raster and vector parts alike.
+func (h *seedRenderHandler) stage(ctx context.Context, job task.SeedRender, b tilecache.Bundle, changes []seed.Change) error {
 	key := seed.StagingKey(job.Job, job.Layer, b, job.Part)
 	if err := h.s.p.Tiles.Put(ctx, key, seed.EncodeStaging(changes), "application/octet-stream"); err != nil {
-		return counts, fmt.Errorf("seed: stage part: %w", err)
+		return fmt.Errorf("seed: stage part: %w", err)
 	}
-	return counts, nil
+	return nil
 }
 
 // drawMetatile draws metatile mt of a cache with buffer pixels around it: the one way cache

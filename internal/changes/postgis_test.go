@@ -66,20 +66,6 @@ func next(t *testing.T, c *changes.Consumer) *changes.Batch {
 	return b
 }
 
-func rowCount(t *testing.T, dsn, table string) int {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var n int
-	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestPostGISChangesInsertUpdateMoveDelete(t *testing.T) {
 	dsn := setup(t, 0)
 	c := listen(t, dsn)
@@ -113,7 +99,7 @@ func TestPostGISChangesInsertUpdateMoveDelete(t *testing.T) {
 	if err := c.Ack(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if n := rowCount(t, dsn, "mapfarm_changes.changelog"); n != 0 {
+	if n := testenv.PostgresCount(t, dsn, "mapfarm_changes.changelog"); n != 0 {
 		t.Fatalf("%d changelog rows left after the ack, want 0", n)
 	}
 	// Nothing waits now: Next blocks until the next commit's notification wakes it.
@@ -187,7 +173,7 @@ func TestPostGISChangesCap(t *testing.T) {
 		testenv.PostgresExec(t, dsn, fmt.Sprintf(`INSERT INTO parcels VALUES (%d, 'x', %s)`, i, square(float64(i), 0, 1)))
 	}
 	testenv.PostgresExec(t, dsn, `INSERT INTO roads VALUES (1, ST_GeomFromText('LINESTRING(0 0, 1 1)', 3857))`)
-	if n := rowCount(t, dsn, "mapfarm_changes.changelog"); n > 5 {
+	if n := testenv.PostgresCount(t, dsn, "mapfarm_changes.changelog"); n > 5 {
 		t.Fatalf("changelog holds %d rows past a cap of 5", n)
 	}
 	c := listen(t, dsn)
@@ -203,7 +189,7 @@ func TestPostGISChangesCap(t *testing.T) {
 	if err := c.Ack(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if n := rowCount(t, dsn, "mapfarm_changes.changelog") + rowCount(t, dsn, "mapfarm_changes.overflow"); n != 0 {
+	if n := testenv.PostgresCount(t, dsn, "mapfarm_changes.changelog") + testenv.PostgresCount(t, dsn, "mapfarm_changes.overflow"); n != 0 {
 		t.Fatalf("%d rows left after the ack, want 0", n)
 	}
 	// Room again: the next edit is recorded as an envelope.
@@ -298,7 +284,7 @@ func TestPostGISChangesMarkerMovedWhileInHand(t *testing.T) {
 	if err := c.Ack(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
-	if n := rowCount(t, dsn, "mapfarm_changes.overflow"); n != 0 {
+	if n := testenv.PostgresCount(t, dsn, "mapfarm_changes.overflow"); n != 0 {
 		t.Fatalf("%d markers after the second ack, want 0", n)
 	}
 }

@@ -216,6 +216,23 @@ func Drawing[Req, Resp any](s *Server, f func(context.Context, *Call, *Req) (*Re
 	}
 }
 
+// Admitted runs the typed operation f with c and req under admit, a front end's request policy:
+// admit calls run when it lets the operation through, and returns why not when it does not (that
+// refusal is the error returned, with no answer). With admit nil, f runs at once.
+func Admitted[Req, Resp any](ctx context.Context, admit func(ctx context.Context, op string, req any, run func()) error, op string, f func(context.Context, *Call, *Req) (*Resp, error), c *Call, req *Req) (*Resp, error) {
+	if admit == nil {
+		return f(ctx, c, req)
+	}
+	var (
+		resp *Resp
+		err  error
+	)
+	if aerr := admit(ctx, op, req, func() { resp, err = f(ctx, c, req) }); aerr != nil {
+		return nil, aerr
+	}
+	return resp, err
+}
+
 // Families are the operation families a Server dispatches to. A front end that is not SOAP
 // (REST) calls their typed operations directly, e.g. Queries.QueryFeatureData2, with the same
 // Call it would hand to Do; a drawing operation through Drawing.

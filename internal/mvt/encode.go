@@ -240,16 +240,26 @@ func (e *Encoder) Encode(ctx context.Context, t Tile, layers []Layer) (*Result, 
 		res.Data = out
 		return res, nil
 	}
+	z, err := Gzip(out)
+	if err != nil {
+		return nil, err
+	}
+	res.Data, res.Gzipped = z, true
+	return res, nil
+}
+
+// Gzip compresses an encoded tile as tiles are stored and served gzip-encoded (Options.Gzip):
+// gzip at its default level.
+func Gzip(tile []byte) ([]byte, error) {
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
-	if _, err := zw.Write(out); err != nil {
+	if _, err := zw.Write(tile); err != nil {
 		return nil, fmt.Errorf("mvt: gzip: %w", err)
 	}
 	if err := zw.Close(); err != nil {
 		return nil, fmt.Errorf("mvt: gzip: %w", err)
 	}
-	res.Data, res.Gzipped = z.Bytes(), true
-	return res, nil
+	return z.Bytes(), nil
 }
 
 // layer scans one layer's features into a layer writer; room is the number

@@ -174,11 +174,7 @@ func (s *service) cacheTilesetDoc(w http.ResponseWriter, r *http.Request, l *gis
 	if err != nil {
 		return err
 	}
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}

@@ -41,23 +41,8 @@ print(json.dumps({"collections": [c["id"] for c in cols["collections"]], "brazil
 // OWSLib, the OGC client library of Python, lists the collections and reads items: a filtered
 // page, a page of seven, and one feature by id. Needs python3-owslib; loopback only.
 func TestOWSLib(t *testing.T) {
-	py := testenv.Python(t)
-	if err := exec.Command(py, "-c", "import owslib.ogcapi.features").Run(); err != nil {
-		if testenv.Required() {
-			t.Fatalf("%s cannot import owslib.ogcapi.features (python3-owslib): %v", py, err)
-		}
-		t.Skipf("%s cannot import owslib.ogcapi.features (python3-owslib)", py)
-	}
-	base := startFarm(t)
-	cmd := exec.Command(py, "-c", owslibScript, base)
-	out, err := cmd.Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("owslib: %v\n%s", err, stderr)
-	}
+	py := testenv.PythonWith(t, "owslib.ogcapi.features", "python3-owslib")
+	out := testenv.RunPython(t, py, owslibScript, startFarm(t))
 	var res struct {
 		Collections       []string
 		Brazil            string

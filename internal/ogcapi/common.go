@@ -92,11 +92,7 @@ func writeDoc(w http.ResponseWriter, r *http.Request, mt, jsonType string, v any
 
 // root answers /ogc: the services' APIs, those the request may see.
 func (h *Handler) root(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -125,11 +121,7 @@ func title(t, name string) string {
 
 // landing answers a service's landing page.
 func (s *service) landing(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -153,11 +145,7 @@ func (s *service) landing(w http.ResponseWriter, r *http.Request) error {
 
 // conformance answers the conformance declaration.
 func (s *service) conformance(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -193,11 +181,7 @@ type extent struct {
 
 // collections answers /collections: one collection per layer of the map.
 func (s *service) collections(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -219,11 +203,7 @@ func (s *service) collections(w http.ResponseWriter, r *http.Request) error {
 
 // collection answers /collections/{id}.
 func (s *service) collection(w http.ResponseWriter, r *http.Request, l *gisxml.MapLayerInfo) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}

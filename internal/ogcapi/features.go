@@ -98,18 +98,11 @@ func (s *service) readItems(r *http.Request, l *gisxml.MapLayerInfo) (*itemsQuer
 	slices.Sort(where)
 	q.base = &gisxml.QueryFilter{WhereClause: strings.Join(where, " AND "), OutputSpatialReference: mapview.SpatialReference(q.crs.sr)}
 	q.filter = q.base
-	bbox, err := readBBox(p)
+	bbox, bc, err := s.readBBoxCRS(p)
 	if err != nil {
 		return nil, err
 	}
 	if bbox != nil {
-		bc, err := s.readCRS(p, "bbox-crs", s.defaultCRS())
-		if err != nil {
-			return nil, err
-		}
-		if bc.northFirst {
-			bbox = []float64{bbox[1], bbox[0], bbox[3], bbox[2]}
-		}
 		env := &gisxml.EnvelopeN{XMin: bbox[0], YMin: bbox[1], XMax: bbox[2], YMax: bbox[3], SpatialReference: mapview.SpatialReference(bc.sr)}
 		if env.XMin > env.XMax && bc.sr.IsGeographic() {
 			// A box across the antimeridian (Features Part 1 §7.15.3): both sides of it.

@@ -55,20 +55,13 @@ func (s *service) readMap(r *http.Request, l *gisxml.MapLayerInfo) (*mapQuery, e
 	if q.crs, err = s.readCRS(p, "crs", own); err != nil {
 		return nil, err
 	}
-	bbox, err := readBBox(p)
+	bbox, bc, err := s.readBBoxCRS(p)
 	if err != nil {
 		return nil, err
 	}
 	var from proj.SR
 	var b orb.Bound
 	if bbox != nil {
-		bc, err := s.readCRS(p, "bbox-crs", s.defaultCRS())
-		if err != nil {
-			return nil, err
-		}
-		if bc.northFirst {
-			bbox = []float64{bbox[1], bbox[0], bbox[3], bbox[2]}
-		}
 		if !(bbox[0] < bbox[2] && bbox[1] < bbox[3]) {
 			return nil, invalid("bbox", "its lower corner must be below and left of its upper corner")
 		}

@@ -209,19 +209,7 @@ func invoke[Req, Resp any](s *service, op string, f func(context.Context, *mapse
 		ctx, cancel = context.WithTimeout(ctx, s.h.p.Timeout)
 		defer cancel()
 	}
-	var (
-		resp *Resp
-		err  error
-	)
-	run := func() { resp, err = f(ctx, s.call, req) }
-	if admit := s.h.p.Admit; admit != nil {
-		if aerr := admit(ctx, op, req, run); aerr != nil {
-			resp, err = nil, aerr
-		}
-	} else {
-		run()
-	}
-	return resp, err
+	return mapserver.Admitted(ctx, s.h.p.Admit, op, f, s.call, req)
 }
 
 func (s *service) families() mapserver.Families { return s.h.p.Server.Families() }

@@ -15,21 +15,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
 	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
 	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/render"
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/servicedef"
-	"github.com/mapfarm/mapfarm/internal/task"
 	"github.com/mapfarm/mapfarm/internal/vectortile"
-	"github.com/mapfarm/mapfarm/worker"
 )
 
 // maxRecords is the farm's record limit: a page of items holds at most this many.
@@ -93,7 +92,7 @@ func newFarmWith(t testing.TB, publicURL string, maxRecords int, opts ...func(*o
 	t.Helper()
 	c, r := shared.cat, shared.r
 	ops := mapserver.New(mapserver.Params{Catalog: c, Limits: mapserver.Limits{MaxRecordCount: maxRecords, MaxImageWidth: 4096, MaxImageHeight: 4096},
-		Exporter: &localFarm{cat: c, r: r}, NewID: newID(), OutputURL: func(key string) string { return publicURL + "/arcgis/" + key }})
+		Exporter: &mapservertest.LocalFarm{Cat: c, R: r}, NewID: mapservertest.NewIDs(), OutputURL: func(key string) string { return publicURL + "/arcgis/" + key }})
 	mux := http.NewServeMux()
 	p := ogcapi.Params{Server: ops, PublicURL: publicURL, MaxRecordCount: maxRecords}
 	for _, o := range opts {
@@ -107,30 +106,6 @@ func newFarmWith(t testing.TB, publicURL string, maxRecords int, opts ...func(*o
 }
 
 const farmURL = "http://farm.test"
-
-func newID() func() string {
-	var mu sync.Mutex
-	n := 0
-	return func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		n++
-		return "img" + strconv.Itoa(n)
-	}
-}
-
-type localFarm struct {
-	cat *catalog.Catalog
-	r   *render.Renderer
-}
-
-func (l *localFarm) Export(ctx context.Context, job task.ExportMap) (task.Result, error) {
-	data, f, err := worker.DrawExportMap(ctx, l.cat, l.r, job)
-	if err != nil {
-		return task.Result{Error: err.Error(), ClientError: true}, nil
-	}
-	return task.Result{Key: job.Key, ContentType: f.ContentType(), Data: data, Size: len(data)}, nil
-}
 
 // get answers target (a path, or a URL of farmURL), with the Accept header when given.
 func get(t testing.TB, h http.Handler, target string, accept ...string) (*http.Response, []byte) {
@@ -478,25 +453,6 @@ func decodePNG(t testing.TB, h http.Handler, target string) image.Image {
 	return img
 }
 
-// diff counts the pixels that differ between two images of the same size.
-func diff(t testing.TB, a, b image.Image) int {
-	t.Helper()
-	if a.Bounds() != b.Bounds() {
-		t.Fatalf("sizes differ: %v and %v", a.Bounds(), b.Bounds())
-	}
-	n := 0
-	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
-		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
-			r1, g1, b1, a1 := a.At(x, y).RGBA()
-			r2, g2, b2, a2 := b.At(x, y).RGBA()
-			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // A map of the dataset and of a collection is the picture REST export (ExportMapImage) draws of
 // the same extent, size, system and layers; a bbox in EPSG:4326 is read latitude first.
 func TestMapIsExport(t *testing.T) {
@@ -511,7 +467,7 @@ func TestMapIsExport(t *testing.T) {
 	} {
 		got := decodePNG(t, f, c.ogc)
 		want := decodePNG(t, f, c.export)
-		if n := diff(t, got, want); n != 0 {
+		if n := rendertest.Differing(t, got, want); n != 0 {
 			t.Errorf("%s: %d pixels differ from export's", c.ogc, n)
 		}
 	}
@@ -572,7 +528,7 @@ func TestTiles(t *testing.T) {
 	tileURL := strings.NewReplacer("{tileMatrix}", "1", "{tileRow}", "0", "{tileCol}", "1").Replace(item.Href)
 	tile := decodePNG(t, f, tileURL)
 	want := decodePNG(t, f, "/arcgis/rest/services/world/MapServer/export?bbox=0,0,20037508.3427892,20037508.3427892&bboxSR=3857&size=256,256&format=png32&f=image")
-	if n := diff(t, tile, want); n != 0 {
+	if n := rendertest.Differing(t, tile, want); n != 0 {
 		t.Errorf("tile 1/0/1: %d pixels differ from export's of its extent", n)
 	}
 	for _, missing := range []string{"/1/2/0", "/1/0/2", "/25/0/0", "/x/0/0"} {
@@ -582,7 +538,7 @@ func TestTiles(t *testing.T) {
 	}
 	// A collection's tile draws that layer alone.
 	layer := decodePNG(t, f, "/ogc/world/collections/0/map/tiles/WebMercatorQuad/1/0/1")
-	if diff(t, layer, tile) == 0 {
+	if rendertest.Differing(t, layer, tile) == 0 {
 		t.Error("collection 0's tile is the map's")
 	}
 }

@@ -9,11 +9,7 @@ import (
 // its parameters (the items' property filters among them, one per field of the layer), so that
 // the parameters a request may give are the ones it names.
 func (s *service) openAPI(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaOpenAPI, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaOpenAPI, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}

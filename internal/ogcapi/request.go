@@ -50,6 +50,17 @@ func params(r *http.Request, known func(name string) bool) (map[string]string, e
 	return out, nil
 }
 
+// answerType is the media type, among offered, of the answer to a request whose query string
+// holds no parameters but f and those the resource ignores: params with no list of known names,
+// then negotiate.
+func answerType(r *http.Request, offered ...string) (string, error) {
+	p, err := params(r, nil)
+	if err != nil {
+		return "", err
+	}
+	return negotiate(r, p, offered...)
+}
+
 // negotiate picks the media type of the answer among offered (the first is the default): the f
 // parameter when given (one of offered, else 400), else the Accept header's most preferred
 // (RFC 9110 §12.5.1: its q values, then the order of offered), else the default.
@@ -127,6 +138,23 @@ func intParam(p map[string]string, name string, def, lo, hi int) (int, error) {
 		return 0, invalid(name, "must be a whole number from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi)+", not "+quoted(s))
 	}
 	return n, nil
+}
+
+// readBBoxCRS reads bbox (nil when absent) and, with it, bbox-crs (CRS84 by default): the box
+// is returned x first, a latitude-first box of a north-first system swapped.
+func (s *service) readBBoxCRS(p map[string]string) ([]float64, crsRef, error) {
+	bbox, err := readBBox(p)
+	if err != nil || bbox == nil {
+		return nil, crsRef{}, err
+	}
+	bc, err := s.readCRS(p, "bbox-crs", s.defaultCRS())
+	if err != nil {
+		return nil, crsRef{}, err
+	}
+	if bc.northFirst {
+		bbox = []float64{bbox[1], bbox[0], bbox[3], bbox[2]}
+	}
+	return bbox, bc, nil
 }
 
 // readBBox reads a bbox parameter: four numbers (or six, the heights ignored), lower corner

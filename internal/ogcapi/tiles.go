@@ -101,11 +101,7 @@ func webMercatorQuad() tileMatrixSetDoc {
 
 // tileMatrixSets answers /tileMatrixSets.
 func (s *service) tileMatrixSets(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -139,11 +135,7 @@ func (s *service) tileMatrixSet(w http.ResponseWriter, r *http.Request, id strin
 	default:
 		return notFound("tile matrix set " + quoted(id) + " does not exist")
 	}
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -181,11 +173,7 @@ func (s *service) tilesetTitle(l *gisxml.MapLayerInfo) string {
 
 // tilesets answers /map/tiles: the map tilesets of the dataset or of a collection.
 func (s *service) tilesets(w http.ResponseWriter, r *http.Request, l *gisxml.MapLayerInfo) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -224,11 +212,7 @@ func (s *service) tileset(w http.ResponseWriter, r *http.Request, l *gisxml.MapL
 	if tms != wmqID {
 		return notFound("tileset " + quoted(tms) + " does not exist")
 	}
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -317,11 +301,7 @@ func (s *service) tile(w http.ResponseWriter, r *http.Request, l *gisxml.MapLaye
 	if z > wmqMaxDrawn || y >= 1<<z || x >= 1<<z {
 		return notFound("tile " + zs + "/" + ys + "/" + xs + " is outside " + wmqID + " (levels 0 to " + strconv.Itoa(wmqMaxDrawn) + ")")
 	}
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaPNG, mediaJPEG)
+	mt, err := answerType(r, mediaPNG, mediaJPEG)
 	if err != nil {
 		return err
 	}

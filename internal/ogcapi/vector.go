@@ -39,11 +39,7 @@ func (s *service) vectorResource(w http.ResponseWriter, r *http.Request, segs []
 func (s *service) vectorTitle() string { return s.svc.Name + " vector tiles in " + wmqID }
 
 func (s *service) vectorTilesets(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}
@@ -58,11 +54,7 @@ func (s *service) vectorTilesets(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *service) vectorTileset(w http.ResponseWriter, r *http.Request) error {
-	p, err := params(r, nil)
-	if err != nil {
-		return err
-	}
-	mt, err := negotiate(r, p, mediaJSON, mediaHTML)
+	mt, err := answerType(r, mediaJSON, mediaHTML)
 	if err != nil {
 		return err
 	}

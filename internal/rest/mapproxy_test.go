@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -34,33 +35,6 @@ func TestMapProxyArcGISSource(t *testing.T) {
 		t.Fatalf("export: %d %s", code, body)
 	}
 	want := decodePNG(t, body)
-	if got.Bounds() != want.Bounds() {
-		t.Fatalf("MapProxy drew %v, export %v", got.Bounds(), want.Bounds())
-	}
-	diff, colours := 0, map[[3]uint32]bool{}
-	for y := range hgt {
-		for x := range w {
-			r1, g1, b1, _ := got.At(x, y).RGBA()
-			r2, g2, b2, _ := want.At(x, y).RGBA()
-			colours[[3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}] = true
-			if absDiff(r1>>8, r2>>8) > 8 || absDiff(g1>>8, g2>>8) > 8 || absDiff(b1>>8, b2>>8) > 8 {
-				diff++
-			}
-		}
-	}
-	if len(colours) < 3 {
-		t.Fatalf("export drew only %d colours; the comparison would prove nothing", len(colours))
-	}
-	// At most 0.5 % of the pixels may differ by more than 8 levels in a channel.
-	if diff > w*hgt/200 {
-		t.Errorf("%d of %d pixels differ between MapProxy's image and export's", diff, w*hgt)
-	}
+	diff := rendertest.CheckNear(t, got, want, "MapProxy", "export")
 	t.Logf("MapProxy: %d export calls; %d of %d pixels beyond tolerance", exports.Load(), diff, w*hgt)
-}
-
-func absDiff(a, b uint32) uint32 {
-	if a > b {
-		return a - b
-	}
-	return b - a
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/testenv"
@@ -229,22 +230,6 @@ func decodePNG(t *testing.T, data []byte) image.Image {
 	return img
 }
 
-// differing counts the pixels that differ between two images of the same size.
-func differing(a, b image.Image) int {
-	n := 0
-	r := a.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			r1, g1, b1, a1 := a.At(x, y).RGBA()
-			r2, g2, b2, a2 := b.At(x, y).RGBA()
-			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // export draws the map through ExportMapImage: f=image answers the bytes at the asked size
 // (corners in any order), layers=hide changes the picture, transparent=true leaves the
 // background transparent, f=json answers the image's URL and extent.
@@ -260,11 +245,11 @@ func TestExport(t *testing.T) {
 		t.Fatalf("export size %v", b)
 	}
 	_, body = get(t, h, base+"&bbox=-180,90,180,-90") // esri-leaflet's order
-	if d := differing(full, decodePNG(t, body)); d != 0 {
+	if d := rendertest.Differing(t, full, decodePNG(t, body)); d != 0 {
 		t.Errorf("bbox corners in another order: %d pixels differ", d)
 	}
 	_, body = get(t, h, base+"&bbox=-180,-90,180,90&layers=hide:0,1")
-	if d := differing(full, decodePNG(t, body)); d < 1000 {
+	if d := rendertest.Differing(t, full, decodePNG(t, body)); d < 1000 {
 		t.Errorf("layers=hide:0,1 changed %d pixels", d)
 	}
 	_, body = get(t, h, base+"&bbox=-180,-90,180,90&layers=show:&transparent=true")

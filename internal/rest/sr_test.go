@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 )
 
 // clientWKT is one of the client strings of internal/proj/testdata/srs (see its README).
@@ -55,7 +57,7 @@ func TestExportClientWKT(t *testing.T) {
 			t.Errorf("%s as %s: %d %.300s", tc.file, tc.key, code, body)
 			continue
 		}
-		if d := differing(want, decodePNG(t, body)); d != 0 {
+		if d := rendertest.Differing(t, want, decodePNG(t, body)); d != 0 {
 			t.Errorf("%s as %s: %d pixels differ from the export in 102100", tc.file, tc.key, d)
 		}
 		v := getJSON(t, h, base+"&bboxSR="+sr+"&imageSR="+sr+"&f=json")

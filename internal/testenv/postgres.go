@@ -317,6 +317,19 @@ func PostgresExec(t testing.TB, dsn string, stmts ...string) {
 	}
 }
 
+// PostgresCount returns the number of rows of table (schema-qualified where it is not in the
+// search path) in dsn, failing t on an error.
+func PostgresCount(t testing.TB, dsn, table string) int {
+	t.Helper()
+	ctx, conn, done := postgresConn(t, dsn)
+	defer done()
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatalf("testenv: count %s: %v", table, err)
+	}
+	return n
+}
+
 // PostgresTables returns every table of dsn's public schema with its row count and a digest of
 // its rows: what a statement that writes would change. Compare two with
 // [CheckPostgresTablesUnchanged].

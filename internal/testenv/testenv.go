@@ -44,6 +44,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -122,4 +123,33 @@ func MinIOBinary(t testing.TB) string {
 func Python(t testing.TB) string {
 	t.Helper()
 	return lookup(t, "python3 with zeep", EnvPython)[0]
+}
+
+// PythonWith is Python after a check that it imports module, which the Debian package pkg
+// installs: without it t skips, or fails when the services are required (Required).
+func PythonWith(t testing.TB, module, pkg string) string {
+	t.Helper()
+	py := Python(t)
+	if err := exec.Command(py, "-c", "import "+module).Run(); err != nil {
+		if Required() {
+			t.Fatalf("%s cannot import %s (%s): %v", py, module, pkg, err)
+		}
+		t.Skipf("%s cannot import %s (%s)", py, module, pkg)
+	}
+	return py
+}
+
+// RunPython runs script with the interpreter py and args, and returns what it printed; a
+// failure fails t with what the script wrote to its standard error.
+func RunPython(t testing.TB, py, script string, args ...string) []byte {
+	t.Helper()
+	out, err := exec.Command(py, append([]string{"-c", script}, args...)...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("python: %v\n%s", err, stderr)
+	}
+	return out
 }

@@ -73,6 +73,28 @@ func ParseTile(s string) (Tile, error) {
 	return t, nil
 }
 
+// maxIndexDigits is the most digits of a tile's level, row or column in a URL: 2147483647, the
+// largest xs:int, has ten.
+const maxIndexDigits = 10
+
+// ParseIndex reads a tile's level, row or column as a tile URL writes it: decimal digits alone,
+// at most an xs:int. Signs, spaces and anything else Atoi or a number parser would skip or
+// accept ("+0", "-0", " 1", "0x1") are refused, so one tile has one URL.
+func ParseIndex(s string) (int, bool) {
+	if s == "" || len(s) > maxIndexDigits {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n <= math.MaxInt32
+}
+
 // BundleSize is the number of rows and of columns of tiles in one compact
 // bundle (Esri's PacketSize).
 const BundleSize = 128

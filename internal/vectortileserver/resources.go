@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -49,14 +48,7 @@ func (h *Handler) made(key resourceKey, build func() ([]byte, string, error)) (*
 }
 
 func (h *Handler) serveMade(w http.ResponseWriter, r *http.Request, res *resource) {
-	hd := w.Header()
-	hd.Set("Content-Type", res.contentType)
-	hd.Set("Cache-Control", resourceCacheControl)
-	hd.Set("Content-Length", strconv.Itoa(len(res.data)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(res.data)
-	}
+	writeOK(w, r, res.contentType, resourceCacheControl, res.data)
 }
 
 // serveStyle answers resources/styles and resources/styles/root.json: the Mapbox GL style of the
@@ -112,14 +104,7 @@ func (h *Handler) serveGlyphs(w http.ResponseWriter, r *http.Request, stack, rng
 		h.failed(w, r, "the glyph range", err)
 		return
 	}
-	hd := w.Header()
-	hd.Set("Content-Type", "application/x-protobuf")
-	hd.Set("Cache-Control", resourceCacheControl)
-	hd.Set("Content-Length", strconv.Itoa(len(data)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(data)
-	}
+	writeOK(w, r, "application/x-protobuf", resourceCacheControl, data)
 }
 
 // serveSprite answers resources/sprites/sprite.json, sprite.png, sprite@2x.json and

@@ -10,6 +10,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/proj"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/vectorstyle"
 	"github.com/mapfarm/mapfarm/internal/vectortile"
 )
@@ -204,7 +205,7 @@ func (h *Handler) serveTilemap(w http.ResponseWriter, r *http.Request, svc *cata
 	if len(at) == 3 {
 		var n [3]int
 		for i, s := range at {
-			v, ok := tileIndex(s)
+			v, ok := tilecache.ParseIndex(s)
 			if !ok {
 				writeError(w, http.StatusBadRequest, "Invalid URL", "a tile's level, row and column are whole numbers ≥ 0 written in digits alone, not "+quoted(s))
 				return

@@ -222,13 +222,19 @@ func writeJSON(w http.ResponseWriter, r *http.Request, v any, cacheControl strin
 		_ = json.Indent(&out, b, "", "  ")
 		b = out.Bytes()
 	}
+	writeOK(w, r, "application/json; charset=utf-8", cacheControl, b)
+}
+
+// writeOK answers body with 200: its Content-Type, Cache-Control and Content-Length, then the
+// bytes unless r is a HEAD request.
+func writeOK(w http.ResponseWriter, r *http.Request, contentType, cacheControl string, body []byte) {
 	hd := w.Header()
-	hd.Set("Content-Type", "application/json; charset=utf-8")
+	hd.Set("Content-Type", contentType)
 	hd.Set("Cache-Control", cacheControl)
-	hd.Set("Content-Length", strconv.Itoa(len(b)))
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(b)
+		_, _ = w.Write(body)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // ThinnedHeader is the header of a tile thinned at the feature limit: its value is the limit.
@@ -44,7 +44,7 @@ type servedTile struct {
 func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog.Service, zs, ys, xs string) {
 	var at [3]int
 	for i, s := range []string{zs, ys, xs} {
-		n, ok := tileIndex(s)
+		n, ok := tilecache.ParseIndex(s)
 		if !ok {
 			writeError(w, http.StatusBadRequest, "Invalid URL", "a tile's level, row and column are whole numbers ≥ 0 written in digits alone, not "+quoted(s))
 			return
@@ -150,7 +150,7 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 		}
 		if ok {
 			if !isGzip(data) {
-				if data, err = gzipped(data); err != nil {
+				if data, err = mvt.Gzip(data); err != nil {
 					return nil, err
 				}
 			}
@@ -170,7 +170,7 @@ func (h *Handler) load(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 	}
 	data := res.Data
 	if !res.Gzipped {
-		if data, err = gzipped(data); err != nil {
+		if data, err = mvt.Gzip(data); err != nil {
 			return nil, err
 		}
 	}
@@ -190,18 +190,6 @@ func tagged(data []byte, thinned int) *servedTile {
 }
 
 func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
-
-func gzipped(data []byte) ([]byte, error) {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(data); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	if err := zw.Close(); err != nil {
-		return nil, fmt.Errorf("gzip: %w", err)
-	}
-	return b.Bytes(), nil
-}
 
 // gunzip inflates a tile for a client that does not take gzip; the encoder bounds a tile's size
 // (mvt.DefaultMaxBytes unless set), and the reader is bounded anyway (a seeded tile).
@@ -251,26 +239,6 @@ func etagMatch(values []string, etag string) bool {
 		}
 	}
 	return false
-}
-
-// maxTileIndexDigits is the most digits of a tile's level, row or column.
-const maxTileIndexDigits = 10
-
-// tileIndex reads a tile's level, row or column: decimal digits alone, at most an int32, so one
-// tile has one URL.
-func tileIndex(s string) (int, bool) {
-	if s == "" || len(s) > maxTileIndexDigits {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n <= math.MaxInt32
 }
 
 // isLimit reports whether a tile failed at a limit of the encoder: the byte limit

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 	"github.com/mapfarm/mapfarm/internal/testenv"
 )
 
@@ -49,25 +50,12 @@ print(json.dumps(res))
 // its GetFeatureInfo at a pixel inside Brazil names Brazil. Needs python3-owslib; the server
 // listens on loopback only.
 func TestOWSLib(t *testing.T) {
-	py := testenv.Python(t)
-	if err := exec.Command(py, "-c", "import owslib").Run(); err != nil {
-		if testenv.Required() {
-			t.Fatalf("%s cannot import owslib (python3-owslib): %v", py, err)
-		}
-		t.Skipf("%s cannot import owslib (python3-owslib)", py)
-	}
+	py := testenv.PythonWith(t, "owslib", "python3-owslib")
 	// The capabilities name the server's own URL: the handler is set before the server starts
 	// (the listener's address is known already), so no request races with it.
 	f, url := serveFarm(t)
 	dir := t.TempDir()
-	out, err := exec.Command(py, "-c", owslibScript, url, dir).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("owslib: %v\n%s", err, stderr)
-	}
+	out := testenv.RunPython(t, py, owslibScript, url, dir)
 	var res struct {
 		Layers map[string][][]any `json:"layers"`
 		Info   map[string]struct {
@@ -101,7 +89,7 @@ func TestOWSLib(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: OWSLib's GetMap is no PNG: %v %.200q", v, err, b)
 		}
-		if n := diff(t, got, want); n != 0 {
+		if n := rendertest.Differing(t, got, want); n != 0 {
 			t.Errorf("%s: OWSLib's GetMap differs from export in %d pixels", v, n)
 		}
 		feats := res.Info[v].Features
@@ -210,30 +198,7 @@ func TestMapProxyWMSSource(t *testing.T) {
 				param("version") != c.version || bbox != c.bbox {
 				t.Fatalf("MapProxy asked the WMS %q; want version %s, BBOX %v", calls[0], c.version, c.bbox)
 			}
-			if got.Bounds() != want.Bounds() {
-				t.Fatalf("MapProxy drew %v, export %v", got.Bounds(), want.Bounds())
-			}
-			off, colours := 0, map[[3]uint32]bool{}
-			for y := range h {
-				for x := range w {
-					r1, g1, b1, _ := got.At(x, y).RGBA()
-					r2, g2, b2, _ := want.At(x, y).RGBA()
-					colours[[3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}] = true
-					if far(r1, r2) || far(g1, g2) || far(b1, b2) {
-						off++
-					}
-				}
-			}
-			if len(colours) < 3 {
-				t.Fatalf("export drew only %d colours; the comparison would prove nothing", len(colours))
-			}
-			// At most 0.5 % of the pixels may differ by more than 8 levels in a channel.
-			if off > w*h/200 {
-				t.Errorf("%d of %d pixels differ between MapProxy's image and export's", off, w*h)
-			}
+			rendertest.CheckNear(t, got, want, "MapProxy", "export")
 		})
 	}
 }
-
-// far: two 16-bit channel values more than 8 levels of 8 bits apart.
-func far(a, b uint32) bool { return a>>8 > b>>8+8 || b>>8 > a>>8+8 }

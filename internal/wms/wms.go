@@ -151,19 +151,8 @@ func invoke[Req, Resp any](s *service, op string, f func(context.Context, *mapse
 		ctx, cancel = context.WithTimeout(ctx, s.h.p.Timeout)
 		defer cancel()
 	}
-	var (
-		resp  *Resp
-		err   error
-		start = time.Now()
-	)
-	run := func() { resp, err = f(ctx, s.call, req) }
-	if admit := s.h.p.Admit; admit != nil {
-		if aerr := admit(ctx, op, req, run); aerr != nil {
-			resp, err = nil, aerr
-		}
-	} else {
-		run()
-	}
+	start := time.Now()
+	resp, err := mapserver.Admitted(ctx, s.h.p.Admit, op, f, s.call, req)
 	if o := s.h.p.Observe; o != nil {
 		o(op, start, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/mapserver/mapservertest"
+	"github.com/mapfarm/mapfarm/internal/render/rendertest"
 	"github.com/mapfarm/mapfarm/internal/rest"
 	"github.com/mapfarm/mapfarm/internal/wms"
 )
@@ -94,25 +95,6 @@ func imageOf(t testing.TB, h http.Handler, target string) image.Image {
 	return img
 }
 
-// diff counts the pixels that differ between two images of the same size.
-func diff(t testing.TB, a, b image.Image) int {
-	t.Helper()
-	if a.Bounds() != b.Bounds() {
-		t.Fatalf("sizes differ: %v and %v", a.Bounds(), b.Bounds())
-	}
-	n := 0
-	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
-		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
-			r1, g1, b1, a1 := a.At(x, y).RGBA()
-			r2, g2, b2, a2 := b.At(x, y).RGBA()
-			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // exception is a ServiceExceptionReport of either version.
 type exception struct {
 	XMLName    xml.Name
@@ -149,7 +131,7 @@ func TestGetMapIsExportMapImage(t *testing.T) {
 	} {
 		got := imageOf(t, f, c.wms)
 		want := imageOf(t, f, c.export)
-		if n := diff(t, got, want); n != 0 {
+		if n := rendertest.Differing(t, got, want); n != 0 {
 			t.Errorf("%s: %d pixels differ from export's", c.wms, n)
 		}
 	}
@@ -167,14 +149,14 @@ func TestAxisOrder(t *testing.T) {
 	lonFirst := imageOf(t, f, m("1.1.1", "SRS", "EPSG:4326", "-30,20,50,60"))
 	latFirst := imageOf(t, f, m("1.3.0", "CRS", "EPSG:4326", "20,-30,60,50"))
 	crs84 := imageOf(t, f, m("1.3.0", "CRS", "CRS:84", "-30,20,50,60"))
-	if n := diff(t, latFirst, lonFirst); n != 0 {
+	if n := rendertest.Differing(t, latFirst, lonFirst); n != 0 {
 		t.Errorf("1.3.0 EPSG:4326 latitude first differs from 1.1.1 longitude first in %d pixels", n)
 	}
-	if n := diff(t, crs84, lonFirst); n != 0 {
+	if n := rendertest.Differing(t, crs84, lonFirst); n != 0 {
 		t.Errorf("1.3.0 CRS:84 differs from 1.1.1 EPSG:4326 in %d pixels", n)
 	}
 	swapped := imageOf(t, f, m("1.3.0", "CRS", "EPSG:4326", "-30,20,50,60"))
-	if diff(t, swapped, lonFirst) == 0 {
+	if rendertest.Differing(t, swapped, lonFirst) == 0 {
 		t.Error("1.3.0 EPSG:4326 read a longitude-first BBOX as longitude first")
 	}
 }

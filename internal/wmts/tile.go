@@ -3,13 +3,13 @@ package wmts
 import (
 	"encoding/json"
 	"errors"
-	"math"
 	"net/http"
 	"strconv"
 
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/quote"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // ServeTile serves the REST tile resource of a service's fused cache, for GET and HEAD:
@@ -28,7 +28,7 @@ func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
 	}
 	var at [3]int
 	for i, name := range []string{"level", "row", "col"} {
-		n, ok := tileIndex(r.PathValue(name))
+		n, ok := tilecache.ParseIndex(r.PathValue(name))
 		if !ok {
 			writeRESTError(w, http.StatusBadRequest, "Invalid URL", "the tile's "+name+" must be a whole number ≥ 0 written in digits alone, not "+quoted(r.PathValue(name)))
 			return
@@ -79,28 +79,6 @@ func writeRESTError(w http.ResponseWriter, status int, msg string, details ...st
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-}
-
-// maxTileIndexDigits is the most digits of a tile's level, row or column: 2147483647, the
-// largest xs:int, has ten.
-const maxTileIndexDigits = 10
-
-// tileIndex reads a tile's level, row or column as every tile route writes it: decimal digits
-// alone, at most an xs:int. Signs, spaces and anything else Atoi or a number parser would skip
-// or accept ("+0", "-0", " 1", "0x1") are refused, so one tile has one URL.
-func tileIndex(s string) (int, bool) {
-	if s == "" || len(s) > maxTileIndexDigits {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n <= math.MaxInt32
 }
 
 // quoted is a request's value quoted for an error message, cut to quote.MaxLen characters.

@@ -16,6 +16,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/kvp"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/quote"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // contentsTTL is how long a service's capabilities contents are reused, as long as the cache
@@ -192,12 +193,12 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilematrix", "no tile matrix "+quoted(t.matrix)+" in "+set.ID)
 		return
 	}
-	row, ok := tileIndex(t.row)
+	row, ok := tilecache.ParseIndex(t.row)
 	if !ok {
 		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilerow", "TileRow must be a whole number ≥ 0 written in digits alone, not "+quoted(t.row))
 		return
 	}
-	col, ok := tileIndex(t.col)
+	col, ok := tilecache.ParseIndex(t.col)
 	if !ok {
 		writeException(w, http.StatusBadRequest, "InvalidParameterValue", "tilecol", "TileCol must be a whole number ≥ 0 written in digits alone, not "+quoted(t.col))
 		return

@@ -1,5 +1,6 @@
 // Package rendertest compares the images tests draw with golden images kept in the test
-// package's testdata folder, within the tolerance anti-aliasing and font rasterising need.
+// package's testdata folder, within the tolerance anti-aliasing and font rasterising need, and
+// with each other, pixel for pixel.
 package rendertest
 
 import (
@@ -66,4 +67,54 @@ func near(a, b color.Color, tol int) bool {
 	na, nb := color.NRGBAModel.Convert(a).(color.NRGBA), color.NRGBAModel.Convert(b).(color.NRGBA)
 	d := func(x, y uint8) bool { return int(x)-int(y) <= tol && int(y)-int(x) <= tol }
 	return d(na.R, nb.R) && d(na.G, nb.G) && d(na.B, nb.B) && d(na.A, nb.A)
+}
+
+// Differing counts the pixels that differ at all between a and b, two images of the same size;
+// images of different sizes fail t.
+func Differing(t testing.TB, a, b image.Image) int {
+	t.Helper()
+	if a.Bounds() != b.Bounds() {
+		t.Fatalf("sizes differ: %v and %v", a.Bounds(), b.Bounds())
+	}
+	n := 0
+	for y := a.Bounds().Min.Y; y < a.Bounds().Max.Y; y++ {
+		for x := a.Bounds().Min.X; x < a.Bounds().Max.X; x++ {
+			r1, g1, b1, a1 := a.At(x, y).RGBA()
+			r2, g2, b2, a2 := b.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// CheckNear fails t unless got (drawn by gotBy) and want (drawn by wantBy) are of one size, want
+// shows 3 colours or more (against a blank picture the comparison would prove nothing), and at
+// most 0.5% of the pixels differ by more than 8 levels (of 255) in a channel, alpha aside. It
+// returns the number of pixels beyond that tolerance.
+func CheckNear(t testing.TB, got, want image.Image, gotBy, wantBy string) int {
+	t.Helper()
+	if got.Bounds() != want.Bounds() {
+		t.Fatalf("%s drew %v, %s %v", gotBy, got.Bounds(), wantBy, want.Bounds())
+	}
+	far := func(a, b uint32) bool { return a>>8 > b>>8+8 || b>>8 > a>>8+8 }
+	off, colours := 0, map[[3]uint32]bool{}
+	for y := want.Bounds().Min.Y; y < want.Bounds().Max.Y; y++ {
+		for x := want.Bounds().Min.X; x < want.Bounds().Max.X; x++ {
+			r1, g1, b1, _ := got.At(x, y).RGBA()
+			r2, g2, b2, _ := want.At(x, y).RGBA()
+			colours[[3]uint32{r2 >> 8, g2 >> 8, b2 >> 8}] = true
+			if far(r1, r2) || far(g1, g2) || far(b1, b2) {
+				off++
+			}
+		}
+	}
+	if len(colours) < 3 {
+		t.Fatalf("%s drew only %d colours; the comparison would prove nothing", wantBy, len(colours))
+	}
+	if n := want.Bounds().Dx() * want.Bounds().Dy(); off > n/200 {
+		t.Errorf("%d of %d pixels differ between %s's image and %s's", off, n, gotBy, wantBy)
+	}
+	return off
 }
