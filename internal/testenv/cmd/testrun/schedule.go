@@ -15,22 +15,24 @@ import (
 	"github.com/mapfarm/mapfarm/internal/testenv/servers"
 )
 
-// fuzzTargets are fuzzed in full runs, "package:FuzzFunc:runs", each for its count of runs
-// (about 2–3 s each on this project's 2-core machines; the rates differ 70-fold; halved on
-// 2026-11-27 to keep the fresh run under its budget: a smoke test, not a campaign). Add new fuzz
-// targets here. A count of runs, not a time: with -fuzztime as a duration, Go 1.26's fuzzing
+// fuzzTargets are fuzzed in full runs with MAPFARM_FUZZ=1 (or MAPFARM_FUZZ_TIME set),
+// "package:FuzzFunc:runs", each for its count of runs (about 5 s each on this project's 2-core
+// machines; the rates differ 70-fold). Off by default since 2026-11-27: the instrumented builds
+// of the targets and their dependencies cost about 130 CPU-seconds with an empty build cache, a
+// quarter of a fresh run's budget; every target's seed corpus runs in go test anyway. Add new
+// fuzz targets here. A count of runs, not a time: with -fuzztime as a duration, Go 1.26's fuzzing
 // coordinator can end a run that found nothing with "context deadline exceeded" when the time
 // is up while a worker is mid-input (go.dev/issue/75804, fixed in Go 1.27). A count has no
 // deadline to race; -timeout still ends a hang. The readers of untrusted input (and the disk
 // store's key mapping, the last guard against path traversal) run in every full run; the
 // bundle index readers (their seed corpora run in go test anyway) with MAPFARM_FUZZ_ALL=1.
 var fuzzTargets = []string{
-	"./internal/blob:FuzzDiskKey:2500",
-	"./internal/soap:FuzzReadRequest:75000",
-	"./internal/where:FuzzParse:15000",
-	"./internal/proj:FuzzFromWKT:25000",
-	"./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:150000",
-	"./internal/feature/geojson:FuzzParse:55000",
+	"./internal/blob:FuzzDiskKey:5000",
+	"./internal/soap:FuzzReadRequest:150000",
+	"./internal/where:FuzzParse:30000",
+	"./internal/proj:FuzzFromWKT:50000",
+	"./internal/feature/gpkg/geomblob:FuzzDecodeGeometry:300000",
+	"./internal/feature/geojson:FuzzParse:110000",
 }
 
 var fuzzAllTargets = []string{
@@ -130,7 +132,8 @@ func (r *runner) run(ctx context.Context) int {
 		return r.die("%v", err)
 	}
 	targets := r.fuzzTargets()
-	fuzzing := r.full && len(targets) > 0 && os.Getenv("MAPFARM_FUZZ_TIME") != "0"
+	fuzzOn := os.Getenv("MAPFARM_FUZZ") == "1" || (os.Getenv("MAPFARM_FUZZ_TIME") != "" && os.Getenv("MAPFARM_FUZZ_TIME") != "0")
+	fuzzing := r.full && len(targets) > 0 && fuzzOn
 	prebuild := func() error { return nil }
 	hostileApart := r.full && containsSuffix(plain, "/e2e")
 	goTestBase := append(append([]string{"test", tags}, testBuild...), "-count=1", "-timeout", envOr("MAPFARM_GO_TEST_TIMEOUT", "20m"))
@@ -179,9 +182,9 @@ func (r *runner) run(ctx context.Context) int {
 	case !r.full:
 		r.section("fuzz smoke")
 		r.note("skipped: packages were named on the command line")
-	case os.Getenv("MAPFARM_FUZZ_TIME") == "0":
+	case !fuzzOn:
 		r.section("fuzz smoke")
-		r.note("skipped: MAPFARM_FUZZ_TIME=0")
+		r.note("off by default: MAPFARM_FUZZ=1 ./scripts/test.sh fuzzes each target of fuzzTargets (their seed corpora ran in go test)")
 	case len(targets) == 0:
 		r.section("fuzz smoke")
 		r.note("no fuzz targets listed (fuzzTargets in internal/testenv/cmd/testrun)")

@@ -17,6 +17,9 @@ func dryRun(t *testing.T, pkgs ...string) string {
 	t.Setenv("MAPFARM_TEST_START", "")
 	t.Setenv("MAPFARM_FUZZ_TIME", "")
 	t.Setenv("MAPFARM_GO_TEST_FLAGS", "")
+	if os.Getenv("MAPFARM_FUZZ") != "1" {
+		t.Setenv("MAPFARM_FUZZ", "")
+	}
 	var out bytes.Buffer
 	r, err := newRunner(&out, pkgs, true)
 	if err != nil {
@@ -39,8 +42,10 @@ func sections(out string) []string {
 	return s
 }
 
-// The schedule of a full run, as docs/testing.md describes it.
+// The schedule of a full run with the fuzz smoke (MAPFARM_FUZZ=1), as docs/testing.md
+// describes it.
 func TestFullRunSchedule(t *testing.T) {
+	t.Setenv("MAPFARM_FUZZ", "1")
 	out := dryRun(t)
 	want := []string{"Go", "installs", "Redis", "PostgreSQL + PostGIS", "MinIO", "python3-zeep", "PROJ",
 		"reference tools", "gofmt", "stale words", "go test (race set)", "go vet", "deadcode",
@@ -70,6 +75,18 @@ func TestFullRunSchedule(t *testing.T) {
 	}
 	if fuzz := section(out, "fuzz smoke"); strings.Count(fuzz, "-fuzzminimizetime 200x -timeout 5m") != len(fuzzTargets) {
 		t.Errorf("fuzz smoke does not fuzz the %d targets:\n%s", len(fuzzTargets), fuzz)
+	}
+}
+
+// A full run fuzzes nothing unless asked: no instrumented prebuild beside the tests, and the
+// fuzz smoke's section says how to ask.
+func TestFullRunNoFuzzByDefault(t *testing.T) {
+	out := dryRun(t)
+	if strings.Contains(out, "-fuzz ") {
+		t.Errorf("a fuzz build or run in a default full run:\n%s", out)
+	}
+	if fuzz := section(out, "fuzz smoke"); !strings.Contains(fuzz, "off by default: MAPFARM_FUZZ=1") {
+		t.Errorf("fuzz smoke section:\n%s", fuzz)
 	}
 }
 
