@@ -67,12 +67,21 @@ func TestMinIOStartsItsOwn(t *testing.T) {
 		srv.Env[servers.EnvMinIOBinary] != bin {
 		t.Fatalf("env of the started MinIO: %v", srv.Environ())
 	}
-	// The S3 API answers, and refuses an anonymous listing of the buckets.
-	resp, err := http.Get("http://" + ep + "/")
-	if err != nil {
-		t.Fatal(err)
+	// The S3 API answers, and refuses an anonymous listing of the buckets. Ready by its health
+	// check, MinIO may still answer 503 (its object layer initialising) for a moment on a busy
+	// machine: that is waited out, for at most 10 s.
+	var resp *http.Response
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var err error
+		resp, err = http.Get("http://" + ep + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			break
+		}
 	}
-	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("anonymous GET / on the started MinIO: status %d, want 403", resp.StatusCode)
 	}
