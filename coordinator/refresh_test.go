@@ -341,7 +341,7 @@ func TestRefresherKilledBeforeDoneLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := f.r.mapOf(f.svc, "Fused")
-	sp, err := refreshSpec(f.r.p.catalog, f.svc, m, taken, time.Now())
+	sp, err := refreshSpec(f.r.p.catalog, f.svc, m, taken, time.Now(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
