@@ -3,7 +3,6 @@ package refresh
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/paulmach/orb"
@@ -93,9 +92,6 @@ func (a *Admin) Expire(ctx context.Context, r ExpireRequest) (ExpireResult, erro
 			}
 			rg := make(orb.Ring, 0, len(ring)+1)
 			for _, p := range ring {
-				if math.IsNaN(p[0]) || math.IsNaN(p[1]) || math.IsInf(p[0], 0) || math.IsInf(p[1], 0) {
-					return ExpireResult{}, bad("polygon point %v is not a number", p)
-				}
 				rg = append(rg, orb.Point(p))
 			}
 			if rg[0] != rg[len(rg)-1] {
