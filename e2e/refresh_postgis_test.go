@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -425,7 +427,8 @@ func vectorTiles(t *testing.T, c *tilecache.Cache) map[tilecache.Tile][]byte {
 // cache's levels 0–5, and rendered exactly the tiles of its plan, a few of the cache's tiles;
 // the tiles whose bytes changed are in the plan, among them the moved feature's, and the
 // bundles written are those holding a changed tile; a client sees the moved feature at its
-// new place (200 and a new ETag) and revalidates the far tile with 304.
+// new place (200 and a new ETag) and revalidates with 304 the far tile and tiles re-encoded to
+// the same bytes.
 func checkVectorRefresh(t *testing.T, base, id string, want []orb.Bound, vcache *tilecache.Cache, before map[tilecache.Tile][]byte,
 	bundlesBefore, bundlesAfter map[string]blob.Info, changed, far tilecache.Tile, etags map[tilecache.Tile]string) {
 	t.Helper()
@@ -497,6 +500,22 @@ func checkVectorRefresh(t *testing.T, base, id string, want []orb.Bound, vcache 
 	}
 	if code, _, _ := getVectorTile(t, base, far, etags[far]); code != http.StatusNotModified {
 		t.Fatalf("far vector tile %v with its ETag: %d, want 304", far, code)
+	}
+	// Tiles the refresh re-encoded to the same bytes keep their ETag (the hash of the stored
+	// bytes): a client holding the ETag of before gets 304.
+	same := 0
+	for tl := range planned {
+		if b, ok := before[tl]; !ok || string(b) != string(after[tl]) || same == 3 {
+			continue
+		}
+		sum := sha256.Sum256(before[tl])
+		if code, _, _ := getVectorTile(t, base, tl, `"`+hex.EncodeToString(sum[:16])+`"`); code != http.StatusNotModified {
+			t.Errorf("vector tile %v, re-encoded to the same bytes, with the ETag of before: %d, want 304", tl, code)
+		}
+		same++
+	}
+	if same == 0 {
+		t.Error("no vector tile was re-encoded to the same bytes: the ETag check shows nothing")
 	}
 }
 
