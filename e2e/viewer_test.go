@@ -65,7 +65,8 @@ func TestViewerInChromium(t *testing.T) {
 }
 
 // TestViewerWithTokens: on a farm that needs tokens, the viewer opened with ?token= passes the
-// token on to its assets, the service JSON, export and identify.
+// token on to its assets, the service JSON, export and identify, and in vector mode to the
+// VectorTileServer's style, tiles and glyphs.
 func TestViewerWithTokens(t *testing.T) {
 	chromiumPath, nodeModules := viewerTools(t)
 	t.Setenv("MAPFARM_TOKEN_SECRET", testSecret)
@@ -79,7 +80,7 @@ func TestViewerWithTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := "/arcgis/rest/services/world/MapServer"
-	checkViewer(t, chromiumPath, nodeModules, strings.TrimSuffix(f.url, "/")+svc+"/viewer?token="+url.QueryEscape(tok), svc, "export", "/export?", false)
+	checkViewer(t, chromiumPath, nodeModules, strings.TrimSuffix(f.url, "/")+svc+"/viewer?token="+url.QueryEscape(tok), svc, "export", "/export?", true)
 }
 
 // checkViewer drives the viewer at viewerURL (service path svc) and checks what the page shows:
