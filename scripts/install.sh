@@ -46,7 +46,7 @@ NPM_PACKAGES=(
 # `npm pack` and unpacked without its type declarations and source maps. Not `npm install
 # @arcgis/core`: that also installs the dependencies of its charts, tables and exports (amcharts,
 # vaadin, zip.js, …), 390 MB and 18 CPU-seconds here against 165 MB and 7 (docs/web-clients.md).
-# A module the page loads and this list lacks fails the test with a 404 of the page's server.
+# A package the page loads and this list lacks fails the test (an import the page cannot resolve).
 ARCGIS_PACKAGES=(
 	@arcgis/core@5.1.25
 	@arcgis/lumina@5.1.25
