@@ -78,24 +78,16 @@ func (r *runner) run(ctx context.Context) int {
 	tags := "-tags=proj," + buildTags
 
 	// The installs (scripts/install.sh) ran before; the MinIO build may still be going on, in
-	// the background since the start. The warm-up build of the module's libraries, plain and
-	// -race, runs beside it, now that apt has put proj.h in place: started earlier, the
-	// packages above internal/proj were compiled twice in each mode. Libraries only: go build
-	// of several packages links every main package among them and throws the links away.
+	// the background since the start, on both cores. There is no warm-up build beside it: the
+	// machine's two cores are busy from the start to the end of a fresh run (docs/testing.md),
+	// so compiling earlier would not end sooner. (The warm-up the runner had until 2026-11-27
+	// built nothing: its shell dropped the package list. Every figure in docs/testing.md was
+	// measured without it.)
 	if headers {
 		r.section("installs")
 		r.note("$ ./scripts/install.sh minio > /dev/null &   # scripts/test.sh")
 		r.note("$ ./scripts/install.sh packages              # scripts/test.sh")
 	}
-	warmTags := "-tags=" + buildTags
-	if fileExists("/usr/include/proj.h") {
-		warmTags = tags
-	}
-	// In a run of named packages, only those are built (the test builds compile their
-	// dependencies anyway).
-	warm := r.background(ctx, filepath.Join(r.work, "warm-build.log"), "bash", append([]string{"-c",
-		`tags=$0; shift; libs=$(go list "$tags" -f '{{if and .GoFiles (ne .Name "main")}}{{.ImportPath}}{{end}}' "$@") && ` +
-			`[ -n "$libs" ] && go build "$tags" $libs && go build "$tags" -race $libs`, warmTags}, r.pkgs...)...)
 	t0 := time.Now()
 	minioBin := "$MAPFARM_CACHE/bin/minio"
 	if !r.dry {
@@ -125,9 +117,6 @@ func (r *runner) run(ctx context.Context) int {
 	// go vet, deadcode and the fuzz smoke run once the race set is done, in e2e's waits. In a
 	// full run, e2e's TestHostile, which holds every hostile request to a 2 s answer, runs
 	// last, on its own.
-	t0 = time.Now()
-	warm() // its failures show again, with context, in go vet and go test
-	r.note("warm-up build done (waited %ds)", int(time.Since(t0).Seconds()))
 	r.step(ctx, "gofmt", func() error { return r.gofmt(ctx, tags) })
 	r.step(ctx, "stale words", r.staleWords)
 
