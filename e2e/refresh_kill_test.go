@@ -65,7 +65,8 @@ services:
 //
 //  1. both caches are seeded;
 //  2. a PostGIS feature is moved (A); while its refresh job runs, a feature is inserted (B) and
-//     the coordinator has put it in the backlog; then the coordinator is killed with SIGKILL;
+//     the coordinator has put it in the backlog; then, with A's job planned and not ended, the
+//     coordinator is killed with SIGKILL;
 //  3. while it is down, a PostGIS feature is deleted and one renamed (C), and two GeoPackage
 //     rows are changed in place with SQLite (G1: a move, a rename);
 //  4. a new coordinator takes the killed one's job over and refreshes B, C and G1; once its
@@ -219,6 +220,13 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	for deadline := time.Now().Add(30 * time.Second); !inBacklog(t, base, "parcels/Parcels"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the insert did not reach the refresh backlog within 30 s")
+		}
+	}
+	// Killed once A's job is planned (its units are on the queue, the worker renders them) and
+	// before it ends (the coordinator's next pass, a second later at the soonest).
+	for deadline := time.Now().Add(30 * time.Second); jobA.State != seed.StateRunning; time.Sleep(20 * time.Millisecond) {
+		if jobA = jobStatus(t, base, jobA.ID); seed.Terminal(jobA.State) || time.Now().After(deadline) {
+			t.Fatalf("the move's refresh job was not seen running: %+v", jobA)
 		}
 	}
 	if err := coord.Process.Kill(); err != nil {

@@ -29,9 +29,10 @@ import (
 // apart, a compact-V2 cache of levels 0–14), each a 100 m move of a parcel drawn in turn and
 // committed on its own. An edit is fresh when a refresh job whose dirty envelopes hold its new
 // envelope has ended (seen by a poll every 200 ms). It reports the COMMIT → fresh latency
-// (median, p95, max), the refresh backlog (most entries waiting, and its age) sampled every
-// second, the refresh jobs and the tiles they rendered per edit, against a full re-seed of
-// the region (docs/freshness.md). Run once:
+// (median, p95, max), the refresh backlog (most entries waiting, and its age; an entry is one
+// batch of the change consumer, many edits) and the edits committed but not yet fresh, sampled
+// every second, the refresh jobs and the tiles they rendered per edit, against a full re-seed
+// of the region (docs/freshness.md). Run once:
 //
 //	go test -tags proj,nomsgpack -run '^$' -bench RefreshSustained -benchtime 1x -timeout 30m ./e2e/
 func BenchmarkRefreshSustained(b *testing.B) {
@@ -215,8 +216,9 @@ func BenchmarkRefreshSustained(b *testing.B) {
 	q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
 	var maxEntries int64
 	var maxAge time.Duration
+	maxStale := 0
 	for i, s := range samples {
-		maxEntries, maxAge = max(maxEntries, s.entries), max(maxAge, s.age)
+		maxEntries, maxAge, maxStale = max(maxEntries, s.entries), max(maxAge, s.age), max(maxStale, s.stale)
 		if i%15 == 0 || i == len(samples)-1 {
 			b.Logf("at %4.0fs: backlog %5d entries, oldest %5.1fs; %5d edits not yet fresh", s.at.Seconds(), s.entries, s.age.Seconds(), s.stale)
 		}
@@ -229,12 +231,13 @@ func BenchmarkRefreshSustained(b *testing.B) {
 	}
 	b.Logf("%d edits in %v (%d a minute), %d refresh jobs, %d tiles rendered (%.1f per edit; a full re-seed: %d)",
 		len(order), sustain, rate, jobs, tiles, float64(tiles)/float64(len(order)), full)
-	b.Logf("COMMIT → fresh: median %.1fs, p95 %.1fs, max %.1fs; backlog at most %d entries, oldest %.1fs",
-		q(0.5).Seconds(), q(0.95).Seconds(), lat[len(lat)-1].Seconds(), maxEntries, maxAge.Seconds())
+	b.Logf("COMMIT → fresh: median %.1fs, p95 %.1fs, max %.1fs; backlog at most %d entries, oldest %.1fs; at most %d edits not yet fresh",
+		q(0.5).Seconds(), q(0.95).Seconds(), lat[len(lat)-1].Seconds(), maxEntries, maxAge.Seconds(), maxStale)
 	b.ReportMetric(q(0.5).Seconds(), "s/edit-median")
 	b.ReportMetric(q(0.95).Seconds(), "s/edit-p95")
 	b.ReportMetric(lat[len(lat)-1].Seconds(), "s/edit-max")
 	b.ReportMetric(float64(maxEntries), "backlog-max")
+	b.ReportMetric(float64(maxStale), "unfresh-edits-max")
 	b.ReportMetric(float64(tiles)/float64(len(order)), "tiles/edit")
 	b.ReportMetric(float64(full), "tiles/full-seed")
 }
