@@ -71,7 +71,7 @@ services:
 //     rows are changed in place with SQLite (G1: a move, a rename);
 //  4. a new coordinator takes the killed one's job over and refreshes B, C and G1; once its
 //     first look at the GeoPackage is done, one more row is moved and renamed (G2), seen by
-//     its poll;
+//     a later look;
 //
 // Then: the refresh jobs hold exactly the envelopes of A, B, C, G1 and G2 (before and after),
 // never a whole layer; the tiles rewritten in the store are exactly those of the jobs'
@@ -152,7 +152,8 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	// The coordinator keeps the GeoPackage's row digests in its state directory: the same for
 	// the killed one and the next.
 	coordEnv := func() []string {
-		return append(slices.Clone(penv), "MAPFARM_STATE_DIR="+filepath.Join(dir, "coordinator-state"), "MAPFARM_METRICS_LISTEN="+freePort(t))
+		return append(slices.Clone(penv), "MAPFARM_STATE_DIR="+filepath.Join(dir, "coordinator-state"), "MAPFARM_REFRESH_FILE_POLL=1s",
+			"MAPFARM_METRICS_LISTEN="+freePort(t))
 	}
 	worker := startKillableProcess(t, bin, "worker", penv)
 	ce := coordEnv()
@@ -245,7 +246,7 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	editPlots(movePlot(6, env(x5+300_000, y5)), renamePlot(11, "renamed"))
 
 	// 4. A new coordinator; once its first look at the GeoPackage made a refresh job, move and
-	// rename plot 1 (G2), which its next look (10 s at most) finds.
+	// rename plot 1 (G2), which a later look (every second here, 10 s by default) finds.
 	startProcess(t, bin, "coordinator", coordEnv())
 	t.Logf("coordinator started again at %v", time.Since(start))
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
