@@ -317,6 +317,7 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 				tileIndex.InvalidateWhere(v.CoversBundleKey)
 				ops.ForgetTiles(v)
 				srv.ForgetTiles(v)
+				vts.ForgetTiles(v)
 			})
 		})
 		select {
