@@ -28,14 +28,15 @@ import (
 
 // killDefinition has two small exploded caches (levels 0–6, 2×2 metatiles, every tile stored,
 // so that each tile's write shows in the store): one of a PostGIS table with change capture,
-// one of a GeoPackage that is edited in place.
+// one of a GeoPackage that is edited in place. The services are named apart from
+// TestRefreshFollowsPostGIS's, which tells its refresh jobs by their ids in the package's Redis.
 const killDefinition = `connections:
   gis:
     dsnEnv: MAPFARM_TEST_PARCELS_DSN
 services:
-  - name: parcels
+  - name: lots
     maps:
-      - name: Parcels
+      - name: Lots
         spatialReference: 3857
         backgroundColor: [255, 255, 255]
         cache: {maxLevel: 6, storage: exploded, metatileSize: 2, buffer: 16, skipEmpty: false}
@@ -168,15 +169,15 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	t.Logf("farm started at %v", time.Since(start))
 
 	// 1. Seed both caches.
-	ids := []string{submitSeed(t, base, seed.Request{Service: "parcels"}), submitSeed(t, base, seed.Request{Service: "plots"})}
+	ids := []string{submitSeed(t, base, seed.Request{Service: "lots"}), submitSeed(t, base, seed.Request{Service: "plots"})}
 	for _, id := range ids {
 		if st := waitJob(t, base, id, 2*time.Minute, nil); st.State != seed.StateDone || st.Failed != 0 {
 			t.Fatalf("seed job %s: %+v", id, st)
 		}
 	}
 	t.Logf("seeded at %v", time.Since(start))
-	parcelsRoot, plotsRoot := seed.CacheRoot("parcels", "Parcels"), seed.CacheRoot("plots", "Plots")
-	before := map[string]map[string]blob.Info{parcelsRoot: storedTiles(t, store, parcelsRoot), plotsRoot: storedTiles(t, store, plotsRoot)}
+	lotsRoot, plotsRoot := seed.CacheRoot("lots", "Lots"), seed.CacheRoot("plots", "Plots")
+	before := map[string]map[string]blob.Info{lotsRoot: storedTiles(t, store, lotsRoot), plotsRoot: storedTiles(t, store, plotsRoot)}
 	seeded := map[string]bool{}
 	for _, st := range listJobs(t, base) {
 		seeded[st.ID] = true
@@ -192,7 +193,7 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 		return fmt.Sprintf("%s/arcgis/rest/services/%s/MapServer/tile/%d/%d/%d", base, service, tl.Level, tl.Row, tl.Col)
 	}
 	clientETags := map[string]string{}
-	for _, u := range []string{restURL("parcels", gone), restURL("parcels", farParcel), restURL("plots", movedFrom), restURL("plots", farPlot)} {
+	for _, u := range []string{restURL("lots", gone), restURL("lots", farParcel), restURL("plots", movedFrom), restURL("plots", farPlot)} {
 		code, etag := getTile(t, u, "")
 		if code != http.StatusOK || etag == "" {
 			t.Fatalf("GET %s: %d, ETag %q", u, code, etag)
@@ -209,7 +210,7 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 			t.Fatal("no refresh job for the move within a minute")
 		}
 		for _, st := range listJobs(t, base) {
-			if strings.HasPrefix(st.ID, "refresh-parcels-") && !seeded[st.ID] {
+			if strings.HasPrefix(st.ID, "refresh-lots-") && !seeded[st.ID] {
 				jobA = st
 			}
 		}
@@ -218,7 +219,7 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 		t.Fatalf("the move's refresh job had ended when first seen: %+v", jobA)
 	}
 	testenv.PostgresExec(t, dsn, `INSERT INTO parcels VALUES (5, 'e', `+sq(3_000_000, 3_000_000)+`)`)
-	for deadline := time.Now().Add(30 * time.Second); !inBacklog(t, base, "parcels/Parcels"); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !inBacklog(t, base, "lots/Lots"); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the insert did not reach the refresh backlog within 30 s")
 		}
@@ -250,7 +251,7 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	startProcess(t, bin, "coordinator", coordEnv())
 	t.Logf("coordinator started again at %v", time.Since(start))
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		if slices.ContainsFunc(listJobs(t, base), func(st seed.Status) bool { return strings.HasPrefix(st.ID, "refresh-plots-") }) {
+		if slices.ContainsFunc(listJobs(t, base), func(st seed.Status) bool { return strings.HasPrefix(st.ID, "refresh-plots-") && !seeded[st.ID] }) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -268,14 +269,14 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	t.Logf("GeoPackage edited with the coordinator running at %v", time.Since(start))
 
 	want := map[string][]orb.Bound{
-		"parcels": {env(0, 0), env(800_000, 800_000), env(3_000_000, 3_000_000), env(2_000_000, 2_000_000), env(3_900_000, 0)},
-		"plots":   {env(x5, y5), env(x5+300_000, y5), env(plot(10)), env(x0, y0), env(x0, y0+200_000)},
+		"lots":  {env(0, 0), env(800_000, 800_000), env(3_000_000, 3_000_000), env(2_000_000, 2_000_000), env(3_900_000, 0)},
+		"plots": {env(x5, y5), env(x5+300_000, y5), env(plot(10)), env(x0, y0), env(x0, y0+200_000)},
 	}
 	jobs := waitDirty(t, base, seeded, want)
 	t.Logf("refreshed at %v", time.Since(start))
 
 	// The jobs, their envelopes (never a whole layer) and the store's writes.
-	for _, svc := range []string{"parcels", "plots"} {
+	for _, svc := range []string{"lots", "plots"} {
 		root := seed.CacheRoot(svc, strings.ToUpper(svc[:1])+svc[1:])
 		var dirty []orb.Bound
 		planned := map[string]bool{}
@@ -316,12 +317,12 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	}
 
 	// A client revalidating: 200 and a new ETag where the data changed, 304 far away.
-	for _, u := range []string{restURL("parcels", gone), restURL("plots", movedFrom)} {
+	for _, u := range []string{restURL("lots", gone), restURL("plots", movedFrom)} {
 		if code, etag := getTile(t, u, clientETags[u]); code != http.StatusOK || etag == clientETags[u] {
 			t.Errorf("GET %s with the old ETag: %d, ETag %s; want 200 and a new ETag", u, code, etag)
 		}
 	}
-	for _, u := range []string{restURL("parcels", farParcel), restURL("plots", farPlot)} {
+	for _, u := range []string{restURL("lots", farParcel), restURL("plots", farPlot)} {
 		if code, _ := getTile(t, u, clientETags[u]); code != http.StatusNotModified {
 			t.Errorf("GET %s with its ETag: %d, want 304", u, code)
 		}
@@ -335,7 +336,7 @@ func TestRefreshSurvivesCoordinatorKill(t *testing.T) {
 	}
 	worker.Wait()
 	startProcess(t, bin, "worker", penv)
-	for _, svc := range []string{"parcels", "plots"} {
+	for _, svc := range []string{"lots", "plots"} {
 		root := seed.CacheRoot(svc, strings.ToUpper(svc[:1])+svc[1:])
 		refreshed := storedTiles(t, store, root)
 		seedAndWait(t, base, seed.Request{Service: svc})
@@ -399,7 +400,7 @@ func waitDirty(t *testing.T, base string, skip map[string]bool, want map[string]
 	specs := map[string]*seed.Spec{}
 	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		out := map[string][]seed.Status{}
-		settled := !inBacklog(t, base, "parcels/Parcels") && !inBacklog(t, base, "plots/Plots")
+		settled := !inBacklog(t, base, "lots/Lots") && !inBacklog(t, base, "plots/Plots")
 		for _, st := range listJobs(t, base) {
 			svc, ok := strings.CutPrefix(st.ID, "refresh-")
 			svc, _, _ = strings.Cut(svc, "-")
