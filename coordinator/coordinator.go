@@ -69,6 +69,9 @@ type Params struct {
 	// RefreshState, when set, is the file that keeps what the GeoPackage and GeoJSON layers
 	// looked like (row digests; internal/changes), so their changes refresh the caches too.
 	RefreshState string
+	// RefreshFilePoll is how often the GeoPackage and GeoJSON layers are looked at (with
+	// RefreshState); default 10 s.
+	RefreshFilePoll time.Duration
 	// StartAttrs are added to the start log line: the Redis and the store this process uses
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
 	// processes on different stores show in the logs. internal/app sets them.
@@ -114,7 +117,7 @@ func New(p Params) *Coordinator {
 			invalidate: invalidate})
 		if p.Catalog != nil && !p.NoRefresh {
 			c.fresh = newRefresher(refresherParams{catalog: p.Catalog, connections: p.Connections, jobs: jobs, backlog: refresh.NewBacklog(p.Redis),
-				logger: p.Logger, metrics: p.Metrics, store: p.Tiles, invalidate: invalidate, stateFile: p.RefreshState}, c.seeder.owner)
+				logger: p.Logger, metrics: p.Metrics, store: p.Tiles, invalidate: invalidate, stateFile: p.RefreshState, filePoll: p.RefreshFilePoll}, c.seeder.owner)
 		}
 	}
 	if p.Metrics != nil {

@@ -199,7 +199,8 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 	if runCoord {
 		c := coordinator.New(coordinator.Params{Store: store, OutputPrefix: api.OutputPrefix, OutputTTL: cfg.Limits.OutputTTL, Logger: logger,
 			Redis: rdb, Metrics: m, Tiles: store, Catalog: cat, Connections: connections,
-			NoRefresh: hooks.SeedOnly, RefreshState: refreshState(cfg.StateDir, cfg.Redis.Describe(redisAddr)), StartAttrs: where})
+			NoRefresh: hooks.SeedOnly, RefreshState: refreshState(cfg.StateDir, cfg.Redis.Describe(redisAddr)),
+			RefreshFilePoll: cfg.RefreshFilePoll, StartAttrs: where})
 		g.Go(func() error { return c.Run(gctx) })
 	}
 	if runAPI {

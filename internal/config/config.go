@@ -54,6 +54,10 @@ type Config struct {
 	// LegislativeReload is how often the api looks for a newly imported legislative dataset
 	// in the store. YAML `legislativeReload`, env MAPFARM_LEGISLATIVE_RELOAD. Default 15s.
 	LegislativeReload time.Duration `yaml:"legislativeReload"`
+	// RefreshFilePoll is how often the coordinator looks at the GeoPackage and GeoJSON layers
+	// drawn by cached maps for changes (docs/freshness.md). YAML `refreshFilePoll`, env
+	// MAPFARM_REFRESH_FILE_POLL. Default 10s.
+	RefreshFilePoll time.Duration `yaml:"refreshFilePoll"`
 	// LogLevel is debug, info, warn or error. YAML `logLevel`, env MAPFARM_LOG_LEVEL. Default info.
 	LogLevel string `yaml:"logLevel"`
 	// StateDir holds what a process keeps between its start and its stop for the operator's
@@ -501,6 +505,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.LegislativeReload <= 0 {
 		c.LegislativeReload = 15 * time.Second
+	}
+	if c.RefreshFilePoll <= 0 {
+		c.RefreshFilePoll = 10 * time.Second
 	}
 	if c.StateDir == "" {
 		c.StateDir = DefaultStateDir()

@@ -32,6 +32,7 @@ func (c *Config) envBindings() []envBinding {
 		{name: "MAPFARM_METRICS_LISTEN", set: text(&c.MetricsListen)},
 		{name: "MAPFARM_STATE_DIR", set: text(&c.StateDir)},
 		{name: "MAPFARM_LEGISLATIVE_RELOAD", set: duration(&c.LegislativeReload)},
+		{name: "MAPFARM_REFRESH_FILE_POLL", set: duration(&c.RefreshFilePoll)},
 		{name: "MAPFARM_LOG_LEVEL", set: text(&c.LogLevel)},
 
 		{name: "MAPFARM_REDIS_ADDR", set: text(&r.Addr)},
