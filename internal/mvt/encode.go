@@ -211,11 +211,7 @@ func (e *Encoder) Encode(ctx context.Context, t Tile, layers []Layer) (*Result, 
 
 	ext := float64(e.opts.Extent)
 	buf := float64(e.opts.Buffer)
-	tr := transform{
-		minX: t.Bound.Min[0], maxY: t.Bound.Max[1],
-		sx: ext / (t.Bound.Max[0] - t.Bound.Min[0]),
-		sy: ext / (t.Bound.Max[1] - t.Bound.Min[1]),
-	}
+	tr := e.transform(t)
 	box := orb.Bound{Min: orb.Point{-buf, -buf}, Max: orb.Point{ext + buf, ext + buf}}
 	query := orb.Bound{
 		Min: orb.Point{t.Bound.Min[0] - buf/tr.sx, t.Bound.Min[1] - buf/tr.sy},
@@ -248,6 +244,24 @@ func (e *Encoder) Encode(ctx context.Context, t Tile, layers []Layer) (*Result, 
 	}
 	res.Data, res.Gzipped = z, true
 	return res, nil
+}
+
+// Resolution is the size in map units of a unit of tile t, the Query.Resolution of the tile's
+// reads: it lets a database snap the vertices it sends to a thousandth of a unit or finer
+// (PostGIS: TWKB, a fraction of WKB's bytes), which rounding to whole units almost never tells
+// from the exact ones. A reader of a larger area for the same tiles (a metatile) asks for it too,
+// so that its tiles have the same bytes.
+func (e *Encoder) Resolution(t Tile) float64 {
+	return e.transform(t).resolution()
+}
+
+func (e *Encoder) transform(t Tile) transform {
+	ext := float64(e.opts.Extent)
+	return transform{
+		minX: t.Bound.Min[0], maxY: t.Bound.Max[1],
+		sx: ext / (t.Bound.Max[0] - t.Bound.Min[0]),
+		sy: ext / (t.Bound.Max[1] - t.Bound.Min[1]),
+	}
 }
 
 // Gzip compresses an encoded tile as tiles are stored and served gzip-encoded (Options.Gzip):
@@ -298,10 +312,7 @@ func (e *Encoder) layer(ctx context.Context, t Tile, l Layer, tr transform, quer
 		keys = append(keys, info.Fields[i].Name)
 	}
 	lw := newLayerWriter(l.Name, uint32(e.opts.Extent), keys)
-	// The resolution of a tile unit lets a database snap the vertices it sends to a
-	// thousandth of a unit (PostGIS: TWKB, a fraction of WKB's bytes), which rounding to
-	// whole units then cannot tell from the exact ones.
-	q := &feature.Query{Bound: &query, Where: l.Where, Columns: cols, Resolution: 1 / max(tr.sx, tr.sy)}
+	q := &feature.Query{Bound: &query, Where: l.Where, Columns: cols, Resolution: tr.resolution()}
 	err := l.Source.Scan(ctx, q, func(f *feature.Feature) error {
 		if res.Features >= e.opts.MaxFeatures {
 			res.Thinned = true
