@@ -34,9 +34,6 @@ type transform struct {
 	sx, sy     float64
 }
 
-// resolution is the size of a tile unit in map units (the finer axis's).
-func (t transform) resolution() float64 { return 1 / max(t.sx, t.sy) }
-
 func (t transform) apply(p orb.Point) orb.Point {
 	return orb.Point{(p[0] - t.minX) * t.sx, (t.maxY - p[1]) * t.sy}
 }

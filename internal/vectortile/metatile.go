@@ -57,7 +57,7 @@ func (b *Builder) Metatile(ctx context.Context, service, mapName string, s tilec
 		if !l.shows(scale, last) {
 			continue
 		}
-		mem, err := readArea(ctx, l.layer, area, b.enc.Resolution(first))
+		mem, err := readArea(ctx, l.layer, area)
 		if err != nil {
 			return nil, fmt.Errorf("vectortile: %s metatile %s: layer %s: %w", service, mt, l.layer.Name, err)
 		}
@@ -79,9 +79,8 @@ func (b *Builder) Metatile(ctx context.Context, service, mapName string, s tilec
 }
 
 // readArea reads the features of a layer whose boxes meet area (its definition expression
-// applied, its tile attributes only, at the resolution of its tiles' reads) into an in-memory
-// layer with the source's schema.
-func readArea(ctx context.Context, l mvt.Layer, area orb.Bound, res float64) (*feature.Layer, error) {
+// applied, its tile attributes only) into an in-memory layer with the source's schema.
+func readArea(ctx context.Context, l mvt.Layer, area orb.Bound) (*feature.Layer, error) {
 	info := l.Source.Info()
 	cols := make([]int, 0, len(l.Fields))
 	for _, name := range l.Fields {
@@ -90,7 +89,7 @@ func readArea(ctx context.Context, l mvt.Layer, area orb.Bound, res float64) (*f
 		}
 	}
 	var feats []feature.Feature
-	err := l.Source.Scan(ctx, &feature.Query{Bound: &area, Where: l.Where, Columns: cols, AnyOrder: true, Resolution: res}, func(f *feature.Feature) error {
+	err := l.Source.Scan(ctx, &feature.Query{Bound: &area, Where: l.Where, Columns: cols, AnyOrder: true}, func(f *feature.Feature) error {
 		feats = append(feats, *f)
 		return nil
 	})
