@@ -34,8 +34,16 @@ var anyOriginValue = []string{"*"}
 
 // exposedHeaders are the response headers of the read-only routes a script on another origin
 // may read besides the CORS-safelisted ones: a vector tile thinned at its feature limit says so
-// in X-Tile-Thinned, and X-Request-Id names a request in the api's log.
+// in X-Tile-Thinned, and X-Request-Id names a request in the api's log. The legislative API,
+// a twin of a Django REST Framework service, answers that service's headers only.
 var exposedHeaders = []string{"X-Tile-Thinned, X-Request-Id"}
+
+// expose names exposedHeaders in h, but on the legislative API.
+func expose(h http.Header, path string) {
+	if routeOf(path).family != familyLegislative {
+		h["Access-Control-Expose-Headers"] = exposedHeaders
+	}
+}
 
 // anyOrigin answers any origin on the read-only routes: a preflight with 204 and the methods
 // and headers the route takes, every other request with "Access-Control-Allow-Origin: *".
@@ -47,7 +55,7 @@ func anyOrigin(c *gin.Context) {
 	}
 	h := c.Writer.Header()
 	h["Access-Control-Allow-Origin"] = anyOriginValue
-	h["Access-Control-Expose-Headers"] = exposedHeaders
+	expose(h, c.Request.URL.Path)
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Origin") != "" && c.GetHeader("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", methods)
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")

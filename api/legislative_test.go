@@ -162,6 +162,9 @@ func (w want) onReadRoute(path string) want {
 	if _, ok := readOnlyRoute(path); ok {
 		w.hdr = w.hdr.Clone()
 		w.hdr.Set("Access-Control-Allow-Origin", "*")
+		if routeOf(path).family != familyLegislative {
+			w.hdr.Set("Access-Control-Expose-Headers", "X-Tile-Thinned, X-Request-Id")
+		}
 	}
 	return w
 }
