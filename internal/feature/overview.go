@@ -70,12 +70,13 @@ func (o *Overview) Source() Source { return o.src }
 // calls fn for nothing and reports false: the caller reads the source. It checks the source's
 // version first. Footprints of an older version are rebuilt (one full scan of the source) only
 // for a bound that holds the source's whole extent, a drawing that would read every row
-// anyway; any other bound is then left to the source, as is everything when the source cannot
-// tell its version. fn returning false stops the calls.
+// anyway, and not when the last build showed they would not serve (see current); any other
+// bound is then left to the source, as is everything when the source cannot tell its version.
+// fn returning false stops the calls.
 func (o *Overview) Footprints(ctx context.Context, bound orb.Bound, maxSize float64, fn func(b orb.Bound, area, perimeter float64) bool) (bool, error) {
 	ext := o.src.Info().Extent
 	whole := !ext.IsEmpty() && bound.Contains(ext.Min) && bound.Contains(ext.Max)
-	fp, err := o.current(ctx, whole)
+	fp, err := o.current(ctx, whole, maxSize)
 	if err != nil || fp == nil || !fp.usable || fp.maxW > maxSize || fp.maxH > maxSize {
 		return false, err
 	}
@@ -102,8 +103,10 @@ func (o *Overview) Footprints(ctx context.Context, bound orb.Bound, maxSize floa
 
 // current returns the footprints of the source's current version, building them when the
 // version changed and mayBuild is set; nil when there are none (or the source cannot tell its
-// version).
-func (o *Overview) current(ctx context.Context, mayBuild bool) (*footprints, error) {
+// version). The last build decides whether another is worth its full scan: none after one that
+// found the source cannot have an overview (not only polygons, or too many), nor for a maxSize
+// smaller than the largest feature it found (the features are most likely as large still).
+func (o *Overview) current(ctx context.Context, mayBuild bool, maxSize float64) (*footprints, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	ver, err := o.ver.Version(ctx)
@@ -116,7 +119,7 @@ func (o *Overview) current(ctx context.Context, mayBuild bool) (*footprints, err
 	if o.cur != nil && o.cur.version == ver {
 		return o.cur, nil
 	}
-	if !mayBuild {
+	if !mayBuild || o.cur != nil && (!o.cur.usable || o.cur.maxW > maxSize || o.cur.maxH > maxSize) {
 		return nil, nil
 	}
 	fp, err := o.build(ctx, ver)

@@ -114,6 +114,11 @@ func TestOverview(t *testing.T) {
 	if _, ok := collect(part, 100); !ok || src.scans != 2 {
 		t.Errorf("a part after the rebuild: drawn %v, %d scans (want true, 2)", ok, src.scans)
 	}
+	// Changed again, drawn with pixels smaller than the features: not worth a rebuild.
+	src.version = 3
+	if _, ok := collect(whole, 40); ok || src.scans != 2 {
+		t.Errorf("whole layer with 40 m pixels after a change: drawn %v, %d scans (want false, 2: no rebuild)", ok, src.scans)
+	}
 
 	// A layer of lines has no overview; nor has a polygon layer holding a line.
 	lines := feature.NewLayer("lines", proj.SR{}, feature.Polyline, nil, []feature.Feature{{ID: 1, Geom: orb.LineString{{0, 0}, {1, 1}}}})
@@ -122,8 +127,13 @@ func TestOverview(t *testing.T) {
 	}
 	mixed := feature.NewLayer("mixed", proj.SR{}, feature.Polygon, nil, []feature.Feature{
 		{ID: 1, Geom: orb.Polygon{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}}, {ID: 2, Geom: orb.LineString{{0, 0}, {1, 1}}}})
-	ov = feature.NewOverview(&versioned{Layer: mixed})
+	msrc := &versioned{Layer: mixed}
+	ov = feature.NewOverview(msrc)
 	if got, ok := collect(mixed.Info().Extent, 100); ok || len(got) != 0 {
 		t.Errorf("a polygon layer holding a line: %d footprints, drawn %v (want 0, false)", len(got), ok)
+	}
+	msrc.version++
+	if _, ok := collect(mixed.Info().Extent, 100); ok || msrc.scans != 1 {
+		t.Errorf("the layer holding a line, changed: drawn %v, %d scans (want false, 1: no second build)", ok, msrc.scans)
 	}
 }
