@@ -63,6 +63,11 @@ type Request struct {
 	// own; the zero SR means the map's. Data are clipped to what the system can show and
 	// projected on the fly (projection.go).
 	SR proj.SR
+	// Overviews lets layers be drawn from their overviews (catalog.Layer.Overview) where every
+	// feature is at most a pixel: for an image drawn for one answer (an export), not for tiles
+	// kept in a cache, which an overview a few seconds behind its table (PostgreSQL reports
+	// row counts late) would keep wrong until they are drawn again.
+	Overviews bool
 }
 
 // ErrBadRequest marks errors caused by the request (a bad definition expression, an unknown
@@ -242,13 +247,13 @@ func resolution(v render.View) float64 {
 }
 
 // overview returns the overview a layer may be drawn from in req (feature.Overview): the
-// layer's own, when its data are read as stored (not projected), into a raster image (a vector
+// layer's own, when req allows overviews, its data are read as stored (not projected), into a raster image (a vector
 // surface draws a footprint as its box) whose pixels are square and upright (a footprint is
 // turned into pixels by a similarity, and its box must stay within a pixel). buildLayer decides
 // whether the layer's drawing allows it, the overview whether its features are small enough.
 func overview(l *catalog.Layer, req Request) *feature.Overview {
 	ov := l.Overview
-	if ov == nil || ov.Source() != l.Data || req.Format.IsVector() || req.View.Rotation != 0 {
+	if !req.Overviews || ov == nil || ov.Source() != l.Data || req.Format.IsVector() || req.View.Rotation != 0 {
 		return nil
 	}
 	v := req.View

@@ -41,8 +41,9 @@ func (s *countingSource) Version(ctx context.Context) (string, error) {
 // TestOverviewDraw draws 120 × 120 parcels (48 m squares on a 50 m grid, as bench/dense.sh
 // draws a million) from a GeoPackage through the catalog: a region view, where every parcel is
 // smaller than a pixel, is drawn from the layer's overview after the first draw (no row read)
-// and looks like the drawing from the rows; a street view still reads the rows. (A changed
-// source rebuilds the overview: feature's TestOverview.)
+// and looks like the drawing from the rows; a drawing without Request.Overviews (a cache's
+// tiles) and a street view still read the rows. (A changed source rebuilds the overview:
+// feature's TestOverview.)
 func TestOverviewDraw(t *testing.T) {
 	const side, cell, size = 120, 50.0, 48.0
 	ox, oy := -10915000.3712, 3480000.6134
@@ -108,14 +109,11 @@ func TestOverviewDraw(t *testing.T) {
 	}
 	draw := func(v render.View, overview bool) (*image.RGBA, int64) {
 		t.Helper()
+		// Without Overviews (as cache tiles are drawn), the layer keeps its overview unused.
 		ml := *m
-		ll := *l
-		if !overview {
-			ll.Overview = nil
-		}
-		ml.Layers = []*catalog.Layer{&ll}
+		ml.Layers = []*catalog.Layer{l}
 		before := src.rows.Load()
-		data, err := Draw(context.Background(), r, Request{Map: &ml, View: v, Layers: []LayerState{{ID: 0, Visible: true}}, Format: render.PNG})
+		data, err := Draw(context.Background(), r, Request{Map: &ml, View: v, Layers: []LayerState{{ID: 0, Visible: true}}, Format: render.PNG, Overviews: overview})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,9 +143,9 @@ func TestOverviewDraw(t *testing.T) {
 	first, n1 := draw(region, true)
 	second, n2 := draw(region, true)
 	rows, n3 := draw(region, false)
-	t.Logf("region: %d rows read by the first draw, %d by the second, %d without the overview", n1, n2, n3)
+	t.Logf("region: %d rows read by the first draw, %d by the second, %d without Overviews", n1, n2, n3)
 	if n1 != side*side || n2 != 0 || n3 != side*side {
-		t.Errorf("region rows read: first draw %d (want %d, the overview's build), second %d (want 0), without the overview %d (want %d)", n1, side*side, n2, n3, side*side)
+		t.Errorf("region rows read: first draw %d (want %d, the overview's build), second %d (want 0), without Overviews %d (want %d)", n1, side*side, n2, n3, side*side)
 	}
 	check("region, first draw", first, rows)
 	check("region, second draw", second, rows)
