@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/paulmach/orb"
@@ -175,7 +176,7 @@ func (o *Overview) build(ctx context.Context, ver string) (*footprints, error) {
 	fp.eps = far * 0x1p-23
 	fp.maxW += 2 * fp.eps
 	fp.maxH += 2 * fp.eps
-	fp.v = fp.v[:len(fp.v):len(fp.v)]
+	fp.v = slices.Clone(fp.v) // up to half of what append grew is unused
 	return fp, nil
 }
 
