@@ -38,8 +38,9 @@ type Overview struct {
 	src Source
 	ver Versioned
 
-	mu  sync.Mutex // held while checking and building
-	cur *footprints
+	building sync.Mutex // held by the draw building the footprints
+	mu       sync.Mutex // guards cur
+	cur      *footprints
 }
 
 // footprints is one build of an Overview.
@@ -106,10 +107,17 @@ func (o *Overview) Footprints(ctx context.Context, bound orb.Bound, maxSize floa
 // version changed and mayBuild is set; nil when there are none (or the source cannot tell its
 // version). The last build decides whether another is worth its full scan: none after one that
 // found the source cannot have an overview (not only polygons, or too many), nor for a maxSize
-// smaller than the largest feature it found (the features are most likely as large still).
+// smaller than the largest feature it found (the features are most likely as large still). A
+// draw the last build cannot serve costs nothing more (not even the version's query), and only
+// draws that may build wait for a build under way.
 func (o *Overview) current(ctx context.Context, mayBuild bool, maxSize float64) (*footprints, error) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
+	cur := o.cur
+	o.mu.Unlock()
+	serves := cur != nil && cur.usable && cur.maxW <= maxSize && cur.maxH <= maxSize
+	if !serves && (cur != nil || !mayBuild) {
+		return nil, nil
+	}
 	ver, err := o.ver.Version(ctx)
 	if errors.Is(err, ErrNoVersion) {
 		return nil, nil
@@ -117,17 +125,27 @@ func (o *Overview) current(ctx context.Context, mayBuild bool, maxSize float64) 
 	if err != nil {
 		return nil, fmt.Errorf("overview of %s: %w", o.src.Info().Name, err)
 	}
-	if o.cur != nil && o.cur.version == ver {
-		return o.cur, nil
+	if cur != nil && cur.version == ver {
+		return cur, nil
 	}
-	if !mayBuild || o.cur != nil && (!o.cur.usable || o.cur.maxW > maxSize || o.cur.maxH > maxSize) {
+	if !mayBuild {
 		return nil, nil
+	}
+	o.building.Lock()
+	defer o.building.Unlock()
+	o.mu.Lock()
+	cur = o.cur
+	o.mu.Unlock()
+	if cur != nil && cur.version == ver { // built by another draw meanwhile
+		return cur, nil
 	}
 	fp, err := o.build(ctx, ver)
 	if err != nil {
 		return nil, err
 	}
+	o.mu.Lock()
 	o.cur = fp
+	o.mu.Unlock()
 	return fp, nil
 }
 

@@ -15,11 +15,15 @@ import (
 // versioned is a source whose version the test sets, and which counts its scans.
 type versioned struct {
 	*feature.Layer
-	version int
-	scans   int
+	version  int
+	scans    int
+	versions int // Version calls
 }
 
-func (v *versioned) Version(context.Context) (string, error) { return strconv.Itoa(v.version), nil }
+func (v *versioned) Version(context.Context) (string, error) {
+	v.versions++
+	return strconv.Itoa(v.version), nil
+}
 
 func (v *versioned) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Feature) error) error {
 	v.scans++
@@ -114,10 +118,12 @@ func TestOverview(t *testing.T) {
 	if _, ok := collect(part, 100); !ok || src.scans != 2 {
 		t.Errorf("a part after the rebuild: drawn %v, %d scans (want true, 2)", ok, src.scans)
 	}
-	// Changed again, drawn with pixels smaller than the features: not worth a rebuild.
+	// Changed again, drawn with pixels smaller than the features: not worth a rebuild, nor
+	// the version's query (a street view pays nothing for the overview).
 	src.version = 3
-	if _, ok := collect(whole, 40); ok || src.scans != 2 {
-		t.Errorf("whole layer with 40 m pixels after a change: drawn %v, %d scans (want false, 2: no rebuild)", ok, src.scans)
+	asked := src.versions
+	if _, ok := collect(whole, 40); ok || src.scans != 2 || src.versions != asked {
+		t.Errorf("whole layer with 40 m pixels after a change: drawn %v, %d scans, %d version queries (want false, 2: no rebuild, 0)", ok, src.scans, src.versions-asked)
 	}
 
 	// A layer of lines has no overview; nor has a polygon layer holding a line.
