@@ -10,6 +10,7 @@
 #   bash bench/farm.sh tile-rows     first read of every level-7 tile, in storage order (BenchmarkGetMapTileRows)
 #   bash bench/farm.sh idle          CPU of an idle farm, 60 s per setup, then 300 renders (BenchmarkIdleCPU)
 #   bash bench/farm.sh soak          20 min of quiet and mixed (normal + hostile) windows on separate processes (BenchmarkSoak)
+#   bash bench/farm.sh refresh       1,000 PostGIS edits a minute for 3 min, COMMIT→fresh latency and the refresh backlog (BenchmarkRefreshSustained)
 #
 # Each runs its Go benchmark in e2e/ through scripts/test.sh, which starts what the tests need
 # exactly as for the tests (a Redis, reused on 127.0.0.1:6379 or started; a MinIO server of its own
@@ -33,6 +34,8 @@
 #                          1-minute quiet and mixed windows; SOAP 10 and REST/WMTS/directory 5
 #                          normal req/s, 2 hostile req/s of every front end)
 #   MAPFARM_BENCH_IDLE_SECONDS  idle window of `idle` (default 60)
+#   MAPFARM_BENCH_EDITS_PER_MIN, MAPFARM_BENCH_SUSTAIN  the edit rate and time of `refresh`
+#                          (default 1000 and 3m; e2e/refresh_sustained_bench_test.go)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -53,6 +56,7 @@ tiles-processes) bench='GetMapTileProcesses' benchtime=10000x count=3 ;;
 tile-rows) bench='GetMapTileRows' benchtime=16384x count=3 timeout=60m ;;
 idle) bench='IdleCPU' benchtime=1x ;;
 soak) bench='Soak' benchtime=1x timeout=0 ;;
+refresh) bench='RefreshSustained' benchtime=1x ;;
 *) usage ;;
 esac
 count=${MAPFARM_BENCH_COUNT:-$count}

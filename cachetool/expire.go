@@ -26,7 +26,7 @@ func expireCmd(ctx context.Context, args []string, stdin io.Reader, out io.Write
 	service := fs.String("service", "", "map service (required)")
 	mapName := fs.String("map", "", "map name (default: the service's default map)")
 	extent := fs.String("extent", "", "area to expire: xmin,ymin,xmax,ymax in the map's spatial reference")
-	polygon := fs.String("polygon", "", `area to expire: one ring "x,y x,y x,y ..." in the map's spatial reference (its envelope is expired)`)
+	polygon := fs.String("polygon", "", `area to expire: one ring "x,y x,y x,y ..." in the map's spatial reference (the tiles it touches at every level are expired)`)
 	tiles := fs.String("tiles", "", "file of tiles to expire, one z/x/y a line (mod_tile/tegola expire list); - reads stdin")
 	timeout := fs.Duration("timeout", 60*time.Second, "time limit for each request")
 	if err := fs.Parse(args); err != nil {
@@ -63,7 +63,7 @@ func printExpired(out io.Writer, res refresh.ExpireResult, requests int) {
 		fmt.Fprintf(out, "expired the whole cache of %s; the coordinator's next refresh job renders it again\n", res.Cache)
 		return
 	}
-	fmt.Fprintf(out, "expired %d areas of %s in %d request(s); the coordinator's next refresh job renders them again\n", res.Envelopes, res.Cache, requests)
+	fmt.Fprintf(out, "expired %d areas of %s in %d request(s); the coordinator's next refresh job renders them again\n", res.Envelopes+res.Polygons, res.Cache, requests)
 }
 
 // expireTiles sends a tile list in requests of at most refresh.MaxExpireTiles tiles.

@@ -58,11 +58,10 @@ type Params struct {
 	Tiles        tilecache.Store
 	SeedInterval time.Duration
 	// Catalog and Connections, with Redis and Tiles, make the coordinator refresh the caches of
-	// the catalog's maps when their data changes (refresh.go); Vector, when set, is told of
-	// every dirty area too (vector caches).
+	// the catalog's maps when their data changes (refresh.go): the raster caches, and the
+	// vector caches seeded in Tiles.
 	Catalog     *catalog.Catalog
 	Connections map[string]*provider.Connection
-	Vector      VectorRefresher
 	// NoRefresh leaves the refresh of caches out (coordinator/refresh.go): no change is
 	// followed and no refresh job submitted. cachetool's local farm, which only seeds, sets it,
 	// so that it never competes with the farm's own coordinator for the changes of shared data.
@@ -70,6 +69,9 @@ type Params struct {
 	// RefreshState, when set, is the file that keeps what the GeoPackage and GeoJSON layers
 	// looked like (row digests; internal/changes), so their changes refresh the caches too.
 	RefreshState string
+	// RefreshFilePoll is how often the GeoPackage and GeoJSON layers are looked at (with
+	// RefreshState); default 10 s.
+	RefreshFilePoll time.Duration
 	// StartAttrs are added to the start log line: the Redis and the store this process uses
 	// ("redis", "10.0.0.5:6379 db 0", "store", "minio http://minio:9000 bucket mapfarm"), so that
 	// processes on different stores show in the logs. internal/app sets them.
@@ -110,11 +112,12 @@ func New(p Params) *Coordinator {
 	inspector, jobs := asynq.NewInspectorFromRedisClient(p.Redis), seed.NewJobs(p.Redis)
 	if p.Tiles != nil {
 		rdb := p.Redis
+		invalidate := func(ctx context.Context, v refresh.Invalidation) error { return refresh.Publish(ctx, rdb, v) }
 		c.seeder = newSeedRunner(seedRunnerParams{jobs: jobs, queue: task.NewQueue(p.Redis), store: p.Tiles, logger: p.Logger, archive: inspector,
-			invalidate: func(ctx context.Context, v refresh.Invalidation) error { return refresh.Publish(ctx, rdb, v) }})
+			invalidate: invalidate})
 		if p.Catalog != nil && !p.NoRefresh {
 			c.fresh = newRefresher(refresherParams{catalog: p.Catalog, connections: p.Connections, jobs: jobs, backlog: refresh.NewBacklog(p.Redis),
-				logger: p.Logger, metrics: p.Metrics, vector: p.Vector, stateFile: p.RefreshState}, c.seeder.owner)
+				logger: p.Logger, metrics: p.Metrics, store: p.Tiles, invalidate: invalidate, stateFile: p.RefreshState, filePoll: p.RefreshFilePoll}, c.seeder.owner)
 		}
 	}
 	if p.Metrics != nil {

@@ -4,15 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/paulmach/orb"
 
+	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/changes"
 	"github.com/mapfarm/mapfarm/internal/feature/geojson"
@@ -27,10 +30,10 @@ import (
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
-// VectorRefresher is told of every dirty area of a map, in the map's spatial reference, so
-// that the vector caches of the map (when it has any) are refreshed too. A nil one is none.
-type VectorRefresher interface {
-	Dirty(ctx context.Context, service, mapName string, e refresh.Entry) error
+// metaStore is what the refresher needs of the tile store: whether a map's vector cache root
+// holds a conf.xml (the vector cache was seeded).
+type metaStore interface {
+	Stat(ctx context.Context, key string) (blob.Info, error)
 }
 
 // refresherParams configure a refresher.
@@ -41,7 +44,11 @@ type refresherParams struct {
 	backlog     *refresh.Backlog
 	logger      *slog.Logger
 	metrics     *metrics.Metrics // nil: none
-	vector      VectorRefresher  // nil: none
+	// store, when set, is where the refresher looks for the maps' seeded vector caches, which
+	// get refresh jobs beside the raster ones; invalidate, when set, tells every api to drop
+	// the vector tiles of the dirty areas it keeps (built on demand, or read from a cache).
+	store      metaStore
+	invalidate func(context.Context, refresh.Invalidation) error
 	// maxEntries is the most backlog entries one refresh job takes; default 1000.
 	maxEntries int64
 	// retry is the pause before a consumer reconnects (or looks for the changelog again);
@@ -317,11 +324,6 @@ func (r *refresher) recordFor(ctx context.Context, bys []drawnBy, d changes.Dirt
 		if err := r.p.backlog.Add(ctx, refresh.CacheKey(by.service, by.m.Name), e); err != nil {
 			return err
 		}
-		if r.p.vector != nil {
-			if err := r.p.vector.Dirty(ctx, by.service, by.m.Name, e); err != nil {
-				return fmt.Errorf("refresh: vector caches of %s/%s: %w", by.service, by.m.Name, err)
-			}
-		}
 	}
 	select {
 	case r.wake <- struct{}{}:
@@ -383,8 +385,10 @@ func (r *refresher) exec(ctx context.Context) {
 		if m != nil && !due(m.Def.Cache, w, now) {
 			continue
 		}
-		if busy[seed.CacheRoot(service, mapName)] {
-			continue // one job at a time per cache: a bundle has one writer
+		if busy[seed.CacheRoot(service, mapName)] || busy[seed.VectorCacheRoot(service, mapName)] {
+			// One job at a time per cache: a bundle has one writer. The map's raster and vector
+			// caches take the same backlog, so a job on either holds back both.
+			continue
 		}
 		lock := "refresh." + validIDPart(w.Cache)
 		ok, err := r.p.jobs.Lock(ctx, lock, r.owner, 30*time.Second)
@@ -454,7 +458,9 @@ func (r *refresher) busyRoots(ctx context.Context) (map[string]bool, error) {
 	return out, nil
 }
 
-// submit takes a cache's backlog into one refresh job.
+// submit takes a cache's backlog into its refresh jobs: one of the map's raster cache and,
+// when the map has a seeded vector cache (vectorSeeded), one of its vector cache, both of the
+// same dirty areas. Every api is told first to drop the vector tiles of those areas it keeps.
 func (r *refresher) submit(ctx context.Context, cache, service string, m *catalog.Map, now time.Time) error {
 	t, err := r.p.backlog.Take(ctx, cache, r.p.maxEntries)
 	if err != nil {
@@ -464,39 +470,125 @@ func (r *refresher) submit(ctx context.Context, cache, service string, m *catalo
 		r.p.logger.Warn("refresh: the backlog names a map without a cache; dropped", "cache", cache)
 		return r.p.backlog.Done(ctx, cache, t, now)
 	}
-	sp, err := refreshSpec(r.p.catalog, service, m, t, now)
+	r.dropVectorTiles(ctx, service, m, t)
+	sp, err := refreshSpec(r.p.catalog, service, m, t, now, false)
 	if err != nil {
 		return err
 	}
-	if sp == nil {
-		return r.p.backlog.Done(ctx, cache, t, now) // nothing drawn changed
-	}
-	if err := r.p.jobs.Create(ctx, sp); err != nil {
+	specs := []*seed.Spec{sp}
+	vector, err := r.vectorSeeded(ctx, service, m)
+	if err != nil {
 		return err
+	}
+	if vector {
+		vsp, err := refreshSpec(r.p.catalog, service, m, t, now, true)
+		if err != nil {
+			return err
+		}
+		specs = append(specs, vsp)
+	}
+	submitted := 0
+	for _, sp := range specs {
+		if sp == nil {
+			continue // nothing drawn changed
+		}
+		// A second job that fails to be stored leaves the backlog as it was: the next pass
+		// submits both again (the first renders twice, which is harmless).
+		if err := r.p.jobs.Create(ctx, sp); err != nil {
+			return err
+		}
+		submitted++
+		r.p.logger.Info("refresh job submitted", "job", sp.ID, "cache", cache, "vector", sp.Vector(), "areas", len(t.Entries),
+			"whole", t.Whole, "envelopes", len(sp.Dirty), "polygons", len(sp.DirtyPolygons))
 	}
 	if err := r.p.backlog.Done(ctx, cache, t, now); err != nil {
 		return err
 	}
-	if mt := r.p.metrics; mt != nil {
-		mt.RefreshJobs.Inc()
+	if mt := r.p.metrics; mt != nil && submitted > 0 {
+		mt.RefreshJobs.Add(float64(submitted))
 		mt.RefreshAreas.Add(float64(len(t.Entries)))
 	}
-	r.p.logger.Info("refresh job submitted", "job", sp.ID, "cache", cache, "areas", len(t.Entries), "whole", t.Whole, "envelopes", len(sp.Dirty))
 	return nil
 }
 
+// vectorSeeded reports whether a map has a seeded vector cache: a conf.xml in its vector cache
+// root (written when a vector seeding job ends). A first vector seeding job still running
+// holds the cache busy (exec), so the changes made meanwhile wait for it and are refreshed
+// after it.
+func (r *refresher) vectorSeeded(ctx context.Context, service string, m *catalog.Map) (bool, error) {
+	if r.p.store == nil {
+		return false, nil
+	}
+	_, err := r.p.store.Stat(ctx, seed.VectorCacheRoot(service, m.Name)+"/"+tilecache.ConfXML)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("refresh: look for the vector cache of %s/%s: %w", service, m.Name, err)
+	}
+	return true, nil
+}
+
+// dropVectorTiles tells every api to drop the vector tiles of t's dirty areas it keeps in
+// memory (vectortileserver.Handler.ForgetTiles): at every vector tile level, not only the
+// cached ones, since a vector tile of any zoom may have been built on demand from the changed
+// data. The areas are widened by seed.VectorReach; a map not in Web Mercator, or a wholly dirty
+// cache, drops every vector tile of the map. A lost message leaves the memory's own age limit.
+func (r *refresher) dropVectorTiles(ctx context.Context, service string, m *catalog.Map, t *refresh.Taken) {
+	if r.p.invalidate == nil {
+		return
+	}
+	v := refresh.Invalidation{Root: seed.VectorCacheRoot(service, m.Name), Folders: []string{tilecache.FusedLayer}}
+	vs := seed.VectorScheme()
+	if !t.Whole && vs.Extent != (orb.Bound{}) && m.SR.Same(proj.SR{WKID: 3857}) {
+		for _, level := range vs.Levels() {
+			lod, _ := vs.LOD(level)
+			d := float64(seed.VectorReach) * lod.Resolution
+			for _, e := range t.Entries {
+				areas := slices.Clone(e.Envelopes)
+				for i := range areas {
+					areas[i] = orb.Bound{Min: orb.Point{areas[i].Min[0] - d, areas[i].Min[1] - d}, Max: orb.Point{areas[i].Max[0] + d, areas[i].Max[1] + d}}
+				}
+				for _, p := range e.Polygons {
+					areas = append(areas, p.Bound())
+				}
+				for _, a := range areas {
+					if rg, err := vs.TilesCovering(level, a); err == nil && !rg.Empty() {
+						v.Ranges = append(v.Ranges, rg)
+					}
+				}
+			}
+		}
+		if len(v.Ranges) == 0 {
+			return // nothing within the vector tiles' world
+		}
+	}
+	if err := r.p.invalidate(ctx, v); err != nil {
+		r.p.logger.Warn("refresh: tell the apis of the changed vector tiles", "map", m.Name, "err", err)
+	}
+}
+
 // refreshSpec is the seeding job of what t took: the dirty envelopes at every level of the
-// cache, widened by the cache's buffer (seed.DirtyPlan), in the cache folders they came from;
-// the whole map when t is whole. Nil when nothing is left to render.
-func refreshSpec(cat *catalog.Catalog, service string, m *catalog.Map, t *refresh.Taken, now time.Time) (*seed.Spec, error) {
+// cache, widened by the cache's buffer (seed.DirtyPlan), with the expired polygons' tiles, in
+// the cache folders they came from; the whole map when t is whole. With vector, it is the job
+// of the map's vector cache (seed.FormatPBF: its levels, its one fused folder whatever folders
+// the areas came from, and the reach of a vector tile's buffer, seed.VectorReach). Nil when
+// nothing is left to render.
+func refreshSpec(cat *catalog.Catalog, service string, m *catalog.Map, t *refresh.Taken, now time.Time, vector bool) (*seed.Spec, error) {
 	id := validIDPart("refresh-"+service+"-"+m.Name) + "-" + strconv.FormatInt(now.UnixMilli(), 36)
-	sp, err := seed.NewSpec(cat, seed.Request{Service: service, Map: m.Name, Mode: string(seed.RecreateAll)}, id, now)
+	req := seed.Request{Service: service, Map: m.Name, Mode: string(seed.RecreateAll)}
+	if vector {
+		id += "-vector"
+		req.Format = seed.FormatPBF
+	}
+	sp, err := seed.NewSpec(cat, req, id, now)
 	if err != nil {
 		return nil, err
 	}
 	folders := map[string]bool{}
-	all := false
+	all := vector // a vector cache has one folder, which every layer is drawn in
 	var envs []orb.Bound
+	var polys []orb.Polygon
 	for _, e := range t.Entries {
 		if len(e.Folders) == 0 {
 			all = true
@@ -505,6 +597,7 @@ func refreshSpec(cat *catalog.Catalog, service string, m *catalog.Map, t *refres
 			folders[f] = true
 		}
 		envs = append(envs, e.Envelopes...)
+		polys = append(polys, e.Polygons...)
 	}
 	if t.Whole {
 		all = true // the cache is dirty past the backlog's cap: which folders is not known
@@ -524,13 +617,25 @@ func refreshSpec(cat *catalog.Catalog, service string, m *catalog.Map, t *refres
 	if t.Whole {
 		return sp, nil // the map's full extent, every level
 	}
-	if len(envs) == 0 {
+	if len(envs) == 0 && len(polys) == 0 {
 		return nil, nil
 	}
-	sp.Dirty, sp.Reach = envs, sp.Buffer
-	u := envs[0]
-	for _, e := range envs[1:] {
+	sp.Dirty, sp.DirtyPolygons, sp.Reach = envs, polys, sp.Buffer
+	if vector {
+		sp.Reach = seed.VectorReach
+	}
+	var u orb.Bound
+	for i, e := range envs {
+		if i == 0 {
+			u = e
+		}
 		u = u.Union(e)
+	}
+	for i, p := range polys {
+		if i == 0 && len(envs) == 0 {
+			u = p.Bound()
+		}
+		u = u.Union(p.Bound())
 	}
 	// The extent (what conf.cdi grows by) must have an area: a point is widened by the reach
 	// at the finest level.

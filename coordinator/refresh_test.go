@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mapfarm/mapfarm/internal/app/providers"
+	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/changes"
@@ -231,7 +232,8 @@ func (f *refreshFixture) pending(t *testing.T) []refresh.Waiting {
 	return out
 }
 
-// refreshJobs returns the specs of the active refresh jobs, by map.
+// refreshJobs returns the specs of the active refresh jobs, by map ("<map>#vector" for a vector
+// cache's).
 func (f *refreshFixture) refreshJobs(t *testing.T) map[string]*seed.Spec {
 	t.Helper()
 	ids, err := f.jobs.Active(context.Background())
@@ -244,7 +246,9 @@ func (f *refreshFixture) refreshJobs(t *testing.T) map[string]*seed.Spec {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sp.Service == f.svc {
+		if sp.Service == f.svc && sp.Vector() {
+			out[sp.Map+"#vector"] = sp
+		} else if sp.Service == f.svc {
 			out[sp.Map] = sp
 		}
 	}
@@ -325,6 +329,115 @@ func TestRefresherTurnsChangesIntoRefreshJobs(t *testing.T) {
 	}
 }
 
+// A map whose vector cache was seeded (a conf.xml in its vector cache root, on real MinIO) gets,
+// for a committed change, a refresh job of its vector cache beside the raster one: the same
+// envelopes, at the vector cache's levels, in its fused folder, widened by the vector tile
+// buffer (seed.VectorReach); and every api is told at once to drop the vector tiles of the
+// areas it keeps, at every zoom. While the vector job runs, the next change waits for it. An
+// expire by polygon gives both jobs the polygon (its tile cover), not its envelope.
+func TestRefresherRefreshesTheVectorCache(t *testing.T) {
+	f := newRefreshFixture(t)
+	ctx := context.Background()
+	mi := testenv.MinIO(t)
+	store, err := blob.NewMinIO(ctx, blob.MinIOConfig{Endpoint: mi.Endpoint, AccessKey: mi.AccessKey, SecretKey: mi.SecretKey, Bucket: testenv.Bucket(t), CreateBucket: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Put(ctx, seed.VectorCacheRoot(f.svc, "Fused")+"/"+tilecache.ConfXML, []byte("<CacheInfo/>"), "text/xml"); err != nil {
+		t.Fatal(err)
+	}
+	var sent []refresh.Invalidation
+	f.r.p.store = store
+	f.r.p.invalidate = func(_ context.Context, v refresh.Invalidation) error { sent = append(sent, v); return nil }
+	f.consume(t)
+	testenv.PostgresExec(t, f.dsn, `UPDATE parcels SET geom = ST_MakeEnvelope(200000, 200000, 205000, 205000, 3857) WHERE id = 1`)
+	f.waitBacklog(t, f.svc+"/Fused", 1)
+	f.r.exec(ctx)
+	jobs := f.refreshJobs(t)
+	want := []orb.Bound{{Min: orb.Point{100000, 100000}, Max: orb.Point{110000, 110000}}, {Min: orb.Point{200000, 200000}, Max: orb.Point{205000, 205000}}}
+	vsp := jobs["Fused#vector"]
+	if jobs["Fused"] == nil || vsp == nil || len(jobs) != 2 {
+		t.Fatalf("refresh jobs: %v, want the raster and the vector job of map Fused", slices.Sorted(maps.Keys(jobs)))
+	}
+	if got := sortedBounds(vsp.Dirty); !slices.Equal(got, sortedBounds(want)) || vsp.Reach != seed.VectorReach || seed.VectorReach != 9 ||
+		vsp.Root != seed.VectorCacheRoot(f.svc, "Fused") || !vsp.Vector() || vsp.Mode != seed.RecreateAll ||
+		len(vsp.Layers) != 1 || vsp.Layers[0].Folder != tilecache.FusedLayer || !slices.Equal(vsp.Levels, []int{0, 1, 2, 3, 4}) {
+		t.Fatalf("vector refresh job: dirty %v reach %d root %s format %q mode %s layers %v levels %v; want dirty %v, reach 9, levels 0–4 of %s",
+			vsp.Dirty, vsp.Reach, vsp.Root, vsp.Format, vsp.Mode, vsp.Layers, vsp.Levels, sortedBounds(want), seed.VectorCacheRoot(f.svc, "Fused"))
+	}
+	// The apis drop the vector tiles of both places, at zooms past the cache's levels too, and
+	// not those of the other feature.
+	vs := seed.VectorScheme()
+	tileAt := func(z int, x, y float64) tilecache.Tile {
+		r, err := vs.TilesCovering(z, orb.Bound{Min: orb.Point{x, y}, Max: orb.Point{x, y}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tilecache.Tile{Level: z, Row: r.MinRow, Col: r.MinCol}
+	}
+	var fused []refresh.Invalidation
+	for _, v := range sent {
+		if v.Root == seed.VectorCacheRoot(f.svc, "Fused") {
+			fused = append(fused, v)
+		}
+	}
+	if len(fused) != 1 {
+		t.Fatalf("invalidations of the vector tiles of map Fused: %+v, want one", fused)
+	}
+	for _, tc := range []struct {
+		tile tilecache.Tile
+		want bool
+	}{
+		{tileAt(14, 105000, 105000), true}, {tileAt(14, 202000, 202000), true}, {tileAt(3, 202000, 202000), true},
+		{tileAt(14, 150000, 150000), false}, {tileAt(14, -1995000, 3005000), false},
+	} {
+		if got := fused[0].Covers(tilecache.FusedLayer, tc.tile); got != tc.want {
+			t.Errorf("invalidation covers vector tile %v: %v, want %v", tc.tile, got, tc.want)
+		}
+	}
+	// A change while the vector job runs waits for it, though the raster job has ended.
+	if err := f.jobs.SetState(ctx, jobs["Fused"].ID, seed.StateDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	testenv.PostgresExec(t, f.dsn, `DELETE FROM parcels WHERE id = 2`)
+	f.waitBacklog(t, f.svc+"/Fused", 1)
+	f.r.exec(ctx)
+	if jobs := f.refreshJobs(t); len(jobs) != 1 {
+		t.Fatalf("jobs submitted while the vector job runs: %v", slices.Sorted(maps.Keys(jobs)))
+	}
+	if err := f.jobs.SetState(ctx, vsp.ID, seed.StateDone, ""); err != nil {
+		t.Fatal(err)
+	}
+	f.r.exec(ctx)
+	jobs = f.refreshJobs(t)
+	if len(jobs) != 2 || jobs["Fused#vector"] == nil || len(jobs["Fused#vector"].Dirty) != 1 {
+		t.Fatalf("after the vector job ended: %v, want both jobs of the deleted feature", jobs)
+	}
+	for _, sp := range jobs {
+		if err := f.jobs.SetState(ctx, sp.ID, seed.StateDone, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An expire by polygon: both jobs carry the polygon itself.
+	adm := &refresh.Admin{Backlog: f.backlog, Catalog: f.r.p.catalog}
+	tri := [][][2]float64{{{0, 0}, {400000, 0}, {0, 400000}}}
+	if _, err := adm.Expire(ctx, refresh.ExpireRequest{Service: f.svc, Map: "Fused", Polygon: tri}); err != nil {
+		t.Fatal(err)
+	}
+	f.r.exec(ctx)
+	jobs = f.refreshJobs(t)
+	wantPoly := orb.Polygon{{{0, 0}, {400000, 0}, {0, 400000}, {0, 0}}}
+	for _, k := range []string{"Fused", "Fused#vector"} {
+		sp := jobs[k]
+		if sp == nil {
+			t.Fatalf("no %s job after an expire by polygon: %v", k, slices.Sorted(maps.Keys(jobs)))
+		}
+		if len(sp.Dirty) != 0 || len(sp.DirtyPolygons) != 1 || !orb.Equal(sp.DirtyPolygons[0], wantPoly) {
+			t.Fatalf("%s job after an expire by polygon: dirty %v, polygons %v; want the polygon %v alone", k, sp.Dirty, sp.DirtyPolygons, wantPoly)
+		}
+	}
+}
+
 // A coordinator killed after storing a refresh job but before removing what it took from the
 // backlog submits the same areas again: nothing is lost, and rendering twice is harmless.
 func TestRefresherKilledBeforeDoneLosesNothing(t *testing.T) {
@@ -341,7 +454,7 @@ func TestRefresherKilledBeforeDoneLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := f.r.mapOf(f.svc, "Fused")
-	sp, err := refreshSpec(f.r.p.catalog, f.svc, m, taken, time.Now())
+	sp, err := refreshSpec(f.r.p.catalog, f.svc, m, taken, time.Now(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -224,7 +225,7 @@ func (r *seedRunner) writeMetadata(ctx context.Context, sp *seed.Spec) error {
 	}
 	extent := sp.AOI().Bound()
 	_, old, err := tilecache.ReadMetadata(ctx, r.p.store, sp.Root)
-	if err == nil && len(sp.Dirty) > 0 {
+	if err == nil && sp.Refresh() {
 		// A refresh re-renders tiles of a stored cache: its extent (what the cache claims to
 		// hold whole, and verify checks) is what was seeded, not grown by the dirty metatiles.
 		return nil
@@ -390,8 +391,8 @@ func (r *seedRunner) recordLost(ctx context.Context, ti *asynq.TaskInfo, live ma
 }
 
 // jobInvalidation names the tiles a job may have changed: at each of its levels, the tiles of
-// its area of interest's envelope, or of each dirty envelope widened by its reach, in its
-// cache folders.
+// its area of interest's envelope, or of each dirty envelope widened by its reach and each
+// dirty polygon's envelope, in its cache folders.
 func jobInvalidation(sp *seed.Spec) refresh.Invalidation {
 	v := refresh.Invalidation{Root: sp.Root}
 	for _, l := range sp.Layers {
@@ -402,8 +403,12 @@ func jobInvalidation(sp *seed.Spec) refresh.Invalidation {
 		levels = sp.Scheme.Levels()
 	}
 	areas, reach := []orb.Bound{sp.AOI().Bound()}, 0
-	if len(sp.Dirty) > 0 {
+	var exact []orb.Bound // not widened
+	if sp.Refresh() {
 		areas, reach = sp.Dirty, sp.Reach
+		for _, p := range sp.DirtyPolygons {
+			exact = append(exact, p.Bound())
+		}
 	}
 	for _, level := range levels {
 		lod, ok := sp.Scheme.LOD(level)
@@ -411,8 +416,11 @@ func jobInvalidation(sp *seed.Spec) refresh.Invalidation {
 			continue
 		}
 		d := float64(reach) * lod.Resolution
-		for _, a := range areas {
-			r, err := sp.Scheme.TilesCovering(level, orb.Bound{Min: orb.Point{a.Min[0] - d, a.Min[1] - d}, Max: orb.Point{a.Max[0] + d, a.Max[1] + d}})
+		for i, a := range slices.Concat(areas, exact) {
+			if i < len(areas) {
+				a = orb.Bound{Min: orb.Point{a.Min[0] - d, a.Min[1] - d}, Max: orb.Point{a.Max[0] + d, a.Max[1] + d}}
+			}
+			r, err := sp.Scheme.TilesCovering(level, a)
 			if err == nil && !r.Empty() {
 				v.Ranges = append(v.Ranges, r)
 			}

@@ -47,9 +47,11 @@ type binaryBuild struct {
 }
 
 // buildBinary returns the path of the command pkg, built on first use. The build has the
-// tags in MAPFARM_TEST_BUILD_TAGS (scripts/test.sh names those of its other builds, so
-// their compiled packages are shared) and not the proj tag: the processes are the farm
-// `go run . serve` starts.
+// tags in MAPFARM_TEST_BUILD_TAGS: the test command names those of its test builds (proj
+// among them), so that this build compiles nothing they have not and only links. Run by hand
+// without it, the binary is the default build, the farm `go run . serve` starts; the two
+// differ only in their projection engine, and the samples' systems (WGS 84, Web Mercator)
+// are drawn by the same code in both.
 func buildBinary(tb testing.TB, pkg string) string {
 	tb.Helper()
 	binaries.mu.Lock()

@@ -2,9 +2,12 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +22,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/blob"
 	"github.com/mapfarm/mapfarm/internal/changes"
 	"github.com/mapfarm/mapfarm/internal/config"
+	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/testenv"
@@ -170,6 +174,43 @@ func TestRefreshFollowsPostGIS(t *testing.T) {
 	verifyParcels(t, tool)
 	t.Logf("verified at %v", time.Since(start))
 
+	// The map's vector cache (levels 0–5, the zooms of the raster levels 0–6): seeded, it is
+	// refreshed beside the raster cache.
+	vroot := seed.VectorCacheRoot("parcels", "Parcels")
+	if st := seedAndWait(t, base, seed.Request{Service: "parcels", Format: seed.FormatPBF}); st.Failed != 0 || st.Done == 0 {
+		t.Fatalf("vector seed job: %+v", st)
+	}
+	t.Logf("vector cache seeded at %v", time.Since(start))
+	vcache, _, err := tilecache.Open(context.Background(), f.store, vroot, tilecache.FusedLayer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vBefore, vBundlesBefore := vectorTiles(t, vcache), storedTiles(t, f.store, vroot)
+	vs := seed.VectorScheme()
+	vat := func(level int, x, y float64) tilecache.Tile {
+		r, err := vs.TilesCovering(level, orb.Bound{Min: orb.Point{x, y}, Max: orb.Point{x, y}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tilecache.Tile{Level: level, Row: r.MinRow, Col: r.MinCol}
+	}
+	// Feature 1 is in the same level-5 tile before and after its move; feature 4 far away.
+	vChanged, vFar := vat(5, 650_000, 650_000), vat(5, -14_950_000, 8_050_000)
+	if vat(5, 50_000, 50_000) != vChanged {
+		t.Fatalf("feature 1 leaves vector tile %v", vChanged)
+	}
+	vETags := map[tilecache.Tile]string{}
+	for _, tl := range []tilecache.Tile{vChanged, vFar} {
+		code, etag, _ := getVectorTile(t, base, tl, "")
+		if code != http.StatusOK || etag == "" {
+			t.Fatalf("vector tile %v: %d, ETag %q", tl, code, etag)
+		}
+		vETags[tl] = etag
+	}
+	if _, _, body := getVectorTile(t, base, vChanged, ""); math.Abs(featureMinX(t, body, 1)) > 1 {
+		t.Fatalf("vector tile %v before the move: feature 1 does not start at x 0", vChanged)
+	}
+
 	before := storedTiles(t, f.store, root)
 	cache, _, err := tilecache.Open(context.Background(), f.store, root, tilecache.FusedLayer, nil)
 	if err != nil {
@@ -211,11 +252,22 @@ func TestRefreshFollowsPostGIS(t *testing.T) {
 	testenv.PostgresExec(t, dsn, `BEGIN; UPDATE parcels SET geom = `+sq(600_000, 600_000)+` WHERE id = 1;
 		DELETE FROM parcels WHERE id = 2; UPDATE parcels SET name = 'c2' WHERE id = 3; COMMIT`)
 	t.Logf("edited at %v", time.Since(start))
-	jobs := waitRefreshed(t, base, 2, 100*time.Millisecond, nil)
+	all := waitRefreshed(t, base, 3, 100*time.Millisecond, nil)
 	t.Logf("edits refreshed at %v", time.Since(start))
+	var jobs, vjobs []seed.Status
+	for _, st := range all {
+		if strings.HasSuffix(st.ID, "-vector") {
+			vjobs = append(vjobs, st)
+		} else {
+			jobs = append(jobs, st)
+		}
+	}
 	last := jobs[len(jobs)-1]
 	if len(jobs) != 2 || last.State != seed.StateDone || last.Failed != 0 {
 		t.Fatalf("refresh jobs after the edits: %+v", jobs)
+	}
+	if len(vjobs) != 1 || vjobs[0].State != seed.StateDone || vjobs[0].Failed != 0 {
+		t.Fatalf("vector refresh jobs after the edits: %+v, want one, done", vjobs)
 	}
 	var st seed.Status
 	getAdminJSON(t, base+"/admin/seed/"+last.ID, &st)
@@ -264,6 +316,7 @@ func TestRefreshFollowsPostGIS(t *testing.T) {
 		t.Fatalf("the tile of feature 1 (%v) must be in the refresh and the far one (%v) not", changed, far)
 	}
 	verifyParcels(t, tool)
+	checkVectorRefresh(t, base, vjobs[0].ID, want, vcache, vBefore, vBundlesBefore, storedTiles(t, f.store, vroot), vChanged, vFar, vETags)
 	for _, u := range parcelsTileURLs(base, changed) {
 		if code, etag := getTile(t, u, etags[u]); code != http.StatusOK || etag == etags[u] {
 			t.Errorf("GET %s with the old ETag: %d, ETag %s; want 200 and a new ETag", u, code, etag)
@@ -347,4 +400,160 @@ func parcelsTileURLs(base string, tl tilecache.Tile) []string {
 		fmt.Sprintf("%s/WMTS/tile/1.0.0/parcels/default/default028mm/%d/%d/%d.png", svc, tl.Level, tl.Row, tl.Col),
 		fmt.Sprintf("%s/arcgis/rest/directories/arcgiscache/parcels/Parcels/_alllayers/L%02d/R%08x/C%08x.png", base, tl.Level, tl.Row, tl.Col),
 	}
+}
+
+// vectorTiles reads every tile of a vector cache (levels 0–5: one bundle a level).
+func vectorTiles(t *testing.T, c *tilecache.Cache) map[tilecache.Tile][]byte {
+	t.Helper()
+	out := map[tilecache.Tile][]byte{}
+	for level := 0; level <= 5; level++ {
+		tiles, err := c.StoredTiles(context.Background(), tilecache.BundleOf(tilecache.Tile{Level: level}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range tiles {
+			data, err := c.ReadTile(context.Background(), tl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[tl] = data
+		}
+	}
+	return out
+}
+
+// checkVectorRefresh holds the vector cache's refresh of the edits (want, their envelopes):
+// its job holds exactly those envelopes with the vector tile buffer's reach (9 px) at the
+// cache's levels 0–5, and rendered exactly the tiles of its plan, a few of the cache's tiles;
+// the tiles whose bytes changed are in the plan, among them the moved feature's, and the
+// bundles written are those holding a changed tile; a client sees the moved feature at its
+// new place (200 and a new ETag) and revalidates with 304 the far tile and tiles re-encoded to
+// the same bytes.
+func checkVectorRefresh(t *testing.T, base, id string, want []orb.Bound, vcache *tilecache.Cache, before map[tilecache.Tile][]byte,
+	bundlesBefore, bundlesAfter map[string]blob.Info, changed, far tilecache.Tile, etags map[tilecache.Tile]string) {
+	t.Helper()
+	var st seed.Status
+	getAdminJSON(t, base+"/admin/seed/"+id, &st)
+	sp := st.Spec
+	if got := boundStrings(sp.Dirty); !slices.Equal(got, boundStrings(want)) || sp.Reach != 9 || !sp.Vector() ||
+		!slices.Equal(sp.Levels, []int{0, 1, 2, 3, 4, 5}) || sp.Root != seed.VectorCacheRoot("parcels", "Parcels") {
+		t.Fatalf("vector refresh job: dirty %v reach %d format %q levels %v root %s; want dirty %v, reach 9, levels 0–5",
+			got, sp.Reach, sp.Format, sp.Levels, sp.Root, boundStrings(want))
+	}
+	units, err := seed.DirtyPlan(sp, sp.Dirty, sp.Reach, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := map[tilecache.Tile]bool{}
+	for u := range units {
+		for _, m := range u.Metatiles {
+			for tl := range m.Tiles() {
+				planned[tl] = true
+			}
+		}
+	}
+	// Rendered (stored, or empty and left out): exactly the plan's tiles, no other.
+	if n := st.Done + st.Empty + st.Kept; n != int64(len(planned)) || st.Failed != 0 {
+		t.Fatalf("vector refresh rendered %d tiles (done %d, empty %d, kept %d, failed %d), want the plan's %d",
+			n, st.Done, st.Empty, st.Kept, st.Failed, len(planned))
+	}
+	after := vectorTiles(t, vcache)
+	var rewritten []tilecache.Tile
+	levels := map[int]bool{}
+	for tl, data := range after {
+		if string(before[tl]) == string(data) {
+			continue
+		}
+		rewritten = append(rewritten, tl)
+		levels[tl.Level] = true
+		if !planned[tl] {
+			t.Errorf("vector tile %v changed outside the refresh plan", tl)
+		}
+	}
+	for tl := range before {
+		if _, ok := after[tl]; !ok && !planned[tl] {
+			t.Errorf("vector tile %v gone outside the refresh plan", tl)
+		}
+	}
+	if !slices.Contains(rewritten, changed) || planned[far] {
+		t.Fatalf("vector tile %v of the move must have changed (changed: %v) and the far one %v be out of the plan", changed, rewritten, far)
+	}
+	// The store's writes: a bundle is written only when a tile of it changed (one bundle a
+	// level here).
+	var written []string
+	for k, a := range bundlesAfter {
+		if b, ok := bundlesBefore[k]; strings.HasSuffix(k, ".bundle") && (!ok || a.ETag != b.ETag || !a.ModTime.Equal(b.ModTime)) {
+			written = append(written, k)
+		}
+	}
+	if len(written) != len(levels) {
+		t.Fatalf("vector bundles written: %v; want the %d holding a changed tile", written, len(levels))
+	}
+	t.Logf("vector refresh: %d of %d stored vector tiles rendered, %d changed, %d bundles written", len(planned), len(before), len(rewritten), len(written))
+	code, etag, body := getVectorTile(t, base, changed, etags[changed])
+	if code != http.StatusOK || etag == etags[changed] {
+		t.Fatalf("vector tile %v with the ETag of before: %d, ETag %s; want 200 and a new ETag", changed, code, etag)
+	}
+	// Feature 1 now starts at x = 600 km: 600,000 / 1,252,344 m of the tile × 4096 units.
+	if x := featureMinX(t, body, 1); x < 1960 || x > 1964 {
+		t.Fatalf("vector tile %v after the move: feature 1 starts at x %v, want about 1962", changed, x)
+	}
+	if code, _, _ := getVectorTile(t, base, far, etags[far]); code != http.StatusNotModified {
+		t.Fatalf("far vector tile %v with its ETag: %d, want 304", far, code)
+	}
+	// Tiles the refresh re-encoded to the same bytes keep their ETag (the hash of the stored
+	// bytes): a client holding the ETag of before gets 304.
+	same := 0
+	for tl := range planned {
+		if b, ok := before[tl]; !ok || string(b) != string(after[tl]) || same == 3 {
+			continue
+		}
+		sum := sha256.Sum256(before[tl])
+		if code, _, _ := getVectorTile(t, base, tl, `"`+hex.EncodeToString(sum[:16])+`"`); code != http.StatusNotModified {
+			t.Errorf("vector tile %v, re-encoded to the same bytes, with the ETag of before: %d, want 304", tl, code)
+		}
+		same++
+	}
+	if same == 0 {
+		t.Error("no vector tile was re-encoded to the same bytes: the ETag check shows nothing")
+	}
+}
+
+// getVectorTile fetches a tile of the parcels VectorTileServer (revalidating with ifNoneMatch
+// when set) and returns its status, ETag and plain bytes.
+func getVectorTile(t *testing.T, base string, tl tilecache.Tile, ifNoneMatch string) (int, string, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/arcgis/rest/services/parcels/VectorTileServer/tile/%d/%d/%d.pbf", base, tl.Level, tl.Row, tl.Col), nil)
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
+	resp, err := http.DefaultClient.Do(req) // Go asks for gzip and inflates
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("ETag"), body
+}
+
+// featureMinX decodes a vector tile and returns the least x (tile units) of feature id's
+// geometry in layer Parcels; it fails the test when the tile has no such feature.
+func featureMinX(t *testing.T, tile []byte, id uint64) float64 {
+	t.Helper()
+	layers, err := mvtcheck.Decode(tile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range layers {
+		for _, f := range l.Features {
+			if l.Name == "Parcels" && f.ID == id {
+				return f.Geometry.Bound().Min[0]
+			}
+		}
+	}
+	t.Fatalf("no feature %d in the vector tile (%d layers)", id, len(layers))
+	return 0
 }

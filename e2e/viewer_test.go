@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"image"
 	"image/color"
 	"net/http"
 	"net/url"
@@ -28,32 +29,44 @@ type viewerRun struct {
 	PopupVisible    bool     `json:"popupVisible"`
 	Mode            string   `json:"mode"`
 	Status          string   `json:"status"`
+	// Vector mode (asked with vector): the mode the page then says, the pixels of the identify
+	// point and of the sea in vector.png, and identify's popup there.
+	VectorMode         string `json:"vectorMode"`
+	VectorStatus       string `json:"vectorStatus"`
+	VectorPoint        [2]int `json:"vectorPoint"`
+	VectorSea          [2]int `json:"vectorSea"`
+	VectorPopup        string `json:"vectorPopup"`
+	VectorPopupVisible bool   `json:"vectorPopupVisible"`
 }
 
 // TestViewerInChromium drives the map viewer of the world service, dynamic (REST export) and then
 // cached (REST tiles, once seeded), with playwright-core in Debian's headless chromium: the
 // page loads with no console error and nothing from another origin, the map is drawn, switching
 // the country points on changes the map, and a click in Brazil pops up identify's answer with the
-// country's name.
+// country's name. In the same browser, switched to vector mode, the viewer draws the service's
+// VectorTileServer with its style (the countries' colour in Brazil, the style's sea in the South
+// Pacific) and identify still answers Brazil.
 func TestViewerInChromium(t *testing.T) {
 	chromiumPath, nodeModules := viewerTools(t)
 	f := startFarm(t)
 	base := strings.TrimSuffix(f.url, "/")
 	svc := "/arcgis/rest/services/world/MapServer"
-	check := func(t *testing.T, mode, layerRequest string) {
-		checkViewer(t, chromiumPath, nodeModules, base+svc+"/viewer", svc, mode, layerRequest)
+	check := func(t *testing.T, mode, layerRequest string, vector bool) {
+		checkViewer(t, chromiumPath, nodeModules, base+svc+"/viewer", svc, mode, layerRequest, vector)
 	}
-	// Before its cache is seeded the world map is dynamic: the viewer draws with export.
-	t.Run("export", func(t *testing.T) { check(t, "export", "/export?") })
+	// Before its cache is seeded the world map is dynamic: the viewer draws with export; then
+	// with the vector tiles.
+	t.Run("export", func(t *testing.T) { check(t, "export", "/export?", true) })
 	// Seeded (levels 0-3, the world), the viewer draws the cache's tiles.
 	no := false
 	seedAndWait(t, base, seed.Request{Service: "world", Levels: []int{0, 1, 2, 3}, SkipEmpty: &no})
 	waitFusedCache(t, base+svc)
-	t.Run("tiles", func(t *testing.T) { check(t, "tiles", "/tile/") })
+	t.Run("tiles", func(t *testing.T) { check(t, "tiles", "/tile/", false) })
 }
 
 // TestViewerWithTokens: on a farm that needs tokens, the viewer opened with ?token= passes the
-// token on to its assets, the service JSON, export and identify.
+// token on to its assets, the service JSON, export and identify, and in vector mode to the
+// VectorTileServer's style, tiles and glyphs.
 func TestViewerWithTokens(t *testing.T) {
 	chromiumPath, nodeModules := viewerTools(t)
 	t.Setenv("MAPFARM_TOKEN_SECRET", testSecret)
@@ -67,16 +80,17 @@ func TestViewerWithTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := "/arcgis/rest/services/world/MapServer"
-	checkViewer(t, chromiumPath, nodeModules, strings.TrimSuffix(f.url, "/")+svc+"/viewer?token="+url.QueryEscape(tok), svc, "export", "/export?")
+	checkViewer(t, chromiumPath, nodeModules, strings.TrimSuffix(f.url, "/")+svc+"/viewer?token="+url.QueryEscape(tok), svc, "export", "/export?", true)
 }
 
 // checkViewer drives the viewer at viewerURL (service path svc) and checks what the page shows:
 // drawn with mode (tiles or export, requesting layerRequest below svc), no console error or
-// foreign request, the map drawn, the layer switch changing it, and identify's popup in Brazil.
-func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, layerRequest string) {
+// foreign request, the map drawn, the layer switch changing it, and identify's popup in Brazil;
+// with vector, the same page switched to vector mode too (checkVectorMode).
+func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, layerRequest string, vector bool) {
 	t.Helper()
 	dir := t.TempDir()
-	run := runViewer(t, nodeModules, viewerURL, chromiumPath, dir)
+	run := runViewer(t, nodeModules, viewerURL, chromiumPath, dir, vector)
 	if len(run.ConsoleErrors) > 0 || len(run.ForeignRequests) > 0 {
 		t.Errorf("console errors %q, requests to other origins %q", run.ConsoleErrors, run.ForeignRequests)
 	}
@@ -98,6 +112,53 @@ func checkViewer(t *testing.T, chromiumPath, nodeModules, viewerURL, svc, mode, 
 	}
 	if !run.PopupVisible || !strings.Contains(run.Popup, "Brazil") {
 		t.Errorf("identify popup (visible %v): %q", run.PopupVisible, run.Popup)
+	}
+	if vector {
+		checkVectorMode(t, run, svc, testenv.ReadPNG(t, filepath.Join(dir, "vector.png")))
+	}
+}
+
+// checkVectorMode checks the viewer in vector mode: it says so, it asked the VectorTileServer
+// beside svc for its style and tiles, its screenshot shows the world's style (countries
+// rgb(232,228,216) on the sea's rgb(198,219,239)): more than a sixth of it not the sea, Brazil
+// the countries' colour (the commonest colour of the 9×9 pixels around the point, which a label
+// may cross) and the South Pacific the sea's, and identify's popup names Brazil.
+func checkVectorMode(t *testing.T, run viewerRun, svc string, img image.Image) {
+	t.Helper()
+	if run.VectorMode != "vector" {
+		t.Errorf("after the vector switch the viewer says mode %q (status %q), want vector", run.VectorMode, run.VectorStatus)
+	}
+	vts := strings.TrimSuffix(svc, "/MapServer") + "/VectorTileServer"
+	for _, want := range []string{vts + "/resources/styles/root.json", vts + "/tile/"} {
+		if !slices.ContainsFunc(run.Requests, func(u string) bool { return strings.HasPrefix(u, want) }) {
+			t.Errorf("vector mode asked nothing of %s", want)
+		}
+	}
+	land, sea := color.NRGBA{232, 228, 216, 255}, color.NRGBA{198, 219, 239, 255}
+	if n, total := countPixels(img, func(c color.NRGBA) bool { return c != sea }); n < total/6 {
+		t.Errorf("vector mode: the map is blank: %d of %d pixels drawn", n, total)
+	}
+	commonest := func(p [2]int) color.NRGBA {
+		counts := map[color.NRGBA]int{}
+		var best color.NRGBA
+		for dy := -4; dy <= 4; dy++ {
+			for dx := -4; dx <= 4; dx++ {
+				c := color.NRGBAModel.Convert(img.At(img.Bounds().Min.X+p[0]+dx, img.Bounds().Min.Y+p[1]+dy)).(color.NRGBA)
+				if counts[c]++; counts[c] > counts[best] {
+					best = c
+				}
+			}
+		}
+		return best
+	}
+	if c := commonest(run.VectorPoint); c != land {
+		t.Errorf("vector mode: Brazil (pixel %v) is %v, want the countries' %v", run.VectorPoint, c, land)
+	}
+	if c := commonest(run.VectorSea); c != sea {
+		t.Errorf("vector mode: the South Pacific (pixel %v) is %v, want the sea's %v", run.VectorSea, c, sea)
+	}
+	if !run.VectorPopupVisible || !strings.Contains(run.VectorPopup, "Brazil") {
+		t.Errorf("vector mode: identify popup (visible %v): %q", run.VectorPopupVisible, run.VectorPopup)
 	}
 }
 
@@ -149,12 +210,16 @@ func viewerTools(t *testing.T) (chromium, nodeModules string) {
 	return chromium, nodeModules
 }
 
-func runViewer(t *testing.T, nodeModules, url, chromium, dir string) viewerRun {
+func runViewer(t *testing.T, nodeModules, url, chromium, dir string, vector bool) viewerRun {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	// Brazil at 52°W 10°S; layer 0 is the country points, off by default.
-	cmd := exec.CommandContext(ctx, "node", "testdata/viewer_playwright.js", url, chromium, dir, "0", "-52", "-10")
+	args := []string{"testdata/viewer_playwright.js", url, chromium, dir, "0", "-52", "-10"}
+	if vector {
+		args = append(args, "vector")
+	}
+	cmd := exec.CommandContext(ctx, "node", args...)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+nodeModules)
 	return outputJSON[viewerRun](t, "viewer_playwright.js", cmd)
 }

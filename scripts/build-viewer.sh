@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/build-viewer.sh: rebuild the map viewer's assets (internal/viewer/assets/viewer.js and
-# viewer.css) from web/viewer/src with OpenLayers and esbuild from npm, at the versions pinned in
+# scripts/build-viewer.sh: rebuild the map viewer's assets (internal/viewer/assets/viewer.js,
+# viewer.css and fonts.css) from web/viewer/src with OpenLayers, ol-mapbox-style and esbuild from npm, at the versions pinned in
 # web/viewer/package-lock.json, and list the npm packages bundled in them with their licences
 # (internal/viewer/assets/THIRD-PARTY.md). The built files are committed, so building and running
 # mapfarm needs no npm; run this only after changing web/viewer (see docs/viewer.md).
@@ -13,6 +13,7 @@ trap 'rm -f "$meta"' EXIT
 ./node_modules/.bin/esbuild src/main.js --bundle --minify --format=iife --target=es2020 \
 	--legal-comments=none --metafile="$meta" --outfile="$out/viewer.js"
 cp node_modules/ol/LICENSE.md "$out/LICENSE-openlayers.md"
+cp src/fonts.css "$out/fonts.css"
 node -e '
 const meta = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
 const pkgs = new Set();

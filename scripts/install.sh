@@ -6,14 +6,15 @@
 #   scripts/install.sh packages   # Debian packages (one apt-get install) and the npm packages
 #   scripts/install.sh minio      # the pinned MinIO server, built once (scripts/minio.sh path);
 #                                 # prints its path, waiting for a build already under way
-#   scripts/install.sh arcgis     # only for the opt-in ArcGIS Maps SDK test: @arcgis/core (npm);
-#                                 # prints the node_modules it is in
+#   scripts/install.sh arcgis     # the ArcGIS Maps SDK (ARCGIS_PACKAGES, npm pack) alone; prints
+#                                 # the node_modules it is in (packages installs it too)
 #
 # Packages: redis-server, postgresql-15-postgis-3 and postgresql-client-15, python3-zeep,
 # proj-bin, gdal-bin, python3-mapproxy, python3-owslib, docker-compose, librsvg2-bin, poppler-utils, libproj-dev,
 # mapserver-bin (UMN MapServer's map2img, for the renderer's differential tests), chromium and
 # npm, each only when what the tests use of it is missing; then the npm packages
-# (NPM_PACKAGES, pinned below) into $MAPFARM_CACHE/node for the browser tests. apt needs root or
+# (NPM_PACKAGES, pinned below) into $MAPFARM_CACHE/node for the browser tests, and the ArcGIS
+# Maps SDK (ARCGIS_PACKAGES) into $MAPFARM_CACHE/node-arcgis. apt needs root or
 # passwordless sudo. scripts/test.sh runs this first; see docs/testing.md.
 set -euo pipefail
 
@@ -39,10 +40,26 @@ NPM_PACKAGES=(
 	pbf@5.1.2
 	pmtiles@4.5.0
 )
-# The ArcGIS Maps SDK for JavaScript, for the opt-in TestArcGISVectorTileLayer only (about 390 MB
-# installed, 40 s to install and 30 s to bundle here): `scripts/install.sh arcgis`, into
-# $CACHE_DIR/node-arcgis (docs/testing.md).
-ARCGIS_PACKAGE=@arcgis/core@5.1.25
+# The ArcGIS Maps SDK for JavaScript (e2e TestWebClients' VectorTileLayer page), into
+# $CACHE_DIR/node-arcgis: @arcgis/core and the packages its modules import when a MapView draws
+# a VectorTileLayer, at the versions npm resolves for @arcgis/core 5.1.25, each fetched with
+# `npm pack` and unpacked without its type declarations and source maps. Not `npm install
+# @arcgis/core`: that also installs the dependencies of its charts, tables and exports (amcharts,
+# vaadin, zip.js, …), 390 MB and 18 CPU-seconds here against 165 MB and 7 (docs/web-clients.md).
+# A package the page loads and this list lacks fails the test (an import the page cannot resolve).
+ARCGIS_PACKAGES=(
+	@arcgis/core@5.1.25
+	@arcgis/lumina@5.1.25
+	@arcgis/toolkit@5.1.25
+	@esri/arcgis-html-sanitizer@4.1.0
+	@esri/calcite-components@5.1.2
+	@lit/reactive-element@2.1.2
+	lit@3.3.3
+	lit-element@4.2.2
+	lit-html@3.3.3
+	luxon@3.7.2
+	tslib@2.9.1
+)
 REDIS_PROBE=${MAPFARM_REDIS_PROBE:-127.0.0.1:6379}
 
 note() { printf '  %s\n' "$*"; }
@@ -114,18 +131,34 @@ packages() {
 		mkdir -p "$node"
 		npm install --no-audit --no-fund --no-save --prefix "$node" "${NPM_PACKAGES[@]}" >/dev/null
 	fi
+	arcgis >/dev/null
 }
 
-# arcgis installs ARCGIS_PACKAGE into $CACHE_DIR/node-arcgis when it is missing.
+# arcgis unpacks the ARCGIS_PACKAGES missing (or of another version) from $CACHE_DIR/node-arcgis
+# into it, one `npm pack` of them all, and prints its node_modules.
 arcgis() {
-	local dir=$CACHE_DIR/node-arcgis
-	local pj=$dir/node_modules/@arcgis/core/package.json
-	if [[ ! -f $pj ]] || ! grep -q "\"version\": \"${ARCGIS_PACKAGE##*@}\"" "$pj"; then
-		note "npm install $ARCGIS_PACKAGE into $dir"
-		mkdir -p "$dir"
-		npm install --no-audit --no-fund --no-save --prefix "$dir" "$ARCGIS_PACKAGE" >/dev/null
+	local nm=$CACHE_DIR/node-arcgis/node_modules spec name missing=() tmp f
+	for spec in "${ARCGIS_PACKAGES[@]}"; do
+		name=${spec%@*}
+		if [[ ! -f $nm/$name/package.json ]] || ! grep -q "\"version\": \"${spec##*@}\"" "$nm/$name/package.json"; then
+			missing+=("$spec")
+		fi
+	done
+	if ((${#missing[@]})); then
+		note "npm pack ${missing[*]} into $nm" >&2
+		tmp=$(mktemp -d "${TMPDIR:-/tmp}/mapfarm-arcgis.XXXXXX")
+		(cd "$tmp" && npm pack --silent "${missing[@]}" >/dev/null)
+		for spec in "${missing[@]}"; do
+			name=${spec%@*}
+			# npm pack names a tarball <name without @, / as ->-<version>.tgz.
+			f=$tmp/$(printf %s "${name#@}" | tr / -)-${spec##*@}.tgz
+			rm -rf "${nm:?}/$name"
+			mkdir -p "$nm/$name"
+			tar xzf "$f" -C "$nm/$name" --strip-components=1 --exclude='*.d.ts' --exclude='*.d.cts' --exclude='*.map'
+		done
+		rm -rf "$tmp"
 	fi
-	echo "$dir/node_modules"
+	echo "$nm"
 }
 
 case ${1:-all} in

@@ -22,7 +22,7 @@ if [[ ${1:-} != -n ]]; then
 	printf '\n==== Go (at 0s) ====\n'
 	go version
 	printf '\n==== installs (at %ds) ====\n' "$(($(date +%s) - MAPFARM_TEST_START))"
-	# The MinIO build (CPU) overlaps apt (network and disk) and then the runner's warm-up build;
+	# The MinIO build (CPU) overlaps apt and npm (network and disk);
 	# the runner waits for it (scripts/install.sh minio takes the build's lock).
 	./scripts/install.sh minio >/dev/null 2>&1 &
 	./scripts/install.sh packages

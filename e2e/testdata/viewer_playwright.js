@@ -1,16 +1,20 @@
 // viewer_playwright.js drives the map viewer in headless Chromium with playwright-core and
 // prints what it saw as JSON (see e2e/viewer_test.go):
 //
-//   node viewer_playwright.js <viewer URL> <chromium> <out dir> <layer id to switch on> <lon> <lat>
+//   node viewer_playwright.js <viewer URL> <chromium> <out dir> <layer id to switch on> <lon> <lat> [vector]
 //
 // It loads the page, waits for the map to finish drawing, screenshots the map (before.png),
 // ticks the layer's check box, waits for the next drawing and screenshots again (after.png),
-// clicks the map at lon/lat and reads the identify popup. Every request to another origin is
-// refused and reported.
+// clicks the map at lon/lat and reads the identify popup. With "vector", it then switches the
+// viewer to vector mode, waits for the drawing, screenshots it (vector.png, and reports where
+// lon/lat and vectorSea's lon/lat fall in it), closes the popup and clicks lon/lat again for
+// identify's. Every request to another origin is refused and reported.
 const {chromium} = require('playwright-core');
 const path = require('path');
 
-const [url, executablePath, outDir, layerID, lon, lat] = process.argv.slice(2);
+const [url, executablePath, outDir, layerID, lon, lat, vector] = process.argv.slice(2);
+// A point of the sea in the vector screenshot: the South Pacific.
+const vectorSea = [-120, -40];
 
 async function renders(page) {
   return Number(await page.evaluate(() => document.body.dataset.renders || '0'));
@@ -53,20 +57,40 @@ async function waitDrawn(page, n) {
     await waitDrawn(page, n);
     await map.screenshot({path: path.join(outDir, 'after.png')});
 
-    // The click: lon/lat in Web Mercator, then to the pixel of the extent the map shows.
-    const [xmin, ymin, xmax, ymax] = (await page.evaluate(() => document.body.dataset.extent)).split(',').map(Number);
-    const R = 6378137;
-    const x = (R * Number(lon) * Math.PI) / 180;
-    const y = R * Math.log(Math.tan(Math.PI / 4 + (Number(lat) * Math.PI) / 360));
+    // lon/lat in Web Mercator, then to the pixel of the extent the map shows.
     const box = await map.boundingBox();
-    const px = ((x - xmin) / (xmax - xmin)) * box.width;
-    const py = ((ymax - y) / (ymax - ymin)) * box.height;
-    await page.mouse.click(box.x + px, box.y + py);
-    await page.waitForFunction(() => document.getElementById('popup-content').textContent.trim() !== '', null, {timeout: 30000});
-    out.popup = await page.textContent('#popup-content');
-    out.popupVisible = await page.isVisible('#popup');
+    const pixel = async (lon, lat) => {
+      const [xmin, ymin, xmax, ymax] = (await page.evaluate(() => document.body.dataset.extent)).split(',').map(Number);
+      const R = 6378137;
+      const x = (R * Number(lon) * Math.PI) / 180;
+      const y = R * Math.log(Math.tan(Math.PI / 4 + (Number(lat) * Math.PI) / 360));
+      return [((x - xmin) / (xmax - xmin)) * box.width, ((ymax - y) / (ymax - ymin)) * box.height];
+    };
+    const identify = async () => {
+      const [px, py] = await pixel(lon, lat);
+      await page.mouse.click(box.x + px, box.y + py);
+      await page.waitForFunction(() => document.getElementById('popup-content').textContent.trim() !== '', null, {timeout: 30000});
+      return [await page.textContent('#popup-content'), await page.isVisible('#popup')];
+    };
+    [out.popup, out.popupVisible] = await identify();
     // Pending fetches or images failing after the click would show up as console errors.
     await page.waitForTimeout(300);
+
+    if (vector === 'vector') {
+      await page.click('#popup-closer');
+      await page.evaluate(() => document.getElementById('popup-content').replaceChildren());
+      n = await renders(page);
+      await page.check('#vector-mode');
+      await page.waitForFunction(() => document.body.dataset.mode === 'vector', null, {timeout: 60000});
+      await waitDrawn(page, n);
+      out.vectorMode = await page.evaluate(() => document.body.dataset.mode);
+      out.vectorStatus = await page.textContent('#status');
+      await map.screenshot({path: path.join(outDir, 'vector.png')});
+      out.vectorPoint = (await pixel(lon, lat)).map(Math.round);
+      out.vectorSea = (await pixel(...vectorSea)).map(Math.round);
+      [out.vectorPopup, out.vectorPopupVisible] = await identify();
+      await page.waitForTimeout(300);
+    }
   } finally {
     await browser.close();
   }

@@ -47,9 +47,9 @@ func TestLoggerWritesStructuredRecords(t *testing.T) {
 	}
 }
 
-// Once routed, what go-redis itself logs (here its pool giving up a dial to a closed port, the
-// "redis: pool…" line of a failover) arrives as a record. RouteLogs sets go-redis's process-wide
-// logger: this test binary's, for good.
+// Once routed, what go-redis itself logs (here a failover client asking a Sentinel that is not
+// there for the primary, the "sentinel: …" line of a failover) arrives as a record. RouteLogs sets
+// go-redis's process-wide logger: this test binary's, for good.
 func TestRouteLogs(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -59,16 +59,18 @@ func TestRouteLogs(t *testing.T) {
 	ln.Close() // nothing listens there now: connection refused
 	var buf testenv.LogBuffer
 	redisconn.RouteLogs(slog.New(slog.NewJSONHandler(&buf, nil)))
-	rdb := redis.NewClient(&redis.Options{Addr: addr, DialerRetries: 1, MaxRetries: -1})
+	rdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: []string{addr}, MaxRetries: -1})
 	defer rdb.Close()
 	if err := rdb.Ping(context.Background()).Err(); err == nil {
-		t.Fatal("a ping to a closed port answered")
+		t.Fatal("a ping through a Sentinel that is not there answered")
 	}
+	line, _, _ := bytes.Cut(bytes.TrimSpace([]byte(buf.String())), []byte("\n"))
 	var m map[string]any
-	if err := json.Unmarshal(bytes.TrimSpace([]byte(buf.String())), &m); err != nil {
+	if err := json.Unmarshal(line, &m); err != nil {
 		t.Fatalf("go-redis's line is not one JSON record: %v\n%q", err, buf.String())
 	}
-	if msg, _ := m["msg"].(string); m["component"] != "go-redis" || m["level"] != "WARN" || !strings.Contains(msg, "failed to dial") {
-		t.Errorf("record %v, want a WARN of component go-redis about the failed dial", m)
+	if msg, _ := m["msg"].(string); m["component"] != "go-redis" || m["level"] != "WARN" ||
+		!strings.Contains(msg, "sentinel: GetMasterAddrByName") || !strings.Contains(msg, addr) {
+		t.Errorf("record %v, want a WARN of component go-redis about the Sentinel at %s", m, addr)
 	}
 }

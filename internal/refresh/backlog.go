@@ -20,6 +20,9 @@ type Entry struct {
 	Source string `json:"source"`
 	// Envelopes are in the map's spatial reference.
 	Envelopes []orb.Bound `json:"envelopes,omitempty"`
+	// Polygons are areas in the map's spatial reference whose tiles (their tile cover at
+	// every level, not widened) are refreshed: an operator's expire by polygon.
+	Polygons []orb.Polygon `json:"polygons,omitempty"`
 	// Folders are the cache folders to refresh (the layer's, or the fused one); none: all.
 	Folders []string `json:"folders,omitempty"`
 	// Whole makes the whole cache dirty (a replaced GeoJSON file, a changelog past its cap).

@@ -23,7 +23,8 @@ type ExpireRequest struct {
 	Map string `json:"map,omitempty"`
 	// Extent is [xmin, ymin, xmax, ymax] in the map's SR.
 	Extent []float64 `json:"extent,omitempty"`
-	// Polygon is rings of [x, y] in the map's SR; its envelope is expired.
+	// Polygon is rings of [x, y] in the map's SR (the first the outer ring, the others its
+	// holes); the tiles it touches at every level of the cache (its tile cover) are expired.
 	Polygon [][][2]float64 `json:"polygon,omitempty"`
 	// Tiles are [z, x, y] of the cache's tiling scheme (level, column, row from the top, the
 	// mod_tile and tegola expire-list form); each tile's area is expired at every level.
@@ -38,6 +39,7 @@ const MaxExpireTiles = 10_000
 type ExpireResult struct {
 	Cache     string `json:"cache"`
 	Envelopes int    `json:"envelopes"`
+	Polygons  int    `json:"polygons,omitempty"`
 	Whole     bool   `json:"whole,omitempty"`
 }
 
@@ -83,21 +85,21 @@ func (a *Admin) Expire(ctx context.Context, r ExpireRequest) (ExpireResult, erro
 		}
 		e.Envelopes = []orb.Bound{{Min: orb.Point{r.Extent[0], r.Extent[1]}, Max: orb.Point{r.Extent[2], r.Extent[3]}}}
 	case len(r.Polygon) > 0:
-		var b orb.Bound
-		n := 0
+		var pg orb.Polygon
 		for _, ring := range r.Polygon {
 			if len(ring) < 3 {
 				return ExpireResult{}, bad("polygon ring of %d points: want at least 3", len(ring))
 			}
+			rg := make(orb.Ring, 0, len(ring)+1)
 			for _, p := range ring {
-				if n == 0 {
-					b = orb.Bound{Min: orb.Point(p), Max: orb.Point(p)}
-				}
-				b = b.Extend(orb.Point(p))
-				n++
+				rg = append(rg, orb.Point(p))
 			}
+			if rg[0] != rg[len(rg)-1] {
+				rg = append(rg, rg[0])
+			}
+			pg = append(pg, rg)
 		}
-		e.Envelopes = []orb.Bound{b}
+		e.Polygons = []orb.Polygon{pg}
 	case len(r.Tiles) > 0:
 		if len(r.Tiles) > MaxExpireTiles {
 			return ExpireResult{}, bad("%d tiles: at most %d per request", len(r.Tiles), MaxExpireTiles)
@@ -120,7 +122,7 @@ func (a *Admin) Expire(ctx context.Context, r ExpireRequest) (ExpireResult, erro
 	if err := a.Backlog.Add(ctx, cache, e); err != nil {
 		return ExpireResult{}, err
 	}
-	return ExpireResult{Cache: cache, Envelopes: len(e.Envelopes), Whole: e.Whole}, nil
+	return ExpireResult{Cache: cache, Envelopes: len(e.Envelopes), Polygons: len(e.Polygons), Whole: e.Whole}, nil
 }
 
 // inset shrinks a tile's bound by a millionth of its size on every side, so that at its own

@@ -10,15 +10,16 @@ import (
 )
 
 // dirtyCovers returns, for every level of s (s.Levels, or all of the scheme's), the cover of
-// the envelopes widened by reach pixels of that level: a symbol or label drawn for a feature
+// the envelopes widened by reach pixels of that level (a symbol or label drawn for a feature
 // reaches that far beyond its envelope, so a change can alter tiles the envelope itself does
-// not touch. Envelopes are in the scheme's coordinates. A level no widened envelope reaches
+// not touch) and of s.DirtyPolygons as they are (an operator's expire names its tiles exactly).
+// Envelopes and polygons are in the scheme's coordinates. A level no widened envelope reaches
 // has a cover too (the matrix clips it away at iteration).
 func dirtyCovers(s *Spec, envelopes []orb.Bound, reach int) ([]*tilecache.Cover, error) {
 	if reach < 0 {
 		return nil, fmt.Errorf("seed: reach %d px is negative", reach)
 	}
-	if len(envelopes) == 0 {
+	if len(envelopes) == 0 && len(s.DirtyPolygons) == 0 {
 		return nil, nil
 	}
 	levels := s.Levels
@@ -32,9 +33,12 @@ func dirtyCovers(s *Spec, envelopes []orb.Bound, reach int) ([]*tilecache.Cover,
 			return nil, fmt.Errorf("seed: dirty tiles: %w: %d", tilecache.ErrUnknownLevel, level)
 		}
 		d := float64(reach) * lod.Resolution
-		aoi := make(orb.Collection, 0, len(envelopes))
+		aoi := make(orb.Collection, 0, len(envelopes)+len(s.DirtyPolygons))
 		for _, e := range envelopes {
 			aoi = append(aoi, widen(e, d))
+		}
+		for _, p := range s.DirtyPolygons {
+			aoi = append(aoi, p)
 		}
 		c, err := s.Scheme.Cover(aoi, level)
 		if err != nil {
@@ -52,8 +56,9 @@ func widen(e orb.Bound, d float64) orb.Bound {
 }
 
 // DirtyTiles yields the tiles that changes with the given envelopes (in the scheme's
-// coordinates) make dirty at every level of s, each envelope widened by reach pixels: level by
-// level, then row by row. A tile touched by several envelopes is yielded once.
+// coordinates) make dirty at every level of s, each envelope widened by reach pixels, with the
+// tiles of s.DirtyPolygons (not widened): level by level, then row by row. A tile touched by
+// several envelopes is yielded once.
 func DirtyTiles(s *Spec, envelopes []orb.Bound, reach int) (iter.Seq[tilecache.Tile], error) {
 	covers, err := dirtyCovers(s, envelopes, reach)
 	if err != nil {

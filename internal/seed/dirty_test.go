@@ -176,3 +176,62 @@ func TestPlanOfARefreshJob(t *testing.T) {
 		t.Fatalf("Count = %d, %v; want the %d dirty tiles", c, err, n)
 	}
 }
+
+// An expired polygon (Spec.DirtyPolygons) dirties exactly the tiles it touches at each level,
+// not those of its envelope and not widened by the reach: a right triangle of legs 42 at level
+// 3 (tiles of 4 units) touches the 66 tiles of column c and row-from-the-bottom r with
+// c + r ≤ 10, of the 121 of its envelope. A spec of polygons alone is a refresh, planned and
+// counted by them.
+func TestDirtyPolygonsByTheirCover(t *testing.T) {
+	sp := dirtySpec()
+	sp.Levels = []int{3}
+	tri := orb.Polygon{{{0, 0}, {42, 0}, {0, 42}, {0, 0}}}
+	sp.DirtyPolygons = []orb.Polygon{tri}
+	sp.Extent = tri.Bound()
+	seq, err := seed.DirtyTiles(sp, nil, 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for tile := range seq {
+		if c, r := tile.Col, 255-tile.Row; c+r > 10 || tile.Level != 3 {
+			t.Errorf("tile %v is not touched by the triangle", tile)
+		}
+		n++
+	}
+	if n != 66 {
+		t.Fatalf("%d dirty tiles, want the triangle's 66 (its envelope has 121)", n)
+	}
+	// With an envelope beside it, the envelope alone is widened (128 px: 2 units at level 3).
+	env := []orb.Bound{{Min: orb.Point{101, 101}, Max: orb.Point{102, 102}}}
+	if got := tiles(t, sp, env, 128); len(got) != 66+4 {
+		t.Fatalf("triangle and an envelope: %d tiles, want 66 + 4", len(got))
+	}
+	raw, err := json.Marshal(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back seed.Spec
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.Refresh() {
+		t.Fatal("a spec of dirty polygons is not a refresh")
+	}
+	if c, err := seed.Count(&back); err != nil || c != 66 {
+		t.Fatalf("Count = %d, %v; want 66", c, err)
+	}
+	units, err := seed.Plan(&back, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planned int64
+	for u := range units {
+		planned += u.Tiles
+	}
+	// Whole 4×4 metatiles: those holding a tile with c + r ≤ 10 (metatile columns and rows
+	// from the bottom m, n of 0–2 with 4m + 4n ≤ 10: 6 metatiles).
+	if planned != 6*16 {
+		t.Fatalf("planned %d tiles, want 6 metatiles of 16", planned)
+	}
+}

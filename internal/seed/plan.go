@@ -27,9 +27,9 @@ type BundleUnit struct {
 // Plan yields the job's bundle units in a fixed order (layers, then levels, then bundle rows
 // and columns), starting with unit number from. It streams: memory is one bundle's metatiles,
 // whatever the size of the job. The error is for a spec that cannot be planned. A refresh job
-// (Spec.Dirty) is planned by [DirtyPlan].
+// (Spec.Refresh) is planned by [DirtyPlan].
 func Plan(s *Spec, from int64) (iter.Seq[BundleUnit], error) {
-	if len(s.Dirty) > 0 {
+	if s.Refresh() {
 		return DirtyPlan(s, s.Dirty, s.Reach, from)
 	}
 	cover, err := s.Scheme.Cover(s.AOI(), s.Levels...)
@@ -84,7 +84,7 @@ func renderUnit(s *Spec, seq int64, layer int, b tilecache.Bundle, metas []tilec
 // Count returns the number of tiles of the job's area of interest (all layers; a refresh job's
 // dirty tiles), for the progress estimate before planning ends.
 func Count(s *Spec) (int64, error) {
-	if len(s.Dirty) > 0 {
+	if s.Refresh() {
 		covers, err := dirtyCovers(s, s.Dirty, s.Reach)
 		if err != nil {
 			return 0, fmt.Errorf("seed: count job %s: %w", s.ID, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/quote"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/vectorstyle"
@@ -88,6 +89,13 @@ func VectorScheme() tilecache.Scheme {
 	s.Format = "PBF"
 	return s
 }
+
+// VectorReach is the reach, in pixels of VectorScheme, of a change in a vector tile cache: a
+// tile holds the features within the encoder's buffer around it (mvt.DefaultBuffer of
+// mvt.DefaultExtent units, 8 px of a 512-px tile), and a metatile reads its data one unit
+// further (vectortile.Builder.Metatile), so a changed envelope widened by 9 px at a level finds
+// every tile of that level whose bytes it can change.
+const VectorReach = ((mvt.DefaultBuffer+1)*vectortile.TileSize + mvt.DefaultExtent - 1) / mvt.DefaultExtent
 
 // vectorLevels returns the levels of vector scheme v whose resolutions the raster scheme's
 // levels have: a 256-px Web Mercator cache of levels 0 to 7 gives vector levels 0 to 6 (vector

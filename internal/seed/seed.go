@@ -116,7 +116,15 @@ type Spec struct {
 	// ([DirtyPlan]), instead of the area of interest; Extent should hold their union.
 	Dirty []orb.Bound `json:"dirty,omitempty"`
 	Reach int         `json:"reach,omitempty"`
+	// DirtyPolygons, beside Dirty, are areas (in the map's SR) whose tiles at each level are
+	// rendered as they are, not widened by Reach: the tile cover of an operator's expire by
+	// polygon.
+	DirtyPolygons []orb.Polygon `json:"dirtyPolygons,omitempty"`
 }
+
+// Refresh reports whether the job is a refresh of changed data (Dirty or DirtyPolygons), which
+// renders the dirty tiles ([DirtyPlan]) instead of its area of interest.
+func (s *Spec) Refresh() bool { return len(s.Dirty) > 0 || len(s.DirtyPolygons) > 0 }
 
 // AOI returns the job's area of interest.
 func (s *Spec) AOI() orb.Geometry {

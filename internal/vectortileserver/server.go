@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -97,6 +98,9 @@ type Handler struct {
 	p      Params
 	memory *memcache.Cache[tileKey, *servedTile]
 	flight singleflight.Group
+	// forgets counts the ForgetTiles calls that dropped tiles, so that a tile loaded across
+	// one is not kept.
+	forgets atomic.Uint64
 
 	// cacheControl lets clients and shared caches keep a tile as long as the memory does.
 	cacheControl []string

@@ -27,6 +27,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/mvt/mvtcheck"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 	"github.com/mapfarm/mapfarm/internal/vectorfonts"
@@ -40,6 +41,7 @@ const publicURL = "http://farm.test"
 type fixture struct {
 	cat *catalog.Catalog
 	mux *http.ServeMux
+	h   *vectortileserver.Handler
 }
 
 func newFixture(t *testing.T, opts mvt.Options, stored vectortileserver.Stored) *fixture {
@@ -63,7 +65,7 @@ func newFixtureRun(t *testing.T, opts mvt.Options, stored vectortileserver.Store
 	mux := http.NewServeMux()
 	mux.Handle("/arcgis/rest/services/{service}/VectorTileServer", h)
 	mux.Handle("/arcgis/rest/services/{service}/VectorTileServer/{path...}", h)
-	return &fixture{cat: cat, mux: mux}
+	return &fixture{cat: cat, mux: mux, h: h}
 }
 
 func (f *fixture) get(path string, header ...string) (*http.Response, []byte) {
@@ -220,6 +222,36 @@ func TestMemory(t *testing.T) {
 	f.tile(t, 3, 2, 5)
 	if n := builds.Load(); n != 2 {
 		t.Errorf("%d builds after another tile, want 2", n)
+	}
+}
+
+// TestForgetTiles: a message of the invalidation channel naming a tile of the default map's
+// vector cache root drops it from the memory (it is built again); messages of other tiles, of
+// the raster cache root, or of another map keep it.
+func TestForgetTiles(t *testing.T) {
+	var builds atomic.Int32
+	f := newFixtureRun(t, mvt.Options{Gzip: true}, nil, func(build func()) { builds.Add(1); build() })
+	f.tile(t, 3, 2, 4)
+	at := func(z, y, x int) []tilecache.TileRange {
+		return []tilecache.TileRange{{Level: z, MinRow: y, MaxRow: y, MinCol: x, MaxCol: x}}
+	}
+	for _, v := range []refresh.Invalidation{
+		{Root: "arcgiscache/world/Layers_vector", Folders: []string{tilecache.FusedLayer}, Ranges: at(3, 2, 5)},
+		{Root: "arcgiscache/world/Layers_vector", Folders: []string{tilecache.FusedLayer}, Ranges: at(4, 2, 4)},
+		{Root: "arcgiscache/world/Layers", Ranges: at(3, 2, 4)},
+		{Root: "arcgiscache/world/Other_vector", Ranges: at(3, 2, 4)},
+		{Root: "arcgiscache/nosuch/Layers_vector", Ranges: at(3, 2, 4)},
+	} {
+		f.h.ForgetTiles(v)
+		f.tile(t, 3, 2, 4)
+		if n := builds.Load(); n != 1 {
+			t.Fatalf("tile 3/2/4 built again after %+v", v)
+		}
+	}
+	f.h.ForgetTiles(refresh.Invalidation{Root: "arcgiscache/world/Layers_vector", Folders: []string{tilecache.FusedLayer}, Ranges: at(3, 2, 4)})
+	f.tile(t, 3, 2, 4)
+	if n := builds.Load(); n != 2 {
+		t.Fatalf("%d builds: tile 3/2/4 was not dropped by a message naming it", n)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -120,11 +121,14 @@ func (h *Handler) tile(ctx context.Context, svc *catalog.Service, k tileKey) (*s
 			bctx, cancel = context.WithTimeout(bctx, h.p.Timeout)
 			defer cancel()
 		}
+		gen := h.forgets.Load()
 		t, err := h.load(bctx, svc, k)
 		if err != nil {
 			return nil, err
 		}
-		if h.memory != nil && len(t.data) <= int(h.p.MemoryBytes/8) {
+		// A tile read or built while an invalidation arrived may hold the data of before it:
+		// served to the requests waiting, not kept.
+		if h.memory != nil && len(t.data) <= int(h.p.MemoryBytes/8) && h.forgets.Load() == gen {
 			h.memory.Add(k, t, int64(len(t.data)+len(t.etag)+64))
 		}
 		return t, nil
@@ -246,4 +250,36 @@ func etagMatch(values []string, etag string) bool {
 // the limit named (docs/limits.md).
 func isLimit(err error) bool {
 	return errors.Is(err, mvt.ErrTooLarge) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// ForgetTiles drops from the memory the served tiles of a map's vector tiles that v names:
+// v's root is the map's vector cache root (seed.VectorCacheRoot: "arcgiscache/<service>/<map>"
+// + VectorCacheSuffix), the map the service's default one (the map its VectorTileServer
+// serves), and v covers the tile in the fused folder. Tiles built on demand and tiles read
+// from a seeded cache are dropped alike. internal/app calls it for every message of the
+// invalidation channel (docs/freshness.md).
+func (h *Handler) ForgetTiles(v refresh.Invalidation) {
+	if h.memory == nil {
+		return
+	}
+	rest, ok := strings.CutPrefix(v.Root, "arcgiscache/")
+	if !ok {
+		return
+	}
+	if rest, ok = strings.CutSuffix(rest, VectorCacheSuffix); !ok {
+		return
+	}
+	service, mapName, ok := strings.Cut(rest, "/")
+	if !ok || h.p.Services == nil {
+		return
+	}
+	svc, ok := h.p.Services.Service(service)
+	if !ok || svc.DefaultMap() == nil || !strings.EqualFold(svc.DefaultMap().Name, mapName) {
+		return
+	}
+	h.forgets.Add(1)
+	name := strings.ToLower(svc.Name)
+	h.memory.RemoveIf(func(k tileKey) bool {
+		return k.service == name && v.Covers(tilecache.FusedLayer, tilecache.Tile{Level: k.z, Row: k.y, Col: k.x})
+	})
 }

@@ -4,11 +4,12 @@
 // The page shows the service in OpenLayers: the REST tiles where the service has a fused cache,
 // the REST export otherwise (and whenever the layer switches differ from the cache's default
 // layers), a check box per layer (layers=show:…), and a popup with the attributes the REST
-// identify operation answers for a click. Everything it loads comes from the farm itself.
+// identify operation answers for a click; a vector mode draws the service's VectorTileServer
+// with its style instead. Everything it loads comes from the farm itself.
 //
-// The assets (assets/viewer.js, assets/viewer.css) are built from web/viewer with OpenLayers
-// (BSD-2-Clause, assets/LICENSE-openlayers.md; the other bundled packages in
-// assets/THIRD-PARTY.md) and esbuild by scripts/build-viewer.sh, committed,
+// The assets (assets/viewer.js, assets/viewer.css, assets/fonts.css) are built from web/viewer
+// with OpenLayers (BSD-2-Clause, assets/LICENSE-openlayers.md), ol-mapbox-style (the other
+// bundled packages in assets/THIRD-PARTY.md) and esbuild by scripts/build-viewer.sh, committed,
 // and embedded in the binary, so building mapfarm needs no npm.
 package viewer
 
@@ -22,7 +23,7 @@ import (
 	"time"
 )
 
-//go:embed assets/viewer.js assets/viewer.css assets/LICENSE-openlayers.md assets/THIRD-PARTY.md
+//go:embed assets/viewer.js assets/viewer.css assets/fonts.css assets/LICENSE-openlayers.md assets/THIRD-PARTY.md
 var assetFiles embed.FS
 
 //go:embed viewer.html
@@ -71,9 +72,8 @@ func (h *Handler) ServePage(w http.ResponseWriter, p Page) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// ServeAsset answers one asset by name (viewer.js, viewer.css, LICENSE-openlayers.md,
-// THIRD-PARTY.md); another
-// name is a 404.
+// ServeAsset answers one asset by name (viewer.js, viewer.css, fonts.css, LICENSE-openlayers.md,
+// THIRD-PARTY.md); another name is a 404.
 func (h *Handler) ServeAsset(w http.ResponseWriter, r *http.Request, name string) {
 	if name != path.Base(name) {
 		http.NotFound(w, r)

@@ -13,7 +13,7 @@ import (
 // paths among them, are 404s.
 func TestServeAsset(t *testing.T) {
 	h := viewer.New()
-	for name, ctype := range map[string]string{"viewer.js": "text/javascript", "viewer.css": "text/css", "THIRD-PARTY.md": ""} {
+	for name, ctype := range map[string]string{"viewer.js": "text/javascript", "viewer.css": "text/css", "fonts.css": "text/css", "THIRD-PARTY.md": ""} {
 		rec := httptest.NewRecorder()
 		h.ServeAsset(rec, httptest.NewRequest(http.MethodGet, "/x", nil), name)
 		if rec.Code != 200 || rec.Body.Len() == 0 || !strings.HasPrefix(rec.Header().Get("Content-Type"), ctype) || rec.Header().Get("Last-Modified") == "" {

@@ -3,12 +3,11 @@
 // schemas, geometry blobs and the R-tree spatial index GeoPackage keeps per
 // geometry column.
 //
-// Files are opened read-only and immutable through the pure-Go SQLite
-// driver modernc.org/sqlite, so no cgo is needed and several processes can
-// share a file safely. mapfarm loads whole tables into memory
-// (ReadLayer → feature.Layer) and answers extent queries from its own
-// R-tree; Search queries the file's R-tree directly and is there for data
-// that is read on demand.
+// Files are opened read-only (not immutable: an edit made in place is read)
+// through the pure-Go SQLite driver modernc.org/sqlite, so no cgo is needed
+// and several processes can share a file safely. ReadLayer loads a whole
+// table into memory (feature.Layer, with its own R-tree); Source reads a
+// table on demand, one SQL statement per query.
 package gpkg
 
 import (
@@ -93,7 +92,25 @@ func Open(path string) (*File, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("gpkg: %w", err)
 	}
-	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?mode=ro&immutable=1"
+	// Read-only but not immutable: SQLite then sees a file edited in place (each query reads
+	// what was last committed, an editor's write-ahead log included), so the tiles the
+	// coordinator re-renders for the changed rows (docs/freshness.md) draw them as they are
+	// now. Immutable, it kept serving the pages it had cached. A file that cannot be opened so
+	// (on read-only media, a write-ahead log without its shared-memory file) is opened
+	// immutable: read as it was when opened.
+	dsn := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?mode=ro"
+	f, err := openDSN(path, dsn)
+	if err != nil {
+		if f, err2 := openDSN(path, dsn+"&immutable=1"); err2 == nil {
+			return f, nil
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// openDSN opens the file at path through the SQLite DSN dsn and reads its table catalogue.
+func openDSN(path, dsn string) (*File, error) {
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("gpkg: open %s: %w", path, err)

@@ -5,7 +5,9 @@
 // the cache's tiles (tile/{level}/{row}/{col}) where the service has a fused
 // cache and every default layer is on, the REST export otherwise
 // (layers=show:…); a check box per layer; a click runs identify and shows the
-// attributes it answers in a popup.
+// attributes it answers in a popup. A switch draws the service's VectorTileServer instead: its
+// Mapbox Vector Tiles styled by its resources/styles/root.json (ol-mapbox-style), where the map
+// is in Web Mercator (the VectorTileServer's tiles are).
 import 'ol/ol.css';
 import './viewer.css';
 import Map from 'ol/Map.js';
@@ -18,6 +20,11 @@ import ImageArcGISRest from 'ol/source/ImageArcGISRest.js';
 import TileGrid from 'ol/tilegrid/TileGrid.js';
 import Projection from 'ol/proj/Projection.js';
 import {get as getProjection} from 'ol/proj.js';
+import VectorTileLayer from 'ol/layer/VectorTile.js';
+import VectorTileSource from 'ol/source/VectorTile.js';
+import MVT from 'ol/format/MVT.js';
+import {createXYZ} from 'ol/tilegrid.js';
+import {applyStyle, applyBackground} from 'ol-mapbox-style';
 
 const serviceURL = document.body.dataset.serviceUrl;
 // The token the page was opened with (…/viewer?token=…), sent on every request of the viewer
@@ -110,8 +117,70 @@ async function start() {
   });
   map.getView().fit(extentOf(info.initialExtent || info.fullExtent), {size: map.getSize()});
 
+  // Vector mode: the VectorTileServer of the same service (…/<svc>/VectorTileServer), drawn with
+  // its own style. Its tiles hold the layers visible by default (named as in the service); a
+  // switched-off layer's features are not drawn, a layer the tiles do not hold is not drawn.
+  const vtsURL = serviceURL.replace(/\/MapServer$/, '/VectorTileServer');
+  const names = new Map(leaves.map((l) => [l.name, l.id]));
+  let vector = null;
+  let vectorOn = false;
+  async function vectorLayer() {
+    const styleURL = new URL(vtsURL + '/resources/styles/root.json', location.href).href;
+    const res = await fetch(withToken(styleURL));
+    const glStyle = await res.json();
+    if (glStyle.error) {
+      throw new Error(glStyle.error.message);
+    }
+    const layer = new VectorTileLayer({
+      declutter: true,
+      source: new VectorTileSource({
+        format: new MVT(),
+        url: withToken(vtsURL + '/tile/{z}/{y}/{x}.pbf'),
+        tileGrid: createXYZ({tileSize: 512, maxZoom: 14}),
+      }),
+      visible: false,
+    });
+    // The style names the farm's public URL; the page asks its own origin, with its token.
+    const vtsPath = new URL(vtsURL, location.href).pathname;
+    const options = {
+      updateSource: false,
+      styleUrl: styleURL,
+      // The system's fonts: ol-mapbox-style would otherwise link web fonts from a CDN.
+      webfonts: withToken(new URL(serviceURL + '/viewer/fonts.css', location.href).href),
+      transformRequest: (url) => {
+        const u = new URL(url, location.href);
+        const at = u.pathname.indexOf('/VectorTileServer/');
+        if (at < 0) {
+          return undefined;
+        }
+        return withToken(location.origin + vtsPath + u.pathname.slice(at + '/VectorTileServer'.length) + u.search);
+      },
+    };
+    await applyStyle(layer, glStyle, options);
+    await applyBackground(layer, glStyle, options);
+    const styled = layer.getStyle();
+    layer.setStyle((feature, resolution) => {
+      const id = names.get(feature.get('layer'));
+      return id !== undefined && !visible.has(id) ? undefined : styled(feature, resolution);
+    });
+    return layer;
+  }
+
   function refresh() {
     const same = visible.size === defaults.size && [...visible].every((id) => defaults.has(id));
+    if (vectorOn) {
+      if (tiles) {
+        tiles.setVisible(false);
+      }
+      dynamic.setVisible(false);
+      vector.setVisible(true);
+      vector.changed();
+      return;
+    }
+    if (vector) {
+      vector.setVisible(false);
+    }
+    dynamic.setVisible(tiles === null);
     if (tiles) {
       // The cache holds the default layers fused: other choices draw with export.
       tiles.setVisible(same);
@@ -138,6 +207,34 @@ async function start() {
     li.append(box, el('label', {for: id}, l.name));
     list.append(li);
   }
+
+  // The mode switch: raster (the cache's tiles or export) or the VectorTileServer's vector tiles.
+  const mode = document.createElement('p');
+  const vbox = el('input', {type: 'checkbox', id: 'vector-mode'});
+  mode.append(vbox, el('label', {for: 'vector-mode'}, ' vector tiles (VectorTileServer)'));
+  const rasterMode = tiles ? 'tiles' : 'export';
+  if (projection.getCode() !== 'EPSG:3857') {
+    // The VectorTileServer's tiles are in Web Mercator; OpenLayers does not reproject vector tiles.
+    vbox.disabled = true;
+    mode.title = 'vector tiles are in Web Mercator; this map is not';
+  }
+  vbox.addEventListener('change', async () => {
+    try {
+      if (vbox.checked && !vector) {
+        vector = await vectorLayer();
+        map.addLayer(vector);
+      }
+      vectorOn = vbox.checked;
+      refresh();
+      status.textContent = vectorOn ? 'vector tiles' : tiles ? 'cached tiles' : 'dynamic (export)';
+      document.body.dataset.mode = vectorOn ? 'vector' : rasterMode;
+    } catch (e) {
+      vbox.checked = false;
+      status.textContent = 'error: ' + e.message;
+      console.error(e);
+    }
+  });
+  list.before(mode);
 
   map.on('singleclick', async (evt) => {
     if (visible.size === 0) {

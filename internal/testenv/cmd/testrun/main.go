@@ -4,7 +4,7 @@
 // MAPFARM_TEST_* variables, with MAPFARM_REQUIRE_SERVICES=1 so that CI cannot pass by skipping,
 // then runs the checks and tests on the schedule docs/testing.md explains:
 //
-//	warm-up build ‖ MinIO build → servers → gofmt → stale words →
+//	MinIO build → servers → gofmt → stale words →
 //	race set ‖ plain set (e2e, providers) ─┬→ go vet → deadcode → built-in engine → fuzz smoke ─┬→ TestHostile
 //	                                       └──────────── plain set goes on ─────────────────────┘
 //

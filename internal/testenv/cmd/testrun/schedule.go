@@ -50,7 +50,11 @@ const (
 	deadcodeVersion = "v0.52.0"
 	// buildTags are in every build of the run: nomsgpack leaves out gin's MessagePack binding
 	// (github.com/ugorji/go/codec, about 25 CPU-s a build mode), which mapfarm does not use;
-	// e2e builds its farm binaries with them too (MAPFARM_TEST_BUILD_TAGS).
+	// e2e builds its farm binaries with them and proj too (MAPFARM_TEST_BUILD_TAGS), so that
+	// those builds compile nothing the test builds have not: every package above internal/proj
+	// depends on the tag, and a farm built without it compiled them all again (about 39 CPU-s
+	// from an empty build cache). The default build's engine is tested where it lives (the
+	// built-in projection engine step), and deadcode type-checks the whole default build.
 	buildTags = "nomsgpack"
 )
 
@@ -70,28 +74,20 @@ func (r *runner) run(ctx context.Context) int {
 			return r.die("go is not on PATH: %v", err)
 		}
 	}
-	r.setenv("MAPFARM_TEST_BUILD_TAGS", buildTags)
+	r.setenv("MAPFARM_TEST_BUILD_TAGS", "proj,"+buildTags)
 	tags := "-tags=proj," + buildTags
 
 	// The installs (scripts/install.sh) ran before; the MinIO build may still be going on, in
-	// the background since the start. The warm-up build of the module's libraries, plain and
-	// -race, runs beside it, now that apt has put proj.h in place: started earlier, the
-	// packages above internal/proj were compiled twice in each mode. Libraries only: go build
-	// of several packages links every main package among them and throws the links away.
+	// the background since the start, on both cores. There is no warm-up build beside it: the
+	// machine's two cores are busy from the start to the end of a fresh run (docs/testing.md),
+	// so compiling earlier would not end sooner. (The warm-up the runner had until 2026-11-27
+	// built nothing: its shell dropped the package list. Every figure in docs/testing.md was
+	// measured without it.)
 	if headers {
 		r.section("installs")
 		r.note("$ ./scripts/install.sh minio > /dev/null &   # scripts/test.sh")
 		r.note("$ ./scripts/install.sh packages              # scripts/test.sh")
 	}
-	warmTags := "-tags=" + buildTags
-	if fileExists("/usr/include/proj.h") {
-		warmTags = tags
-	}
-	// In a run of named packages, only those are built (the test builds compile their
-	// dependencies anyway).
-	warm := r.background(ctx, filepath.Join(r.work, "warm-build.log"), "bash", append([]string{"-c",
-		`tags=$0; shift; libs=$(go list "$tags" -f '{{if and .GoFiles (ne .Name "main")}}{{.ImportPath}}{{end}}' "$@") && ` +
-			`[ -n "$libs" ] && go build "$tags" $libs && go build "$tags" -race $libs`, warmTags}, r.pkgs...)...)
 	t0 := time.Now()
 	minioBin := "$MAPFARM_CACHE/bin/minio"
 	if !r.dry {
@@ -121,9 +117,6 @@ func (r *runner) run(ctx context.Context) int {
 	// go vet, deadcode and the fuzz smoke run once the race set is done, in e2e's waits. In a
 	// full run, e2e's TestHostile, which holds every hostile request to a 2 s answer, runs
 	// last, on its own.
-	t0 = time.Now()
-	warm() // its failures show again, with context, in go vet and go test
-	r.note("warm-up build done (waited %ds)", int(time.Since(t0).Seconds()))
 	r.step(ctx, "gofmt", func() error { return r.gofmt(ctx, tags) })
 	r.step(ctx, "stale words", r.staleWords)
 
@@ -170,8 +163,8 @@ func (r *runner) run(ctx context.Context) int {
 	if r.full {
 		r.step(ctx, "deadcode", func() error { return r.deadcode(ctx) })
 	}
-	// The built-in engine (no tag): what go run . serve uses; e2e builds the binary without the
-	// tag too.
+	// The built-in engine (no tag): what go run . serve uses. e2e's farm binaries have the proj
+	// tag of the test builds (MAPFARM_TEST_BUILD_TAGS), whose compiled packages they share.
 	r.step(ctx, "built-in projection engine", func() error {
 		if err := r.exec(ctx, r.out, "go", "vet", "./internal/proj"); err != nil {
 			return err
