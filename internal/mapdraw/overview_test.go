@@ -3,6 +3,7 @@ package mapdraw
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"image"
 	"image/png"
@@ -156,6 +157,25 @@ func TestOverviewDraw(t *testing.T) {
 		t.Error("the street view (parcels of 24 pixels) read no rows: drawn from footprints")
 	}
 	check("street", sOv, sRows)
+
+	// An edit in place: half of the parcels go. The next region view must show it.
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM parcels WHERE gid > ?`, side*side/2); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	edited, ne := draw(region, true)
+	editedRows, _ := draw(region, false)
+	if ne != side*side/2 {
+		t.Errorf("the region view after an edit read %d rows (want %d: the overview rebuilt)", ne, side*side/2)
+	}
+	check("region after an edit", edited, editedRows)
+	if mean, _ := pixelDiff(edited, first); mean < 1 {
+		t.Errorf("the region view after half the parcels were deleted differs by %.3f levels from the one before", mean)
+	}
 }
 
 // pixelDiff returns the mean absolute difference of two images' RGB channels, in levels, and
