@@ -520,6 +520,30 @@ func TestOpenChecks(t *testing.T) {
 	if fs := v.Info().Fields; len(fs) != 2 || fs[0].Type != feature.FieldOID {
 		t.Errorf("view fields %+v", fs)
 	}
+	// The version an export's overview is kept by (feature.Overview): a table's changes once
+	// its statistics are reported (forced here rather than waited for), none for a query source.
+	c := openSource(t, pool, postgis.Table{Table: "countries"})
+	v1, err := c.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2, err := c.Version(ctx); err != nil || v2 != v1 {
+		t.Errorf("Version again = %q, %v; want %q", v2, err, v1)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DELETE FROM countries WHERE fid = (SELECT min(fid) FROM countries); SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	if v2, err := c.Version(ctx); err != nil || v2 == v1 {
+		t.Errorf("Version after a delete = %q, %v; want other than %q", v2, err, v1)
+	}
+	if ver, err := v.Version(ctx); !errors.Is(err, feature.ErrNoVersion) {
+		t.Errorf("a query source's Version = %q, %v; want feature.ErrNoVersion", ver, err)
+	}
 }
 
 func containsAll(s string, subs ...string) bool {
@@ -529,37 +553,4 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
-}
-
-// TestVersion checks the version a drawing's overview is kept by (feature.Overview): a table's
-// changes once its statistics are reported, none for a query source.
-func TestVersion(t *testing.T) {
-	dsn := testenv.PostgresDB(t)
-	testenv.LoadGeoPackage(t, dsn, testenv.SampleData(t, samples[0].file), "countries", "countries", "fid")
-	pool := newPool(t, dsn, 0)
-	ctx := context.Background()
-	s := openSource(t, pool, postgis.Table{Table: "countries"})
-	v1, err := s.Version(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, err := s.Version(ctx); err != nil || v != v1 {
-		t.Errorf("Version again = %q, %v; want %q", v, err, v1)
-	}
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	// The writer's statistics are reported when it goes idle, forced here rather than waited for.
-	if _, err := conn.Exec(ctx, `DELETE FROM countries WHERE fid = (SELECT min(fid) FROM countries); SELECT pg_stat_force_next_flush()`); err != nil {
-		t.Fatal(err)
-	}
-	if v, err := s.Version(ctx); err != nil || v == v1 {
-		t.Errorf("Version after a delete = %q, %v; want other than %q", v, err, v1)
-	}
-	q := openSource(t, pool, postgis.Table{Name: "view", SQL: `SELECT fid, geom FROM countries`, IDColumn: "fid"})
-	if v, err := q.Version(ctx); !errors.Is(err, feature.ErrNoVersion) {
-		t.Errorf("a query source's Version = %q, %v; want feature.ErrNoVersion", v, err)
-	}
 }
