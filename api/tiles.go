@@ -15,7 +15,9 @@ const tileRoutePrefix = "/arcgis/rest/services/:service/MapServer"
 // handler calls the typed cache operations, outside the Admission (docs/render-lanes.md).
 func routeTiles(e *gin.Engine, h *wmts.Handler) {
 	for _, method := range []string{http.MethodGet, http.MethodHead} {
-		e.Handle(method, tileRoutePrefix+"/tile/:level/:row/:col", tileHandler(h.ServeTile, "service", "level", "row", "col"))
+		e.Handle(method, tileRoutePrefix+"/tile/:level/:row/:col", func(c *gin.Context) {
+			h.ServeTileAt(c.Writer, c.Request, c.Param("service"), c.Param("level"), c.Param("row"), c.Param("col"))
+		})
 		e.Handle(method, tileRoutePrefix+"/WMTS", tileHandler(h.ServeKVP, "service"))
 		e.Handle(method, tileRoutePrefix+"/WMTS/*path", tileHandler(h.ServeREST, "service", "path"))
 	}

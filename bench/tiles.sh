@@ -13,7 +13,9 @@
 #
 # after a warm-up pass over every path, in ROUNDS rounds (default 3) whose order turns, so that the
 # noise of a shared machine hits all three alike; prints each round, and the medians of tiles/s and
-# p99 with the ratios to nginx.
+# p99 with the ratios to nginx, and each server's own CPU time per request (its processes' user and
+# system time around each wrk run, from /proc: nginx's master and workers, mapfarm's one process),
+# which a busy machine disturbs far less than the rates.
 # Loopback only; nginx and wrk come from apt when missing. Stops what it started.
 # Figures and how to read them: bench/README.md ("Cached tiles beside nginx"), docs/wmts.md.
 set -euo pipefail
@@ -119,20 +121,32 @@ warm() {
 	while read -r p; do curl -sf -o /dev/null "$1$p"; done <"$tmp/$2.paths"
 }
 
-# run NAME URL: wrk over the paths; prints "tiles/s p99_ms".
+# cpu NAME: the CPU clock ticks the server NAME's processes have used (nginx: master and workers).
+cpu() {
+	local procs=${pids[0]}
+	[ "$1" = nginx ] && procs="$(cat "$tmp/nginx.pid") $(pgrep -P "$(cat "$tmp/nginx.pid")" | tr '\n' ' ')"
+	for p in $procs; do awk '{ print $14 + $15 }' "/proc/$p/stat"; done | awk '{ t += $1 } END { print t }'
+}
+
+# run NAME URL: wrk over the paths; prints "tiles/s p99_ms us_cpu_per_request".
 run() {
-	local name=$1 url=$2
+	local name=$1 url=$2 cpu0 cpu1
+	cpu0=$(cpu "$name")
 	TILE_PATHS=$tmp/$name.paths wrk -t1 -c32 -d"${secs}s" --latency -s "$tmp/paths.lua" "$url" >"$tmp/$name.wrk"
+	cpu1=$(cpu "$name")
+	echo "$((cpu1 - cpu0))" >"$tmp/$name.cpu"
 	if grep -q 'Non-2xx' "$tmp/$name.wrk"; then
 		echo "$name: $(grep 'Non-2xx' "$tmp/$name.wrk")" >&2
 	fi
-	python3 - "$tmp/$name.wrk" <<'EOF'
+	python3 - "$tmp/$name.wrk" "$(cat "$tmp/$name.cpu")" "$(getconf CLK_TCK)" <<'EOF'
 import re, sys
 t = open(sys.argv[1]).read()
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+reqs = int(re.search(r"(\d+) requests in", t).group(1))
 v, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M).groups()
 ms = float(v) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
-print(f"{rps:.0f} {ms:.2f}")
+us = int(sys.argv[2]) / int(sys.argv[3]) * 1e6 / max(reqs, 1)
+print(f"{rps:.0f} {ms:.2f} {us:.1f}")
 EOF
 }
 
@@ -148,9 +162,9 @@ for round in $(seq "$rounds"); do
 	for name in "${order[@]}"; do
 		url=$base
 		[ "$name" = nginx ] && url=$nurl
-		read -r rps p99 < <(run "$name" "$url")
-		echo "$round $name $rps $p99" >>"$tmp/results"
-		line="$line  $name $rps/s p99 $p99 ms"
+		read -r rps p99 us < <(run "$name" "$url")
+		echo "$round $name $rps $p99 $us" >>"$tmp/results"
+		line="$line  $name $rps/s p99 $p99 ms ${us} µs CPU"
 	done
 	echo "$line"
 	order=("${order[@]:1}" "${order[0]}")
@@ -160,13 +174,14 @@ python3 - "$tmp/results" <<'EOF'
 import statistics, sys
 by = {}
 for line in open(sys.argv[1]):
-    _, name, rps, p99 = line.split()
-    by.setdefault(name, []).append((float(rps), float(p99)))
-med = {n: (statistics.median(r for r, _ in v), statistics.median(p for _, p in v)) for n, v in by.items()}
-print(f"medians over {len(by['nginx'])} rounds (ratio = tiles/s over nginx's):")
-print(f"{'route':<10} {'tiles/s':>9} {'range':>15} {'p99 ms':>8} {'ratio':>6}")
+    _, name, rps, p99, us = line.split()
+    by.setdefault(name, []).append((float(rps), float(p99), float(us)))
+med = {n: [statistics.median(x[i] for x in v) for i in range(3)] for n, v in by.items()}
+print(f"medians over {len(by['nginx'])} rounds (ratio = tiles/s over nginx's; CPU = the server's own per request,")
+print("cpu ratio = nginx's over this: what the tiles/s ratio would be if the servers were CPU-bound alone):")
+print(f"{'route':<10} {'tiles/s':>9} {'range':>15} {'p99 ms':>8} {'ratio':>6} {'CPU µs':>7} {'cpu ratio':>9}")
 for n in ("nginx", "rest", "directory"):
-    rs = [r for r, _ in by[n]]
-    print(f"{n:<10} {med[n][0]:>9.0f} {min(rs):>7.0f}-{max(rs):<7.0f} {med[n][1]:>8.2f} {med[n][0] / med['nginx'][0]:>6.2f}")
+    rs = [x[0] for x in by[n]]
+    print(f"{n:<10} {med[n][0]:>9.0f} {min(rs):>7.0f}-{max(rs):<7.0f} {med[n][1]:>8.2f} {med[n][0] / med['nginx'][0]:>6.2f} {med[n][2]:>7.1f} {med['nginx'][2] / med[n][2]:>9.2f}")
 EOF
 echo "mapfarm's request log: $(grep -c '"msg":"request"' "$tmp/mapfarm.log") request lines (the export's 404s among them), $(grep -c '"msg":"tile hits"' "$tmp/mapfarm.log") tile-hits lines"

@@ -57,6 +57,7 @@ func DrawExportMap(ctx context.Context, cat *catalog.Catalog, r *render.Renderer
 		return nil, 0, fmt.Errorf("%w: map %q of service %q", errUnknown, job.Map, job.Service)
 	}
 	req := mapdraw.RequestFromPayload(m, job, format)
+	req.Overviews = true // an answer, drawn once: see mapdraw.Request
 	data, err := mapdraw.Draw(ctx, r, req)
 	return data, format, err
 }

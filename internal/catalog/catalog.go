@@ -94,6 +94,11 @@ type Layer struct {
 	// Attachments is the layer's attachments table (`<table>__ATTACH`, see
 	// servicedef.Queryable), attributes only; nil when the layer has none.
 	Attachments feature.Source
+	// Overview holds the footprints of Data's polygons for drawings whose
+	// pixels are larger than any of them (feature.Overview); nil when Data
+	// cannot have one (not polygons, reprojected, a source that cannot tell
+	// its version). Layers reading the same table share it.
+	Overview *feature.Overview
 }
 
 // Table is one loaded standalone table.
@@ -120,7 +125,7 @@ type Table struct {
 func Open(ctx context.Context, cfg *servicedef.Config, providers *provider.Registry) (*Catalog, error) {
 	systems := proj.NewSystems(0)
 	ld := &loader{ctx: ctx, systems: systems, sessions: providers.NewSessions(provider.Env{Connections: cfg.Connections}),
-		sources: map[provider.Definition]feature.Source{}}
+		sources: map[provider.Definition]feature.Source{}, overviews: map[provider.Definition]*feature.Overview{}}
 	c := &Catalog{systems: systems, sessions: ld.sessions}
 	for _, sd := range cfg.Services {
 		s := &Service{Def: sd, Name: sd.Name}
@@ -219,7 +224,9 @@ type loader struct {
 	ctx      context.Context
 	sessions *provider.Sessions
 	sources  map[provider.Definition]feature.Source // as stored, in their own SR
-	systems  *proj.Systems
+	// overviews are the sources' overviews, one for every layer that reads a table as stored
+	overviews map[provider.Definition]*feature.Overview
+	systems   *proj.Systems
 }
 
 // read opens a table (once for every layer that reads it) and returns it in
@@ -239,6 +246,20 @@ func (ld *loader) read(src servicedef.Source, sr proj.SR) (feature.Source, error
 	return feature.Reprojected(s, sr, ld.systems)
 }
 
+// overview returns the Overview of the table src reads (one for every layer that reads it)
+// when data is that table as stored; nil otherwise.
+func (ld *loader) overview(src servicedef.Source, data feature.Source) *feature.Overview {
+	if s, ok := ld.sources[src]; !ok || s != data {
+		return nil
+	}
+	ov, ok := ld.overviews[src]
+	if !ok {
+		ov = feature.NewOverview(data)
+		ld.overviews[src] = ov
+	}
+	return ov
+}
+
 func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
 	m := &Map{Def: md, Name: md.Name, SR: ld.systems.Described(md.SpatialReference), FullExtent: feature.EmptyBound(), Systems: ld.systems}
 	for _, d := range md.Layers {
@@ -256,6 +277,7 @@ func (ld *loader) loadMap(md *servicedef.Map) (*Map, error) {
 			DisplayField: d.DisplayField, IDField: idField,
 			MinScale: d.MinScale, MaxScale: d.MaxScale,
 		}
+		l.Overview = ld.overview(d.Source, data)
 		if d.Attachments {
 			// the attachments table sits beside the layer's own
 			a, ok := d.Source.(provider.Attacher)

@@ -63,6 +63,11 @@ type Request struct {
 	// own; the zero SR means the map's. Data are clipped to what the system can show and
 	// projected on the fly (projection.go).
 	SR proj.SR
+	// Overviews lets layers be drawn from their overviews (catalog.Layer.Overview) where every
+	// feature is at most a pixel: for an image drawn for one answer (an export), not for tiles
+	// kept in a cache, which an overview a few seconds behind its table (PostgreSQL reports
+	// row counts late) would keep wrong until they are drawn again.
+	Overviews bool
 }
 
 // ErrBadRequest marks errors caused by the request (a bad definition expression, an unknown
@@ -172,7 +177,7 @@ func Build(ctx context.Context, req Request) (render.Map, error) {
 			return render.Map{}, err
 		}
 		f := SymbolScale(req.Map, l, st, scale)
-		rl, labelLayers, err := buildLayer(l, st, scale, f, resolution(req.View))
+		rl, labelLayers, err := buildLayer(l, st, scale, f, resolution(req.View), overview(l, req))
 		if err != nil {
 			return render.Map{}, &ErrBadRequest{Err: fmt.Errorf("layer %d (%s): %w", l.ID, l.Name, err)}
 		}
@@ -241,6 +246,25 @@ func resolution(v render.View) float64 {
 	return (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
 }
 
+// overview returns the overview a layer may be drawn from in req (feature.Overview): the
+// layer's own, when req allows overviews, its data are read as stored (not projected), into a raster image (a vector
+// surface draws a footprint as its box) whose pixels are square and upright (a footprint is
+// turned into pixels by a similarity, and its box must stay within a pixel). buildLayer decides
+// whether the layer's drawing allows it, the overview whether its features are small enough.
+func overview(l *catalog.Layer, req Request) *feature.Overview {
+	ov := l.Overview
+	if !req.Overviews || ov == nil || ov.Source() != l.Data || req.Format.IsVector() || req.View.Rotation != 0 {
+		return nil
+	}
+	v := req.View
+	pw := (v.Extent.Max[0] - v.Extent.Min[0]) / float64(v.Width)
+	ph := (v.Extent.Max[1] - v.Extent.Min[1]) / float64(v.Height)
+	if !(math.Abs(pw-ph) <= 1e-3*pw) {
+		return nil
+	}
+	return ov
+}
+
 // snappable reports whether a layer of geometry type g reads snapped geometries for a draw.
 func snappable(g feature.GeometryType) bool { return g == feature.Polygon || g == feature.Polyline }
 
@@ -254,8 +278,10 @@ func plain(s *render.Symbol) bool {
 // buildLayer returns the render layer of a catalog layer, and the label-only layers of its
 // further active label classes.
 // f multiplies every symbol and label size (SymbolScale); res is the view's pixel size
-// (resolution), passed to the layer's scans.
-func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64) (render.Layer, []render.Layer, error) {
+// (resolution), passed to the layer's scans; ov, when not nil, the layer's overview (see
+// overview), drawn from instead of the scans when the layer is drawn with one plain symbol
+// and every feature is at most a pixel.
+func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64, ov *feature.Overview) (render.Layer, []render.Layer, error) {
 	data := l.Data
 	fields := data.Info().Fields
 	defWhere, err := ParseWhere(st.DefinitionExpression, fields)
@@ -345,7 +371,20 @@ func buildLayer(l *catalog.Layer, st LayerState, scale, f, res float64) (render.
 	if label != nil || len(extra) > 0 || !snappable(data.Info().GeometryType) || !simple || !plain(&rl.Symbol) {
 		res = 0
 	}
+	if res == 0 || !simple || defWhere != nil || data.Info().GeometryType != feature.Polygon {
+		ov = nil
+	}
 	rl.Features = render.SourceFunc(func(ctx context.Context, b orb.Bound, yield func(render.Feature) bool) error {
+		if ov != nil {
+			// Every polygon at most a pixel: drawn from its footprint anyway (render.Footprint),
+			// which the overview holds, instead of reading the rows.
+			drawn, err := ov.Footprints(ctx, b, res*render.FootprintMaxPixels, func(fb orb.Bound, area, perimeter float64) bool {
+				return yield(render.Feature{Footprint: render.Footprint{Bound: fb, Area: area, Perimeter: perimeter}})
+			})
+			if drawn || err != nil {
+				return err
+			}
+		}
 		vals := make([]any, len(rendererIdx))
 		q := &feature.Query{Bound: &b, Where: defWhere, Columns: cols, Resolution: res}
 		return prefetch(ctx, yield, func(ctx context.Context, yield func(render.Feature) bool) error {

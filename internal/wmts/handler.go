@@ -148,6 +148,11 @@ const tagMemoryBytes = 16 << 20
 // often the same array, which compares at once) take the kept tag; other bytes, a new one.
 func (h *Handler) tileStrings(k tileKey, data []byte) string {
 	if e, ok := h.tags.Get(k); ok && bytes.Equal(e.data, data) {
+		if len(data) > 0 && &e.data[0] != &data[0] {
+			// The same bytes in another array (the served-tile memory read the tile again):
+			// kept with it, so that the next answers compare the arrays, not their bytes.
+			h.tags.Add(k, taggedTile{data: data, strs: e.strs}, int64(len(data)+len(e.strs)+64))
+		}
 		return e.strs
 	}
 	sum := sha256.Sum256(data)

@@ -21,16 +21,23 @@ import (
 // outside the tiling scheme) answers HTTP 404; the body is ArcGIS's JSON error. The blankTile
 // parameter changes nothing: these caches never hold blank stand-in tiles.
 func (h *Handler) ServeTile(w http.ResponseWriter, r *http.Request) {
-	svc, ok := h.services.Service(r.PathValue("service"))
+	h.ServeTileAt(w, r, r.PathValue("service"), r.PathValue("level"), r.PathValue("row"), r.PathValue("col"))
+}
+
+// ServeTileAt is ServeTile with the path's values given, for a router that has them already
+// (setting them as the request's path values costs a map per request: api's tile route).
+func (h *Handler) ServeTileAt(w http.ResponseWriter, r *http.Request, service, level, row, col string) {
+	svc, ok := h.services.Service(service)
 	if !ok {
-		writeRESTError(w, http.StatusNotFound, "Service not found", "service "+quoted(r.PathValue("service"))+" does not exist")
+		writeRESTError(w, http.StatusNotFound, "Service not found", "service "+quoted(service)+" does not exist")
 		return
 	}
 	var at [3]int
-	for i, name := range []string{"level", "row", "col"} {
-		n, ok := tilecache.ParseIndex(r.PathValue(name))
+	for i, v := range [3]string{level, row, col} {
+		n, ok := tilecache.ParseIndex(v)
 		if !ok {
-			writeRESTError(w, http.StatusBadRequest, "Invalid URL", "the tile's "+name+" must be a whole number ≥ 0 written in digits alone, not "+quoted(r.PathValue(name)))
+			name := [3]string{"level", "row", "col"}[i]
+			writeRESTError(w, http.StatusBadRequest, "Invalid URL", "the tile's "+name+" must be a whole number ≥ 0 written in digits alone, not "+quoted(v))
 			return
 		}
 		at[i] = n

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -593,4 +595,25 @@ func checkStats(fields []feature.Field, stats []feature.Stat, cols []int) error 
 		}
 	}
 	return nil
+}
+
+var _ feature.Versioned = (*Source)(nil)
+
+// Version is the size and modification time of the file and of its write-ahead log (where a
+// writer in WAL mode commits): a change shows as soon as the file system's clock has moved
+// (its granularity is a few milliseconds).
+func (s *Source) Version(ctx context.Context) (string, error) {
+	var b []byte
+	for i, p := range []string{s.file.path, s.file.path + "-wal"} {
+		fi, err := os.Stat(p)
+		if i == 1 && errors.Is(err, fs.ErrNotExist) {
+			b = append(b, '-')
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", s.info.Name, err)
+		}
+		b = fmt.Appendf(b, "%d:%d;", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return string(b), ctx.Err()
 }

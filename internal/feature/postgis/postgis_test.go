@@ -2,6 +2,7 @@ package postgis_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
@@ -517,6 +519,30 @@ func TestOpenChecks(t *testing.T) {
 	}
 	if fs := v.Info().Fields; len(fs) != 2 || fs[0].Type != feature.FieldOID {
 		t.Errorf("view fields %+v", fs)
+	}
+	// The version an export's overview is kept by (feature.Overview): a table's changes once
+	// its statistics are reported (forced here rather than waited for), none for a query source.
+	c := openSource(t, pool, postgis.Table{Table: "countries"})
+	v1, err := c.Version(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v2, err := c.Version(ctx); err != nil || v2 != v1 {
+		t.Errorf("Version again = %q, %v; want %q", v2, err, v1)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DELETE FROM countries WHERE fid = (SELECT min(fid) FROM countries); SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	if v2, err := c.Version(ctx); err != nil || v2 == v1 {
+		t.Errorf("Version after a delete = %q, %v; want other than %q", v2, err, v1)
+	}
+	if ver, err := v.Version(ctx); !errors.Is(err, feature.ErrNoVersion) {
+		t.Errorf("a query source's Version = %q, %v; want feature.ErrNoVersion", ver, err)
 	}
 }
 
