@@ -185,7 +185,7 @@ func (g *geomBuilder) polygon(p orb.Polygon, tr transform) geomType {
 	if ext == nil {
 		return geomUnknown
 	}
-	if !g.simple(ext) {
+	if area2(ext) == 0 || !g.simple(ext) {
 		return g.polygonPieces(ext, p[1:], tr)
 	}
 	g.writeRing(ext, true)
@@ -194,7 +194,7 @@ func (g *geomBuilder) polygon(p orb.Polygon, tr transform) geomType {
 		pts := g.prepare(h, tr)
 		switch {
 		case pts == nil:
-		case g.simple(pts):
+		case area2(pts) != 0 && g.simple(pts):
 			g.writeRing(pts, false)
 		default:
 			loops := g.fixRing(pts, nil)
@@ -237,7 +237,7 @@ func (g *geomBuilder) polygonPieces(ext []ipt, interiors []orb.Ring, tr transfor
 		pts := g.prepare(h, tr)
 		switch {
 		case pts == nil:
-		case g.simple(pts):
+		case area2(pts) != 0 && g.simple(pts):
 			holes = append(holes, slices.Clone(pts))
 		default:
 			hl := g.fixRing(pts, nil)
@@ -302,11 +302,8 @@ func (g *geomBuilder) prepare(r orb.Ring, tr transform) []ipt {
 	if g.dp != nil && len(ring) > 4 {
 		ring = g.dp.Ring(ring)
 	}
-	pts := g.quantiseRing(ring)
-	if len(pts) < 3 || area2(pts) == 0 {
-		return nil
-	}
-	return pts
+	// A ring of zero area is not dropped here: a bow tie has two lobes.
+	return g.quantiseRing(ring)
 }
 
 // writeRing writes a simple ring wound as an exterior or an interior.

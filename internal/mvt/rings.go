@@ -43,6 +43,10 @@ func onSegment(a, b, c ipt) bool {
 
 // touch reports whether the closed segments ab and cd share a point.
 func touch(a, b, c, d ipt) bool {
+	if max(a.y, b.y) < min(c.y, d.y) || max(c.y, d.y) < min(a.y, b.y) ||
+		max(a.x, b.x) < min(c.x, d.x) || max(c.x, d.x) < min(a.x, b.x) {
+		return false
+	}
 	o1, o2, o3, o4 := orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)
 	if o1 != o2 && o3 != o4 && o1 != 0 && o2 != 0 && o3 != 0 && o4 != 0 {
 		return true
