@@ -215,10 +215,10 @@ func (g *geomBuilder) polygon(p orb.Polygon, tr transform) geomType {
 }
 
 // polygonPieces encodes a polygon whose exterior ext is not simple: its
-// loops wound as the largest one are exteriors, the others holes; a hole
-// (of the exterior or of the polygon's interior rings) goes after the
-// first exterior it lies in, and one that lies in none becomes an
-// exterior itself (the other lobe of a bow tie).
+// loops wound as the largest one are exteriors, the others holes. A hole
+// goes after the first exterior it lies in; a loop of the exterior that
+// lies in none becomes an exterior itself (the other lobe of a bow tie),
+// an interior ring that lies in none is dropped.
 func (g *geomBuilder) polygonPieces(ext []ipt, interiors []orb.Ring, tr transform) geomType {
 	loops := g.fixRing(ext, nil)
 	if len(loops) == 0 {
@@ -233,6 +233,7 @@ func (g *geomBuilder) polygonPieces(ext []ipt, interiors []orb.Ring, tr transfor
 			holes = append(holes, l)
 		}
 	}
+	fromExt := len(holes)
 	for _, h := range interiors {
 		pts := g.prepare(h, tr)
 		switch {
@@ -261,7 +262,7 @@ func (g *geomBuilder) polygonPieces(ext []ipt, interiors []orb.Ring, tr transfor
 			}
 		}
 	}
-	for i, h := range holes {
+	for i, h := range holes[:fromExt] {
 		if !done[i] {
 			g.writeRing(h, true)
 		}

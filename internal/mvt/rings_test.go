@@ -53,6 +53,15 @@ func TestEncodeSimpleRings(t *testing.T) {
 			exts: 2, area: 2 * 100 * 100,
 		},
 		{
+			// The same with a hole in each square: each hole follows the
+			// exterior it lies in.
+			name: "dumbbell with a hole in each square",
+			geom: orb.Polygon{tileRing(1000, 2500, 1100, 2500, 1100, 2550, 1200, 2550, 1200, 2500, 1300, 2500,
+				1300, 2600, 1200, 2600, 1200, 2550.2, 1100, 2550.2, 1100, 2600, 1000, 2600),
+				tileRing(1230, 2530, 1270, 2530, 1270, 2570, 1230, 2570), tileRing(1030, 2530, 1070, 2530, 1070, 2570, 1030, 2570)},
+			exts: 2, holes: 2, area: 2*100*100 - 2*40*40,
+		},
+		{
 			// One ring drawing a shell and, from a point of it, a hole
 			// (as shapefiles may store a hole touching its shell).
 			name: "hole touching the shell in one ring",
@@ -124,6 +133,9 @@ func TestEncodeSimpleRings(t *testing.T) {
 					}
 					if (i == 0) != (a > 0) {
 						t.Errorf("ring %d of a polygon has area %g", i, a)
+					}
+					if i > 0 && !p[0].Bound().Contains(r.Bound().Center()) {
+						t.Errorf("hole %v after an exterior it is not in, %v", r, p[0])
 					}
 				}
 			}
