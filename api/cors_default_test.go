@@ -105,6 +105,10 @@ func TestCORSDefault(t *testing.T) {
 				if resp.Header.Get("Access-Control-Allow-Credentials") != "" {
 					t.Errorf("from %q: credentials allowed", origin)
 				}
+				// A script may read a vector tile's X-Tile-Thinned and the request id.
+				if got := strings.ToLower(resp.Header.Get("Access-Control-Expose-Headers")); !strings.Contains(got, "x-tile-thinned") || !strings.Contains(got, "x-request-id") {
+					t.Errorf("from %q: Access-Control-Expose-Headers %q", origin, got)
+				}
 			}
 		})
 	}
@@ -129,8 +133,12 @@ func TestCORSNarrowed(t *testing.T) {
 	const app, other = "https://app.example.com", "https://other.example.org"
 	base, output := fullServer(t, Security{CORSOrigins: []string{app}})
 	for _, path := range []string{"/arcgis/rest/services/world/MapServer?f=json", output, "/api/v2/"} {
-		if got := corsRequest(t, "GET", base+path, "", app).Header.Get("Access-Control-Allow-Origin"); got != app {
+		resp := corsRequest(t, "GET", base+path, "", app)
+		if got := resp.Header.Get("Access-Control-Allow-Origin"); got != app {
 			t.Errorf("GET %s from %s: Access-Control-Allow-Origin %q", path, app, got)
+		}
+		if got := resp.Header.Get("Access-Control-Expose-Headers"); !strings.Contains(got, "X-Tile-Thinned") {
+			t.Errorf("GET %s from %s: Access-Control-Expose-Headers %q", path, app, got)
 		}
 		if got := corsRequest(t, "GET", base+path, "", other).Header.Values("Access-Control-Allow-Origin"); len(got) != 0 {
 			t.Errorf("GET %s from %s: Access-Control-Allow-Origin %q, want none", path, other, got)

@@ -418,6 +418,7 @@ func (s *Server) cors(c *gin.Context) {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
+	h["Access-Control-Expose-Headers"] = exposedHeaders
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")

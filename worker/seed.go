@@ -17,7 +17,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/feature"
 	"github.com/mapfarm/mapfarm/internal/mapdraw"
 	"github.com/mapfarm/mapfarm/internal/memcache"
-	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/seed"
@@ -50,7 +49,9 @@ func newSeeder(p Params) *seeder {
 	s := &seeder{p: p, jobs: seed.NewJobs(p.Redis), queue: task.NewQueue(p.Redis), specs: memcache.New[string, *seed.Spec]("seed job specs", specsBytes)}
 	if p.Catalog != nil {
 		// Vector tiles are stored gzipped once, as served with Content-Encoding.
-		s.vector, _ = vectortile.New(vectortile.Params{Services: p.Catalog, Options: mvt.Options{Gzip: true}})
+		opts := p.VectorTiles
+		opts.Gzip = true
+		s.vector, _ = vectortile.New(vectortile.Params{Services: p.Catalog, Options: opts})
 	}
 	return s
 }

@@ -48,6 +48,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/priority"
 	"github.com/mapfarm/mapfarm/internal/render"
 	"github.com/mapfarm/mapfarm/internal/task"
@@ -65,8 +66,11 @@ type Params struct {
 	Catalog *catalog.Catalog
 	Store   Store
 	// Tiles is the store tile caches live in (seeding); nil disables the seed handlers.
-	Tiles        tilecache.Store
-	Renderer     *render.Renderer
+	Tiles    tilecache.Store
+	Renderer *render.Renderer
+	// VectorTiles are the options of the vector tiles the worker seeds (format pbf): their
+	// limits (config limits.vectorTile*). They are always gzipped, stored once as served.
+	VectorTiles  mvt.Options
 	Concurrency  int           // tasks rendered at once (render slots); default 1
 	PollInterval time.Duration // how often an awake worker with nothing to do checks the queues; default 1ms
 	// HeavySlots is how many of those slots task.QueueHeavy's renders may take at once; default

@@ -8,7 +8,12 @@
 //   - read: the worker's read alone (the provider's Scan of the tile's rows and columns: the
 //     database's share of the worker path, plus the WKB decoding);
 //   - worker: the whole worker path (read and encode, gzip off);
-//   - the tiles' sizes, and their features.
+//   - the tiles' sizes, and their features;
+//   - worker cpu: the CPU time (user and system) the process spent on the worker path, which a
+//     busy machine moves far less than the wall times.
+//
+// -gzip gzips the worker's tiles as the VectorTileServer serves them; -cpuprofile writes a CPU
+// profile of the whole run (go tool pprof).
 //
 // Then, with -clients N, the throughput of each path at the first zoom: N clients making the
 // zoom's tiles around the middle over and over for -for, in tiles a second (ST_AsMVT through a
@@ -27,11 +32,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -75,14 +82,30 @@ func main() {
 	runs := flag.Int("runs", 5, "timed rounds")
 	clients := flag.Int("clients", 0, "concurrent clients of the throughput run (0: none)")
 	dur := flag.Duration("for", 10*time.Second, "length of each throughput run")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	gz := flag.Bool("gzip", false, "the worker path gzips its tiles, as the VectorTileServer does")
 	flag.Parse()
-	if err := run(*dsn, *table, *zooms, *tiles, *runs, *clients, *dur); err != nil {
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vtpostgis:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "vtpostgis:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile()
+	}
+	if err := run(*dsn, *table, *zooms, *tiles, *runs, *clients, *dur, *gz); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "vtpostgis:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) error {
+func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration, gz bool) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "vtpostgis")
 	if err != nil {
@@ -102,7 +125,7 @@ func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) e
 		return err
 	}
 	defer cat.Close()
-	b, err := vectortile.New(vectortile.Params{Services: cat, MaxZoom: 20})
+	b, err := vectortile.New(vectortile.Params{Services: cat, MaxZoom: 20, Options: mvt.Options{Gzip: gz}})
 	if err != nil {
 		return err
 	}
@@ -120,7 +143,7 @@ func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) e
 	}
 	mid := info.Extent.Center()
 	wm := tilecache.WebMercator()
-	fmt.Printf("%-4s %-6s %10s %10s %10s %10s %10s %9s\n", "zoom", "tiles", "asmvt ms", "read ms", "worker ms", "asmvt B", "worker B", "features")
+	fmt.Printf("%-4s %-6s %10s %10s %10s %10s %10s %9s %10s\n", "zoom", "tiles", "asmvt ms", "read ms", "worker ms", "asmvt B", "worker B", "features", "worker cpu")
 	for _, zs := range strings.Split(zooms, ",") {
 		z, err := strconv.Atoi(strings.TrimSpace(zs))
 		if err != nil {
@@ -129,7 +152,7 @@ func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) e
 		n := math.Exp2(float64(z))
 		cx := int((mid[0] + 20037508.342787) / (2 * 20037508.342787) * n)
 		cy := int((20037508.342787 - mid[1]) / (2 * 20037508.342787) * n)
-		var asmvtMS, readMS, workerMS []float64
+		var asmvtMS, readMS, workerMS, cpuMS []float64
 		var asmvtB, workerB, features int
 		for round := range runs + 1 {
 			for dy := 0; dy < side; dy++ {
@@ -157,17 +180,20 @@ func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) e
 					r := time.Since(start)
 
 					start = time.Now()
+					cpu0 := cpuTime()
 					res, err := b.WebMercatorTile(ctx, "parcels", "", z, x, y)
 					if err != nil {
 						return err
 					}
 					w := time.Since(start)
+					c := cpuTime() - cpu0
 					if round == 0 {
 						continue
 					}
 					asmvtMS = append(asmvtMS, ms(a))
 					readMS = append(readMS, ms(r))
 					workerMS = append(workerMS, ms(w))
+					cpuMS = append(cpuMS, ms(c))
 					if round == 1 {
 						asmvtB += len(data)
 						workerB += res.Size
@@ -177,7 +203,7 @@ func run(dsn, table, zooms string, side, runs, clients int, dur time.Duration) e
 			}
 		}
 		t := side * side
-		fmt.Printf("%-4d %-6d %10.1f %10.1f %10.1f %10d %10d %9d\n", z, t, median(asmvtMS), median(readMS), median(workerMS), asmvtB/t, workerB/t, features/t)
+		fmt.Printf("%-4d %-6d %10.1f %10.1f %10.1f %10d %10d %9d %10.1f\n", z, t, median(asmvtMS), median(readMS), median(workerMS), asmvtB/t, workerB/t, features/t, median(cpuMS))
 		if clients == 0 {
 			continue
 		}
@@ -224,6 +250,15 @@ func throughput(n int, d time.Duration, make func(i int) error) float64 {
 	}
 	wg.Wait()
 	return float64(total.Load()) / d.Seconds()
+}
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

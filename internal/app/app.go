@@ -32,7 +32,6 @@ import (
 	"github.com/mapfarm/mapfarm/internal/legislative"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/metrics"
-	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/ogcapi"
 	"github.com/mapfarm/mapfarm/internal/provider"
 	"github.com/mapfarm/mapfarm/internal/redisconn"
@@ -190,7 +189,7 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		if err != nil {
 			return err
 		}
-		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r,
+		w := worker.New(worker.Params{Redis: rdb, Catalog: cat, Store: store, Renderer: r, VectorTiles: vectorTileOptions(cfg.Limits),
 			Concurrency: cfg.Worker.Concurrency, HeavySlots: cfg.Worker.HeavySlots, ReleaseMemoryEvery: cfg.Worker.ReleaseMemoryEvery,
 			PollInterval: cfg.Worker.PollInterval, IdleAfter: cfg.Worker.IdleAfter, Logger: logger, Metrics: m,
 			Tiles: store, Queues: cfg.Worker.Queues, StartAttrs: where})
@@ -274,7 +273,7 @@ func run(ctx context.Context, role string, cfg *config.Config, logger *slog.Logg
 		// One request policy (limits, heavy lane) for the SOAP and REST front ends.
 		admission := api.NewAdmission(requestLimits(cfg.Limits), api.HeavyLane{Slots: cfg.Limits.HeavySlots}, m.Registry)
 		// One vector tile builder for the VectorTileServer and the OGC API's vector tilesets.
-		vtb, err := vectortile.New(vectortile.Params{Services: cat, Options: mvt.Options{Gzip: true}})
+		vtb, err := vectortile.New(vectortile.Params{Services: cat, Options: vectorTileOptions(cfg.Limits)})
 		if err != nil {
 			return err
 		}

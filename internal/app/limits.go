@@ -8,12 +8,20 @@ import (
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/limits"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/soap"
 )
 
 // codecLimits are the configured limits of the SOAP reader.
 func codecLimits(l config.Limits) soap.Limits {
 	return soap.Limits{MaxDepth: l.MaxDepth, MaxElements: l.MaxElements, MaxDecodedBytes: l.MaxDecodedBytes}
+}
+
+// vectorTileOptions are the encoder's options of every vector tile the farm makes, on demand
+// (the VectorTileServer, the OGC API's vector tilesets) or seeded (the worker): the configured
+// limits, and gzip, stored once and served with Content-Encoding.
+func vectorTileOptions(l config.Limits) mvt.Options {
+	return mvt.Options{Gzip: true, MaxFeatures: l.VectorTileMaxFeatures, MaxBytes: l.VectorTileMaxBytes, Timeout: l.VectorTileTimeout}
 }
 
 // requestLimits are the configured limits of a decoded request.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/metrics"
+	"github.com/mapfarm/mapfarm/internal/mvt"
 )
 
 // An api process gets the configured soft memory limit; other roles, a non-positive limit and
@@ -58,5 +59,25 @@ func TestReportLimits(t *testing.T) {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// TestVectorTileOptions: the vector tiles' limits come from the configuration, whose defaults
+// are the encoder's own, and every tile is gzipped.
+func TestVectorTileOptions(t *testing.T) {
+	cfg, err := config.Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := vectorTileOptions(cfg.Limits)
+	if !o.Gzip || o.MaxFeatures != mvt.DefaultMaxFeatures || o.MaxBytes != mvt.DefaultMaxBytes || o.Timeout != mvt.DefaultTimeout {
+		t.Errorf("default options %+v, want gzip and the encoder's defaults", o)
+	}
+	t.Setenv("MAPFARM_VECTOR_TILE_MAX_FEATURES", "12")
+	if cfg, err = config.Load(""); err != nil {
+		t.Fatal(err)
+	}
+	if o := vectorTileOptions(cfg.Limits); o.MaxFeatures != 12 {
+		t.Errorf("MAPFARM_VECTOR_TILE_MAX_FEATURES=12 gives %d features", o.MaxFeatures)
 	}
 }

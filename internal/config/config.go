@@ -285,6 +285,18 @@ type Limits struct {
 	// docs/limits.md, "The api's heavy lane") the api answers at once; the others wait, up to their
 	// deadline. Default 1; negative: no lane. Env MAPFARM_HEAVY_SLOTS.
 	HeavySlots int `yaml:"heavySlots"`
+	// VectorTileMaxFeatures thins a vector tile (on demand or seeded) past this many features
+	// of all its layers, saying so in X-Tile-Thinned (docs/vector-tiles.md). Default 100,000
+	// (mvt.DefaultMaxFeatures). Env MAPFARM_VECTOR_TILE_MAX_FEATURES.
+	VectorTileMaxFeatures int `yaml:"vectorTileMaxFeatures"`
+	// VectorTileMaxBytes refuses a vector tile past this many bytes before compression (a
+	// fault naming the limit). Default 8 MiB (mvt.DefaultMaxBytes). Env
+	// MAPFARM_VECTOR_TILE_MAX_BYTES.
+	VectorTileMaxBytes int `yaml:"vectorTileMaxBytes"`
+	// VectorTileTimeout is the time limit of one vector tile's read and encoding (within the
+	// operation timeout on demand). Default 30s (mvt.DefaultTimeout). Env
+	// MAPFARM_VECTOR_TILE_TIMEOUT.
+	VectorTileTimeout time.Duration `yaml:"vectorTileTimeout"`
 }
 
 // applyDefaults sets the defaults of the limits added with the limits table (the older ones
@@ -309,6 +321,11 @@ func (l *Limits) applyDefaults() {
 	}
 	if l.APIMemoryLimit == 0 {
 		l.APIMemoryLimit = 180 << 20
+	}
+	def(&l.VectorTileMaxFeatures, 100_000) // mvt.DefaultMaxFeatures (app's TestVectorTileOptions)
+	def(&l.VectorTileMaxBytes, 8<<20)      // mvt.DefaultMaxBytes
+	if l.VectorTileTimeout <= 0 {
+		l.VectorTileTimeout = 30 * time.Second // mvt.DefaultTimeout
 	}
 }
 

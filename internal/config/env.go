@@ -68,6 +68,9 @@ func (c *Config) envBindings() []envBinding {
 		{name: "MAPFARM_MAX_DECODED_BYTES", set: number(&l.MaxDecodedBytes, parseInt64)},
 		{name: "MAPFARM_MAX_RECORD_COUNT", set: number(&l.MaxRecordCount, strconv.Atoi)},
 		{name: "MAPFARM_HEAVY_SLOTS", set: number(&l.HeavySlots, strconv.Atoi)},
+		{name: "MAPFARM_VECTOR_TILE_MAX_FEATURES", set: number(&l.VectorTileMaxFeatures, strconv.Atoi)},
+		{name: "MAPFARM_VECTOR_TILE_MAX_BYTES", set: number(&l.VectorTileMaxBytes, strconv.Atoi)},
+		{name: "MAPFARM_VECTOR_TILE_TIMEOUT", set: duration(&l.VectorTileTimeout)},
 		{name: "MAPFARM_API_MEMORY_LIMIT", set: number(&l.APIMemoryLimit, parseInt64)},
 		{name: "MAPFARM_OPERATION_TIMEOUT", set: duration(&l.OperationTimeout)},
 

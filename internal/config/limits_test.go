@@ -14,7 +14,8 @@ func TestLimits(t *testing.T) {
 	want := Limits{MaxBodyBytes: 8 << 20, MaxImageWidth: 4096, MaxImageHeight: 4096, MaxImageDPI: 2400,
 		MaxElements: 1_000_000, MaxDepth: 64, MaxDecodedBytes: 10 << 20, MaxVertices: 100_000, MaxPoints: 100_000,
 		MaxIDs: 100_000, MaxStringBytes: 64 << 10, RenderTimeout: 30 * time.Second, OperationTimeout: time.Minute,
-		OutputTTL: 10 * time.Minute, MaxRecordCount: 1000, APIMemoryLimit: 180 << 20}
+		OutputTTL: 10 * time.Minute, MaxRecordCount: 1000, APIMemoryLimit: 180 << 20,
+		VectorTileMaxFeatures: 100_000, VectorTileMaxBytes: 8 << 20, VectorTileTimeout: 30 * time.Second}
 	if c.Limits != want {
 		t.Errorf("defaults\n%+v, want\n%+v", c.Limits, want)
 	}
@@ -45,6 +46,21 @@ func TestLimits(t *testing.T) {
 	t.Setenv("MAPFARM_MAX_IDS", "many")
 	if _, err := Load(""); err == nil {
 		t.Error("MAPFARM_MAX_IDS=many was accepted")
+	}
+}
+
+// TestVectorTileLimits: the vector tile limits are set from YAML and the environment (their
+// defaults, the encoder's own, are in TestLimits; internal/app's TestVectorTileOptions holds
+// them equal to internal/mvt's).
+func TestVectorTileLimits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mapfarm.yaml")
+	if err := os.WriteFile(path, []byte("limits:\n  vectorTileMaxFeatures: 5000\n  vectorTileTimeout: 5s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MAPFARM_VECTOR_TILE_MAX_BYTES", "65536")
+	l := mustLoad(t, path).Limits
+	if l.VectorTileMaxFeatures != 5000 || l.VectorTileTimeout != 5*time.Second || l.VectorTileMaxBytes != 65536 {
+		t.Errorf("from YAML and the environment: %d features, %d bytes, %v", l.VectorTileMaxFeatures, l.VectorTileMaxBytes, l.VectorTileTimeout)
 	}
 }
 

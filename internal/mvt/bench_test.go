@@ -1,12 +1,16 @@
 package mvt_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/paulmach/orb"
 
 	"github.com/mapfarm/mapfarm/internal/feature"
@@ -120,5 +124,49 @@ func BenchmarkEncodeCountiesZ7(b *testing.B) {
 		if _, err := enc.Encode(context.Background(), tile, layers); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGzipLevels compresses the dense z14 tile at klauspost/compress's levels 1 (BestSpeed),
+// 2, 5 (its default) and 6, and with the standard library's gzip at its default (tegola's), for
+// the size and time each costs.
+func BenchmarkGzipLevels(b *testing.B) {
+	tile, src := parcelTile(b)
+	enc, _ := mvt.NewEncoder(mvt.Options{})
+	res, err := enc.Encode(context.Background(), tile, []mvt.Layer{{Name: "parcels", Source: src, Fields: []string{"PARCEL_NO", "LAND_USE", "VALUE"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	type writer interface {
+		io.Writer
+		Close() error
+		Reset(io.Writer)
+	}
+	for _, c := range []struct {
+		name string
+		w    func() writer
+	}{
+		{"klauspost-1", func() writer { w, _ := kgzip.NewWriterLevel(nil, 1); return w }},
+		{"klauspost-2", func() writer { w, _ := kgzip.NewWriterLevel(nil, 2); return w }},
+		{"klauspost-5", func() writer { w, _ := kgzip.NewWriterLevel(nil, 5); return w }},
+		{"klauspost-6", func() writer { w, _ := kgzip.NewWriterLevel(nil, 6); return w }},
+		{"stdlib-default", func() writer { return gzip.NewWriter(nil) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var out bytes.Buffer
+			b.SetBytes(int64(len(res.Data)))
+			w := c.w() // reused, as a pool of writers would
+			for b.Loop() {
+				out.Reset()
+				w.Reset(&out)
+				if _, err := w.Write(res.Data); err != nil {
+					b.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(out.Len()), "gzip-bytes/tile")
+		})
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/clip"
-	"github.com/paulmach/orb/simplify"
+	"github.com/paulmach/orb/planar"
 )
 
 // geomType is a feature's GeomType in the tile.
@@ -45,21 +45,57 @@ type ipt struct{ x, y int32 }
 // between features; one builder serves one Encode call.
 type geomBuilder struct {
 	box    orb.Bound
-	dp     *simplify.DouglasPeuckerSimplifier // nil: no simplification
+	tol2   float64 // the square of the simplification tolerance; 0: none
 	cmds   []uint32
 	cx, cy int32
 	path   []orb.Point // the current path in tile coordinates
 	pts    []ipt       // the current path quantised
+	keep   []bool      // simplify's marks
+	stack  []int       // simplify's spans
 	edges  []sweepEdge // scratch of the simplicity check
 	active []sweepEdge
 }
 
 func newGeomBuilder(box orb.Bound, tolerance float64) *geomBuilder {
-	g := &geomBuilder{box: box}
-	if tolerance > 0 {
-		g.dp = simplify.DouglasPeucker(tolerance)
+	return &geomBuilder{box: box, tol2: tolerance * tolerance}
+}
+
+// simplify is Douglas-Peucker in place (orb/simplify's, the same points kept) with the
+// builder's buffers: it keeps the ends and, span by span, the point farthest from the span's
+// chord while that is farther than the tolerance.
+func (g *geomBuilder) simplify(ls []orb.Point) []orb.Point {
+	n := len(ls)
+	if g.tol2 == 0 || n <= 2 {
+		return ls
 	}
-	return g
+	keep := slices.Grow(g.keep[:0], n)[:n]
+	clear(keep)
+	keep[0], keep[n-1] = true, true
+	stack := append(g.stack[:0], 0, n-1)
+	for len(stack) > 0 {
+		start, end := stack[len(stack)-2], stack[len(stack)-1]
+		far, at := 0.0, 0
+		for i := start + 1; i < end; i++ {
+			if d := planar.DistanceFromSegmentSquared(ls[start], ls[end], ls[i]); d > far {
+				far, at = d, i
+			}
+		}
+		if far > g.tol2 {
+			keep[at] = true
+			stack[len(stack)-1] = at
+			stack = append(stack, at, end)
+		} else {
+			stack = stack[:len(stack)-2]
+		}
+	}
+	g.keep, g.stack = keep, stack
+	out := ls[:0]
+	for i, k := range keep {
+		if k {
+			out = append(out, ls[i])
+		}
+	}
+	return out
 }
 
 // build encodes geom (in map units); the commands are valid until the next
@@ -155,9 +191,7 @@ func (g *geomBuilder) line(ls orb.LineString, tr transform) geomType {
 	}
 	gt := geomUnknown
 	for _, part := range parts {
-		if g.dp != nil {
-			part = g.dp.LineString(part)
-		}
+		part = g.simplify(part)
 		pts := g.quantiseLine(part)
 		if len(pts) < 2 {
 			continue
@@ -300,8 +334,8 @@ func (g *geomBuilder) prepare(r orb.Ring, tr transform) []ipt {
 		// clip.Ring uses its input as scratch space: path is ours.
 		ring = clip.Ring(g.box, ring)
 	}
-	if g.dp != nil && len(ring) > 4 {
-		ring = g.dp.Ring(ring)
+	if len(ring) > 4 {
+		ring = g.simplify(ring)
 	}
 	// A ring of zero area is not dropped here: a bow tie has two lobes.
 	return g.quantiseRing(ring)

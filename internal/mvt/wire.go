@@ -49,7 +49,13 @@ type layerWriter struct {
 	keys     []string // the layer's columns, in Layer.Fields order
 	keyIndex []int    // position in the key table of keys[i], -1 until used
 	usedKeys []string
-	values   map[valueKey]uint32
+	// The value table's index of each value written, by kind: strings by
+	// their text, the others by their bits (a map of each of the fast key
+	// types, since a tile's values are mostly distinct and looking them up
+	// is most of what a feature costs).
+	strs     map[string]uint32
+	nums     [valueBool + 1]map[uint64]uint32
+	nvalues  uint32
 	valueBuf []byte // encoded Value messages, each with its tag and length
 	features []byte // encoded Feature messages, each with its tag and length
 	count    int
@@ -62,7 +68,33 @@ func newLayerWriter(name string, extent uint32, keys []string) *layerWriter {
 	for i := range ki {
 		ki[i] = -1
 	}
-	return &layerWriter{name: name, extent: extent, keys: keys, keyIndex: ki, values: make(map[valueKey]uint32)}
+	return &layerWriter{name: name, extent: extent, keys: keys, keyIndex: ki}
+}
+
+// value returns the index of k in the value table, adding it when new.
+func (w *layerWriter) value(k valueKey) uint32 {
+	if k.kind == valueString {
+		if vi, ok := w.strs[k.s]; ok {
+			return vi
+		}
+		if w.strs == nil {
+			w.strs = make(map[string]uint32, 64)
+		}
+		w.strs[k.s] = w.nvalues
+	} else {
+		m := w.nums[k.kind]
+		if vi, ok := m[k.n]; ok {
+			return vi
+		}
+		if m == nil {
+			m = make(map[uint64]uint32, 64)
+			w.nums[k.kind] = m
+		}
+		m[k.n] = w.nvalues
+	}
+	w.valueBuf = appendValue(w.valueBuf, k)
+	w.nvalues++
+	return w.nvalues - 1
 }
 
 // size is the layer's size so far, close enough for the byte limit.
@@ -80,13 +112,7 @@ func (w *layerWriter) add(f *feature.Feature, cols []int, gt geomType, cmds []ui
 			w.keyIndex[i] = len(w.usedKeys)
 			w.usedKeys = append(w.usedKeys, w.keys[i])
 		}
-		vi, ok := w.values[k]
-		if !ok {
-			vi = uint32(len(w.values))
-			w.values[k] = vi
-			w.valueBuf = appendValue(w.valueBuf, k)
-		}
-		w.tags = append(w.tags, uint32(w.keyIndex[i]), vi)
+		w.tags = append(w.tags, uint32(w.keyIndex[i]), w.value(k))
 	}
 	b := w.scratch[:0]
 	if f.ID >= 0 {
@@ -174,23 +200,25 @@ func valueOf(v any) (valueKey, bool) {
 
 // appendValue appends a Value message, as field 4 of a Layer, to b.
 func appendValue(b []byte, k valueKey) []byte {
-	var v []byte
+	b = protowire.AppendTag(b, layerValues, protowire.BytesType)
 	switch k.kind {
 	case valueString:
-		v = protowire.AppendTag(v, valueString, protowire.BytesType)
-		v = protowire.AppendString(v, k.s)
+		b = protowire.AppendVarint(b, uint64(1+protowire.SizeBytes(len(k.s))))
+		b = protowire.AppendTag(b, valueString, protowire.BytesType)
+		return protowire.AppendString(b, k.s)
 	case valueDouble:
-		v = protowire.AppendTag(v, valueDouble, protowire.Fixed64Type)
-		v = protowire.AppendFixed64(v, k.n)
+		b = protowire.AppendVarint(b, 1+8)
+		b = protowire.AppendTag(b, valueDouble, protowire.Fixed64Type)
+		return protowire.AppendFixed64(b, k.n)
 	case valueUint, valueBool:
-		v = protowire.AppendTag(v, protowire.Number(k.kind), protowire.VarintType)
-		v = protowire.AppendVarint(v, k.n)
+		b = protowire.AppendVarint(b, uint64(1+protowire.SizeVarint(k.n)))
+		b = protowire.AppendTag(b, protowire.Number(k.kind), protowire.VarintType)
+		return protowire.AppendVarint(b, k.n)
 	case valueSint:
-		v = protowire.AppendTag(v, valueSint, protowire.VarintType)
-		v = protowire.AppendVarint(v, protowire.EncodeZigZag(int64(k.n)))
-	default:
-		panic(fmt.Sprintf("mvt: value kind %d", k.kind))
+		z := protowire.EncodeZigZag(int64(k.n))
+		b = protowire.AppendVarint(b, uint64(1+protowire.SizeVarint(z)))
+		b = protowire.AppendTag(b, valueSint, protowire.VarintType)
+		return protowire.AppendVarint(b, z)
 	}
-	b = protowire.AppendTag(b, layerValues, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
+	panic(fmt.Sprintf("mvt: value kind %d", k.kind))
 }

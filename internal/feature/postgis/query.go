@@ -111,6 +111,13 @@ func (s *Source) boxIntersects(f *filter, b orb.Bound) string {
 		s.geom, x0, y0, x1, y1, s.srid, box, x1, box, x0, box, y1, box, y0)
 }
 
+// boxCandidates is the index's test alone: the rows whose float4-rounded box meets b, a few
+// more than intersect it, for a scan that tests each row's bound itself.
+func (s *Source) boxCandidates(f *filter, b orb.Bound) string {
+	return fmt.Sprintf("%s && ST_MakeEnvelope(%s, %s, %s, %s, %d)", s.geom,
+		f.param(b.Min[0], "float8"), f.param(b.Min[1], "float8"), f.param(b.Max[0], "float8"), f.param(b.Max[1], "float8"), s.srid)
+}
+
 // spatial writes an exact relation with the filter geometry first.
 func (s *Source) spatial(f *filter, sp *feature.Spatial) (string, error) {
 	if sp.Geom == nil {
@@ -208,14 +215,18 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	if q.AnyOrder && (q.Offset != 0 || q.Limit != 0) {
 		return fmt.Errorf("%s: %w: Offset and Limit need an ordered scan", s.info.Name, feature.ErrQuery)
 	}
-	// A box around the whole table (a region view) is tested in Go on each row's bound rather
-	// than in SQL: the exact test's four box3d functions per row cost the server more than the
-	// geometry itself, and their selectivity, misjudged, turned a million-row draw into a parallel
-	// scan with a sort on disk instead of a walk of the id index.
+	// A box is tested exactly in Go on each row's bound rather than in SQL when the rows come
+	// with their geometry and no page needs the count right in SQL: the exact test's four box3d
+	// functions per row cost the server more than the geometry itself (a z14 vector tile of the
+	// dense parcels: 2.5 ms of the backend's CPU with them, 1.45 ms without). The GiST index's &&
+	// still finds the candidates, except for a box around the whole table (a region view), which
+	// goes without: the selectivity of its conditions, misjudged, turned a million-row draw into
+	// a parallel scan with a sort on disk instead of a walk of the id index.
 	var goBox *orb.Bound
-	if q.Bound != nil && q.Spatial == nil && !q.NoGeometry && s.geom != "" && q.Offset == 0 && q.Limit == 0 &&
-		!s.info.Extent.IsEmpty() && q.Bound.Contains(s.info.Extent.Min) && q.Bound.Contains(s.info.Extent.Max) {
+	candidates := false
+	if q.Bound != nil && q.Spatial == nil && !q.NoGeometry && s.geom != "" && q.Offset == 0 && q.Limit == 0 {
 		goBox = q.Bound
+		candidates = s.info.Extent.IsEmpty() || !q.Bound.Contains(s.info.Extent.Min) || !q.Bound.Contains(s.info.Extent.Max)
 		qq := *q
 		qq.Bound = nil
 		q = &qq
@@ -223,6 +234,9 @@ func (s *Source) Scan(ctx context.Context, q *feature.Query, fn func(*feature.Fe
 	f, err := s.filter(q)
 	if err != nil {
 		return err
+	}
+	if candidates && !f.none {
+		f.conds = append(f.conds, s.boxCandidates(f, *goBox))
 	}
 	if f.none {
 		return nil

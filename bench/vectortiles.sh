@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# bench/vectortiles.sh: vector tiles of the 1M-parcel PostGIS table, mapfarm beside tegola v0.21.2
+# and PostGIS's own ST_AsMVT, in one run (issue 28's targets).
+#
+# The data: bench/dense.sh's table dense_parcels (database mapfarm_bench: 1,000,000 48 m squares
+# on a 50 m grid, 50 km × 50 km), made under `flock /tmp/dense-data.lock` when it is missing.
+# Both servers read the same columns (gid as the feature id; parcel_id, land_use,
+# assessed_value), extent 4096, buffer 64, and send the tiles gzipped.
+#
+#   floor      bench/vtpostgis -z 14: PostGIS's ST_AsMVT(ST_AsMVTGeom(...)) for a z14 tile, one
+#              query at a time on one connection (and the worker's read and read + encode beside
+#              it, with the worker's CPU time), medians over 4×4 tiles × 3 rounds
+#   ondemand   z14 tiles (about 2,650 parcels each) of the middle of the table, 8 clients
+#              (bench/vtload), each tile asked once: tegola serve (no cache), then mapfarm's
+#              VectorTileServer (`mapfarm serve`, embedded Redis, disk store), in ROUNDS rounds
+#              (at most 4) of 100 new tiles each, whose order turns; tiles/s, bytes on the wire
+#              (gzip) and inflated (the MVT), and each server process's CPU ms a tile (its
+#              database's not counted)
+#   seed       levels LEVELS (default 14: tegola's 484 tiles; z13 would add 132 tiles at about four
+#              times the cost each to tegola's side) over the whole table: `tegola cache seed
+#              --concurrency 2` (file cache) and `cachetool seed -format pbf` with two render slots
+#              (MAPFARM_WORKER_CONCURRENCY=2); tiles/s of each, one run (mapfarm seeds whole 4×4
+#              metatiles, so a few more tiles)
+#   cached     the seeded z14 vector tiles and seeded raster tiles of the same ground (level 15 of
+#              the map's 256-px cache, the same resolution: 4 raster tiles a vector tile) from
+#              mapfarm, 8 clients that do not inflate what they get, CACHED_PASSES × 100 requests
+#              of each after a warm-up pass, in ROUNDS rounds; tiles/s and server CPU of each
+#
+# PARTS (default "floor ondemand seed cached") runs some of them. Ratios: mapfarm's tiles/s over
+# tegola's (above 1: mapfarm is faster), mapfarm's bytes over tegola's. The load average is printed
+# before and after each part: on the shared 2-core machine the rates move with it; the CPU times,
+# and the ratios (both sides of one run in turn), less so.
+#
+#   bash bench/vectortiles.sh                          # ROUNDS=3 LEVELS=14, about 12 minutes
+#   ROUNDS=2 PARTS="ondemand cached" bash bench/vectortiles.sh
+#
+# Needs: Go, PostgreSQL with PostGIS on 127.0.0.1:5432 (user postgres, trust; or
+# MAPFARM_BENCH_PG_ADMIN). tegola v0.21.2 is built once into $MAPFARM_CACHE/bin (the module proxy
+# serves the version but not the module's version list, so `go install` fails; it is built from
+# `go mod download`).
+set -euo pipefail
+ROUNDS=${ROUNDS:-3}
+LEVELS=${LEVELS:-14}
+CACHED_PASSES=${CACHED_PASSES:-100}
+PARTS=${PARTS:-floor ondemand seed cached}
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+N=1000000
+root=$(cd "$(dirname "$0")/.." && pwd)
+mcache=${MAPFARM_CACHE:-$HOME/.cache/mapfarm}
+pg_admin=${MAPFARM_BENCH_PG_ADMIN:-"host=127.0.0.1 port=5432 user=postgres dbname=postgres sslmode=disable"}
+pg="${pg_admin/dbname=postgres/dbname=mapfarm_bench}"
+table=dense_parcels
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+
+echo "== build (load $(load))"
+(cd "$root" && go build -o "$tmp/mapfarm" . && go build -o "$tmp/cachetool" ./cachetool &&
+	go build -o "$tmp/vtload" ./bench/vtload && go build -tags proj,nomsgpack -o "$tmp/vtpostgis" ./bench/vtpostgis &&
+	go build -o "$tmp/parcelgen" ./bench/parcelgen)
+tegola=$mcache/bin/tegola-v0.21.2
+if [[ ! -x $tegola ]]; then
+	echo "== building tegola v0.21.2 into $tegola"
+	dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json github.com/go-spatial/tegola@v0.21.2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+	cp -r "$dir" "$tmp/tegola-src" && chmod -R u+w "$tmp/tegola-src"
+	mkdir -p "$mcache/bin"
+	(cd "$tmp/tegola-src" && GOFLAGS=-mod=mod go build -o "$tegola.tmp" ./cmd/tegola) && mv "$tegola.tmp" "$tegola"
+fi
+
+echo "== data: $N parcels in $table"
+psql "$pg_admin" -qAtc "SELECT 1 FROM pg_database WHERE datname = 'mapfarm_bench'" | grep -q 1 ||
+	psql "$pg_admin" -qc "CREATE DATABASE mapfarm_bench" || true
+have=$(psql "$pg" -qAtc "SELECT count(*) FROM $table" 2>/dev/null || echo 0)
+if [[ $have != "$N" ]]; then
+	# The dense-render bench makes the same table (and its GeoPackage): one of us at a time.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	flock /tmp/dense-data.lock bash -c '
+		have=$(psql "$1" -qAtc "SELECT count(*) FROM $2" 2>/dev/null || echo 0)
+		gpkg=$4/bench/dense-parcels-$3.gpkg
+		if [[ $have != "$3" || ! -f $gpkg ]]; then
+			mkdir -p "$4/bench" && rm -f "$gpkg"
+			"$5" -n "$3" -squares 48 -cell 50 -table "$2" -gpkg "$gpkg" -pg "$1"
+		fi' _ "$pg" "$table" "$N" "$mcache" "$tmp/parcelgen"
+fi
+
+# The table's grid (bench/parcelgen): 1000 × 1000 cells of 50 m from (ox, oy).
+ox=-10915000 oy=3480000 size=50000
+extent="$ox,$oy,$((ox + size)),$((oy + size))"
+# The same in degrees for tegola's --bounds (it takes no other system's bounds).
+lonlat=$(python3 -c "
+import math
+ll = lambda x, y: (math.degrees(x / 6378137), math.degrees(2 * math.atan(math.exp(y / 6378137)) - math.pi / 2))
+a, b = ll($ox, $oy), ll($ox + $size, $oy + $size)
+print('%.7f,%.7f,%.7f,%.7f' % (a[0], a[1], b[0], b[1]))")
+# z14 tiles wholly inside the table: columns 3730-3749, rows 6749-6768 (20 × 20). Warm-up: row 6748.
+x0=3730 x1=3749 y0=6749
+
+if has floor; then
+	echo "== floor: ST_AsMVT alone, z14 (load $(load))"
+	"$tmp/vtpostgis" -pg "$pg" -table $table -z 14 -tiles 4 -runs 3 | tee "$tmp/floor"
+fi
+
+echo "== servers (load $(load))"
+cat >"$tmp/tegola.toml" <<EOF
+[webserver]
+port = ":18190"
+
+[cache]
+type = "file"
+basepath = "$tmp/tegola-cache"
+
+[[providers]]
+name = "bench"
+type = "postgis"
+uri = "postgres://postgres@127.0.0.1:5432/mapfarm_bench?sslmode=disable"
+srid = 3857
+max_connections = 16
+
+  [[providers.layers]]
+  name = "Parcels"
+  geometry_fieldname = "geom"
+  id_fieldname = "gid"
+  srid = 3857
+  sql = "SELECT gid, parcel_id, land_use, assessed_value, ST_AsBinary(geom) AS geom FROM $table WHERE geom && !BBOX!"
+
+[[maps]]
+name = "dense"
+
+  [[maps.layers]]
+  provider_layer = "bench.Parcels"
+  min_zoom = 0
+  max_zoom = 14
+EOF
+cat >"$tmp/services.yaml" <<EOF
+connections:
+  bench: {dsnEnv: MAPFARM_BENCH_DSN, statementTimeout: 60s}
+services:
+  - name: dense_pg
+    maps:
+      - name: Layers
+        spatialReference: 3857
+        cache: {scheme: webMercator, maxLevel: 15, format: PNG, storage: compactV2}
+        layers:
+          - id: 0
+            name: Parcels
+            geometryType: polygon
+            source: {postgis: bench, table: $table, idColumn: gid}
+            fields: [gid, parcel_id, land_use, assessed_value]
+            displayField: parcel_id
+            vectorTiles: {fields: [parcel_id, land_use, assessed_value]}
+            renderer:
+              type: simple
+              symbol: {type: simpleFill, style: solid, color: [200, 200, 150], outline: {color: [80, 80, 80], width: 0.375}}
+EOF
+export MAPFARM_BENCH_DSN=$pg MAPFARM_SERVICES=$tmp/services.yaml MAPFARM_STORE=disk MAPFARM_STORE_DIR=$tmp/store \
+	MAPFARM_STATE_DIR=$tmp/state MAPFARM_LOG_LEVEL=warn MAPFARM_LISTEN=127.0.0.1:18191 MAPFARM_WORKER_CONCURRENCY=2
+unset MAPFARM_REDIS_ADDR
+# tegola serve caches nothing (the seeding config's [cache] is left out). It runs at the normal
+# priority, while mapfarm's on-demand builds run at nice 10 (api.Admission.TileBuild): on a
+# shared machine that favours tegola. TEGOLA_NICE=10 puts both at the same priority.
+sed '/^\[cache\]/,/^basepath/d' "$tmp/tegola.toml" >"$tmp/tegola-serve.toml"
+nice -n "${TEGOLA_NICE:-0}" "$tegola" serve --config "$tmp/tegola-serve.toml" >"$tmp/tegola.log" 2>&1 &
+pids+=($!)
+"$tmp/mapfarm" serve >"$tmp/mapfarm.log" 2>&1 &
+pids+=($!)
+ready() {
+	for _ in $(seq 1 600); do
+		curl -fs -o /dev/null "$1" && return
+		sleep 0.1
+	done
+	echo "$2 did not get ready; log:" >&2
+	tail -20 "$tmp/$2.log" >&2
+	exit 1
+}
+ready http://127.0.0.1:18190/capabilities tegola
+ready http://127.0.0.1:18191/readyz mapfarm
+teg_url='http://127.0.0.1:18190/maps/dense/{z}/{x}/{y}.pbf'
+mf_url='http://127.0.0.1:18191/arcgis/rest/services/dense_pg/VectorTileServer/tile/{z}/{y}/{x}.pbf'
+tegola_pid=${pids[0]} mapfarm_pid=${pids[1]}
+# cpu PID: the CPU time (user + system) of a process so far, in ms.
+cpu() { awk -v t="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / t }' "/proc/$1/stat"; }
+# vtload NAME PID URL BLOCK [ARGS...]: one load of the server PID, its line kept under NAME with
+# the server process's CPU ms a tile (not its database's).
+vtload() {
+	local name=$1 pid=$2 url=$3 block=$4 c0 line
+	shift 4
+	c0=$(cpu "$pid")
+	line=$("$tmp/vtload" -url "$url" -tiles "$block" "$@")
+	line="$line cpu $(awk -v a="$c0" -v b="$(cpu "$pid")" -v n="$(cut -d' ' -f2 <<<"$line")" 'BEGIN { printf "%.3f", (b - a) / n }')"
+	echo "$name $line" | tee -a "$tmp/results"
+}
+: >"$tmp/results"
+has ondemand && echo "== warm-up: row 6748 from both (load $(load))" &&
+	"$tmp/vtload" -url "$teg_url" -tiles "14/$x0-$x1/6748-6748" >/dev/null &&
+	"$tmp/vtload" -url "$mf_url" -tiles "14/$x0-$x1/6748-6748" >/dev/null
+
+for r in $(seq 0 $((ROUNDS - 1))); do
+	has ondemand || break
+	# 100 tiles a round, none asked before (mapfarm keeps what it built for a minute).
+	ya=$((y0 + 5 * (r % 4))) block_x0=$x0 block_x1=$x1
+	if ((r >= 4)); then echo "at most 4 rounds of new tiles" >&2 && break; fi
+	block="14/$block_x0-$block_x1/$ya-$((ya + 4))"
+	echo "== on demand, round $((r + 1)): $block, 8 clients (load $(load))"
+	if ((r % 2 == 0)); then
+		vtload tegola "$tegola_pid" "$teg_url" "$block" -clients 8
+		vtload mapfarm "$mapfarm_pid" "$mf_url" "$block" -clients 8
+	else
+		vtload mapfarm "$mapfarm_pid" "$mf_url" "$block" -clients 8
+		vtload tegola "$tegola_pid" "$teg_url" "$block" -clients 8
+	fi
+done
+
+if has seed; then
+echo "== seeding levels $LEVELS over $extent (load $(load))"
+lo=${LEVELS%-*} hi=${LEVELS#*-}
+start=$(date +%s.%N)
+"$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$lonlat" \
+	--min-zoom "$lo" --max-zoom "$hi" --concurrency 2 --overwrite >"$tmp/tegola-seed.log" 2>&1 ||
+	{ tail -5 "$tmp/tegola-seed.log" >&2; exit 1; }
+end=$(date +%s.%N)
+teg_tiles=$(find "$tmp/tegola-cache" -type f | wc -l)
+echo "seed-tegola tiles $teg_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+mf_levels=$lo-$hi
+start=$(date +%s.%N)
+"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels "$mf_levels" \
+	-extent "$extent" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
+end=$(date +%s.%N)
+# The tiles stored: a metatile that reaches past the table makes empty tiles, left out (skipEmpty).
+mf_tiles=$(grep -oE '[0-9]+ rendered' "$tmp/mapfarm-seed.log" | tail -1 | cut -d' ' -f1)
+echo "seed-mapfarm tiles ${mf_tiles:-?} seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+grep -E 'tiles:|rate' "$tmp/mapfarm-seed.log" | tail -2
+fi
+
+if has cached; then
+echo "== cached: seeded z14 vector tiles and level-15 raster tiles of the same 5 × 5 z14 tiles (load $(load))"
+# The raster cache of the same ground: z14 tiles x0..x0+4, y0..y0+4 are level-15 tiles 2x0.. and 2y0...
+rext=$(python3 -c "
+w = 20037508.342789244; t = 2 * w / 2**14
+print('%.3f,%.3f,%.3f,%.3f' % ($x0 * t - w + 1, w - ($y0 + 5) * t + 1, ($x0 + 5) * t - w - 1, w - $y0 * t - 1))")
+"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -levels 15 -extent "$rext" >"$tmp/raster-seed.log" 2>&1 ||
+	{ tail -5 "$tmp/raster-seed.log" >&2; exit 1; }
+if ! has seed; then
+	"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels 14 -extent "$rext" >"$tmp/mapfarm-seed.log" 2>&1 ||
+		{ tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
+fi
+vblock="14/$x0-$((x0 + 4))/$y0-$((y0 + 4))"
+rblock="15/$((2 * x0))-$((2 * x0 + 9))/$((2 * y0))-$((2 * y0 + 9))"
+mf_raster='http://127.0.0.1:18191/arcgis/rest/services/dense_pg/MapServer/tile/{z}/{y}/{x}'
+"$tmp/vtload" -url "$mf_url" -tiles "$vblock" >/dev/null
+"$tmp/vtload" -url "$mf_raster" -tiles "$rblock" >/dev/null
+for r in $(seq 1 "$ROUNDS"); do
+	echo "   round $r (load $(load))"
+	# The vector block has 25 tiles, the raster one 100: the same number of requests each.
+	vtload cached-vector "$mapfarm_pid" "$mf_url" "$vblock" -clients 8 -passes $((CACHED_PASSES * 4)) -inflate=false
+	vtload cached-raster "$mapfarm_pid" "$mf_raster" "$rblock" -clients 8 -passes "$CACHED_PASSES" -inflate=false
+done
+fi
+echo "load after: $(load)"
+
+python3 - "$tmp/results" "$tmp/floor" <<'EOF'
+import os, statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    w = line.split()
+    d = dict(zip(w[1::2], w[2::2]))
+    rows.setdefault(w[0], []).append({k: float(v) for k, v in d.items()})
+def med(name, key):
+    vs = [r[key] for r in rows[name]]
+    return statistics.median(vs), min(vs), max(vs)
+floor = [l.split() for l in open(sys.argv[2]) if l.split()[:1] == ["14"]] if os.path.exists(sys.argv[2]) else []
+if floor:
+    f = floor[0]
+    print(f"floor: ST_AsMVT {f[2]} ms a z14 tile alone ({f[5]} B, {f[7]} features); worker read {f[3]} ms, read + encode {f[4]} ms ({f[6]} B, {f[8]} ms CPU)")
+if "tegola" in rows:
+    print(f"on demand z14, 8 clients, median (min-max) of {len(rows['tegola'])} rounds:")
+    for name in ("tegola", "mapfarm"):
+        r, b, w, c = med(name, "rate"), med(name, "raw"), med(name, "wire"), med(name, "cpu")
+        print(f"  {name:<8} {r[0]:8.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f})  {b[0]:9.0f} B MVT  {w[0]:8.0f} B gzip  p50 {med(name, 'p50')[0]:.0f} ms"
+              f"  server CPU {c[0]:.1f} ms a tile ({c[1]:.1f}-{c[2]:.1f})")
+    t, m = med("tegola", "rate")[0], med("mapfarm", "rate")[0]
+    print(f"  ratio mapfarm/tegola: {m / t:.2f}x tiles/s (target >= 2), bytes {med('mapfarm', 'raw')[0] / med('tegola', 'raw')[0]:.3f} MVT,"
+          f" {med('mapfarm', 'wire')[0] / med('tegola', 'wire')[0]:.3f} gzip (target <= 1.10)")
+if "seed-tegola" in rows:
+    st, sm = rows["seed-tegola"][0], rows["seed-mapfarm"][0]
+    rt, rm = st["tiles"] / st["seconds"], sm["tiles"] / sm["seconds"]
+    print(f"seeding: tegola {st['tiles']:.0f} tiles in {st['seconds']:.1f} s = {rt:.2f} tiles/s; mapfarm {sm['tiles']:.0f} tiles in {sm['seconds']:.1f} s = {rm:.2f} tiles/s; ratio {rm / rt:.2f}x (target >= 2)")
+if "cached-vector" in rows:
+    v, r = med("cached-vector", "rate"), med("cached-raster", "rate")
+    print(f"cached, 8 clients: vector {v[0]:.0f} tiles/s ({v[1]:.0f}-{v[2]:.0f}, {med('cached-vector', 'wire')[0]:.0f} B, server CPU {med('cached-vector', 'cpu')[0]:.3f} ms a tile),"
+          f" raster {r[0]:.0f} tiles/s ({r[1]:.0f}-{r[2]:.0f}, {med('cached-raster', 'wire')[0]:.0f} B, server CPU {med('cached-raster', 'cpu')[0]:.3f} ms a tile); vector/raster {v[0] / r[0]:.2f}")
+EOF
