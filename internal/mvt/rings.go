@@ -106,14 +106,43 @@ func (g *geomBuilder) touchingPairs(pts []ipt, fn func(i, j int) bool) {
 }
 
 // simple reports whether a cleaned ring is simple: no two non-adjacent
-// edges share a point. A triangle of non-zero area always is.
+// edges share a point. A triangle of non-zero area always is, and so is a
+// convex ring (most parcels and buildings), without the pairs checked.
 func (g *geomBuilder) simple(pts []ipt) bool {
-	if len(pts) <= 3 {
+	if len(pts) <= 3 || convex(pts) {
 		return true
 	}
 	ok := true
 	g.touchingPairs(pts, func(int, int) bool { ok = false; return false })
 	return ok
+}
+
+// convex reports whether a ring turns the same way at every vertex and
+// goes round once (the sign of its edges' dy changes twice): such a ring
+// is simple. A pentagram turns one way too, but goes round twice.
+func convex(pts []ipt) bool {
+	n := len(pts)
+	turn, first, last, changes := 0, 0, 0, 0
+	for i := range n {
+		a, b, c := pts[i], pts[(i+1)%n], pts[(i+2)%n]
+		o := orient(a, b, c)
+		if o == 0 || (turn != 0 && o != turn) {
+			return false
+		}
+		turn = o
+		if s := cmp.Compare(b.y, a.y); s != 0 {
+			if first == 0 {
+				first = s
+			} else if s != last {
+				changes++
+			}
+			last = s
+		}
+	}
+	if last != first {
+		changes++
+	}
+	return changes == 2
 }
 
 // cleanRing drops, in place, repeated points, collinear points and

@@ -1,6 +1,7 @@
 package mvt_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -96,6 +97,21 @@ func TestEncodeSimpleRings(t *testing.T) {
 			exts: 2, area: 2 * 10000,
 		},
 	}
+	// A pentagram: its five crossings, rounded, are made vertices and the
+	// ring is cut into two simple exteriors, which both cover the centre
+	// (the area counts it twice; a fill draws the star).
+	star := make([]float64, 0, 10)
+	for i := range 5 {
+		a := float64(i*2%5)*2*math.Pi/5 - math.Pi/2
+		star = append(star, 3000+1000*math.Cos(a), 2000+1000*math.Sin(a))
+	}
+	cases = append(cases, struct {
+		name        string
+		geom        orb.Geometry
+		exts, holes int
+		area        float64
+		dropped     bool
+	}{name: "pentagram", geom: orb.Polygon{tileRing(star...)}, exts: 2, area: 1469526})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := layer("p", feature.Polygon, map[int64]orb.Geometry{1: c.geom})
