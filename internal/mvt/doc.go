@@ -53,10 +53,10 @@
 // whole tile, after which Encode fails with an error wrapping
 // context.DeadlineExceeded. A cancelled context stops the source scans.
 //
-// Known gap: each ring is simple, but the rings of one polygon are not
-// checked against each other: a hole that clipping or rounding puts along
-// its shell's edge, or two pieces of a cut ring sharing an edge, stay as
-// they are (docs/vector-tiles.md, "Simple rings").
+// Known gap: each ring is simple, but rings are repaired one at a time:
+// the parts of a multipolygon can overlap or nest after simplification and
+// rounding, a hole put along its shell's edge shares it, and the loops of
+// a self-crossing ring can overlap (docs/vector-tiles.md, "Known gaps").
 //
 // The package mvtcheck decodes tiles and checks them against the
 // specification; the tests run it on every tile they encode.

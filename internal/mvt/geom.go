@@ -54,6 +54,7 @@ type geomBuilder struct {
 	stack  []int       // simplify's spans
 	edges  []sweepEdge // scratch of the simplicity check
 	active []sweepEdge
+	keys   []uint64
 }
 
 func newGeomBuilder(box orb.Bound, tolerance float64) *geomBuilder {

@@ -23,11 +23,13 @@ const maxFixRounds = 4
 // by pair rather than by a sweep over x.
 const smallRing = 16
 
-// sweepEdge is one edge of a ring, by the index of its first vertex, with
-// its x range.
+// sweepEdge is one edge of a ring: its ends, the index of its first
+// vertex, its bound.
 type sweepEdge struct {
-	i          int
+	a, b       ipt
+	i          int32
 	minX, maxX int32
+	minY, maxY int32
 }
 
 // orient is the sign of the turn a→b→c.
@@ -43,10 +45,6 @@ func onSegment(a, b, c ipt) bool {
 
 // touch reports whether the closed segments ab and cd share a point.
 func touch(a, b, c, d ipt) bool {
-	if max(a.y, b.y) < min(c.y, d.y) || max(c.y, d.y) < min(a.y, b.y) ||
-		max(a.x, b.x) < min(c.x, d.x) || max(c.x, d.x) < min(a.x, b.x) {
-		return false
-	}
 	o1, o2, o3, o4 := orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)
 	if o1 != o2 && o3 != o4 && o1 != 0 && o2 != 0 && o3 != 0 && o4 != 0 {
 		return true
@@ -60,48 +58,60 @@ func touch(a, b, c, d ipt) bool {
 // that share a point, until fn returns false.
 func (g *geomBuilder) touchingPairs(pts []ipt, fn func(i, j int) bool) {
 	n := len(pts)
-	adjacent := func(i, j int) bool { return (i+1)%n == j || (j+1)%n == i }
-	edge := func(i int) (ipt, ipt) { return pts[i], pts[(i+1)%n] }
+	edges := g.edges[:0]
+	for i, a := range pts {
+		b := pts[0]
+		if i+1 < n {
+			b = pts[i+1]
+		}
+		edges = append(edges, sweepEdge{a: a, b: b, i: int32(i),
+			minX: min(a.x, b.x), maxX: max(a.x, b.x), minY: min(a.y, b.y), maxY: max(a.y, b.y)})
+	}
+	g.edges = edges
+	// meet reports whether e and o touch and are not adjacent.
+	meet := func(e, o *sweepEdge) bool {
+		if o.maxY < e.minY || e.maxY < o.minY || o.maxX < e.minX || e.maxX < o.minX {
+			return false
+		}
+		d := int(e.i - o.i)
+		if d == 1 || d == -1 || d == n-1 || d == 1-n {
+			return false
+		}
+		return touch(e.a, e.b, o.a, o.b)
+	}
 	if n <= smallRing {
-		for i := range n {
-			a, b := edge(i)
+		for i := range edges {
 			for j := i + 2; j < n; j++ {
-				if adjacent(i, j) {
-					continue
-				}
-				if c, d := edge(j); touch(a, b, c, d) && !fn(i, j) {
+				if meet(&edges[i], &edges[j]) && !fn(i, j) {
 					return
 				}
 			}
 		}
 		return
 	}
-	edges := g.edges[:0]
-	for i := range n {
-		a, b := edge(i)
-		edges = append(edges, sweepEdge{i: i, minX: min(a.x, b.x), maxX: max(a.x, b.x)})
+	// Edges by minX: keys of minX (order-preserving as unsigned) and index,
+	// sorted as plain integers, which is much faster than sorting edges.
+	keys := g.keys[:0]
+	for i := range edges {
+		keys = append(keys, uint64(uint32(edges[i].minX)^1<<31)<<32|uint64(i))
 	}
-	slices.SortFunc(edges, func(a, b sweepEdge) int { return cmp.Compare(a.minX, b.minX) })
+	slices.Sort(keys)
 	active := g.active[:0]
-	defer func() { g.edges, g.active = edges, active }()
-	for _, e := range edges {
-		keep := active[:0]
+	defer func() { g.keys, g.active = keys, active }()
+	for _, key := range keys {
+		e := &edges[uint32(key)]
+		w := 0
 		for _, o := range active {
-			if o.maxX >= e.minX {
-				keep = append(keep, o)
-			}
-		}
-		active = keep
-		a, b := edge(e.i)
-		for _, o := range active {
-			if adjacent(e.i, o.i) {
+			if o.maxX < e.minX {
 				continue
 			}
-			if c, d := edge(o.i); touch(a, b, c, d) && !fn(e.i, o.i) {
+			active[w] = o
+			w++
+			if meet(e, &o) && !fn(int(e.i), int(o.i)) {
 				return
 			}
 		}
-		active = append(active, e)
+		active = append(active[:w], *e)
 	}
 }
 
