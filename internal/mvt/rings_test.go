@@ -1,6 +1,7 @@
 package mvt_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -160,4 +161,36 @@ func TestEncodeSimpleRings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzEncodeRings encodes polygons of up to 16 points drawn on a small
+// patch that straddles the buffer's left and top edges, with coordinates
+// of fractional units (so that rounding makes points meet and clipping
+// cuts), and wants every tile to pass mvtcheck with SimpleRings.
+func FuzzEncodeRings(f *testing.F) {
+	f.Add([]byte{0, 0, 200, 0, 200, 200, 0, 200})
+	f.Add([]byte{0, 0, 100, 100, 100, 0, 0, 100})
+	f.Add([]byte{10, 10, 90, 12, 12, 14, 91, 16, 10, 90})
+	f.Add([]byte{0, 50, 200, 50, 200, 60, 20, 60, 20, 80, 200, 80, 200, 90, 0, 90})
+	enc, err := mvt.NewEncoder(mvt.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var pts []orb.Point
+		for i := 0; i+1 < len(b) && len(pts) < 16; i += 2 {
+			pts = append(pts, at(-70+float64(b[i])*0.37, -70+float64(b[i+1])*0.37))
+		}
+		if len(pts) < 3 {
+			return
+		}
+		src := layer("p", feature.Polygon, map[int64]orb.Geometry{1: orb.Polygon{ring(pts...)}})
+		res, err := enc.Encode(context.Background(), unitTile, []mvt.Layer{{Name: "p", Source: src}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if probs, _ := mvtcheck.Check(res.Data, mvtcheck.Options{MaxBuffer: mvt.DefaultBuffer, SimpleRings: true}); len(probs) > 0 {
+			t.Fatalf("%v: %v", pts, probs)
+		}
+	})
 }
