@@ -16,14 +16,22 @@
 //     (github.com/paulmach/orb/simplify);
 //  4. quantised to integers by rounding, with repeated points, collinear
 //     points and zero-area spikes removed, lines of one point and rings of
-//     fewer than three points or zero area dropped, a polygon whose exterior
-//     collapses dropped with its holes;
-//  5. rings wound as the specification says: exterior rings of positive
+//     fewer than three points dropped;
+//  5. made simple (MVT 2.1 §4.3.4.4): a ring that touches or crosses itself
+//     once quantised (the overlapping edges orb/clip's Sutherland-Hodgman
+//     clipper leaves along the buffer's edge, a neck that rounding closes,
+//     a hole drawn in the shell's ring, a bow tie) is noded, cut into loops
+//     at its repeated vertices and cleaned again; loops of zero area go,
+//     loops wound as the ring's largest one become exteriors, the others
+//     holes of the exterior they lie in. A polygon whose exterior leaves
+//     nothing is dropped with its holes. Rings that are already simple, the
+//     vast majority, cost one check (a sweep over x);
+//  6. rings wound as the specification says: exterior rings of positive
 //     area by its surveyor's formula in tile coordinates (clockwise on
 //     screen), interior rings of negative area;
-//  6. written as commands (MoveTo, LineTo, ClosePath) with zigzag deltas.
+//  7. written as commands (MoveTo, LineTo, ClosePath) with zigzag deltas.
 //
-// Steps 4 to 6 and the protobuf writing are this package's own, not orb's
+// Steps 4 to 7 and the protobuf writing are this package's own, not orb's
 // encoding/mvt: that encoder truncates coordinates instead of rounding them,
 // keeps the repeated points truncation makes (a LineTo of (0,0), which the
 // specification forbids), writes rings in whatever orientation they come,
@@ -45,12 +53,10 @@
 // whole tile, after which Encode fails with an error wrapping
 // context.DeadlineExceeded. A cancelled context stops the source scans.
 //
-// Known gap: rings are not guaranteed simple. orb/clip is a
-// Sutherland-Hodgman clipper, which leaves overlapping edges along the
-// buffer's boundary where a concave ring leaves and re-enters on one side,
-// and rounding can make a narrow neck touch itself; GEOS calls such rings
-// invalid (figures in docs/vector-tiles.md; mvtcheck's SimpleRings finds
-// them). A make-valid step after quantisation is the follow-up.
+// Known gap: each ring is simple, but rings are repaired one at a time:
+// the parts of a multipolygon can overlap or nest after simplification and
+// rounding, a hole put along its shell's edge shares it, and the loops of
+// a self-crossing ring can overlap (docs/vector-tiles.md, "Known gaps").
 //
 // The package mvtcheck decodes tiles and checks them against the
 // specification; the tests run it on every tile they encode.

@@ -52,6 +52,9 @@ type geomBuilder struct {
 	pts    []ipt       // the current path quantised
 	keep   []bool      // simplify's marks
 	stack  []int       // simplify's spans
+	edges  []sweepEdge // scratch of the simplicity check
+	active []sweepEdge
+	keys   []uint64
 }
 
 func newGeomBuilder(box orb.Bound, tolerance float64) *geomBuilder {
@@ -204,28 +207,128 @@ func (g *geomBuilder) line(ls orb.LineString, tr transform) geomType {
 }
 
 // polygon encodes one polygon: its exterior, then its holes. A polygon
-// whose exterior leaves nothing is dropped with its holes.
+// whose exterior leaves nothing is dropped with its holes. Rings that are
+// not simple once quantised are cut into simple ones (rings.go): pieces of
+// the exterior become exteriors, each followed by the holes inside it, and
+// pieces of a hole wound against it (islands in the hole) exteriors after
+// them.
 func (g *geomBuilder) polygon(p orb.Polygon, tr transform) geomType {
-	for i, r := range p {
-		if !g.ring(r, tr, i == 0) && i == 0 {
-			return geomUnknown
-		}
-	}
 	if len(p) == 0 {
 		return geomUnknown
+	}
+	ext := g.prepare(p[0], tr)
+	if ext == nil {
+		return geomUnknown
+	}
+	if area2(ext) == 0 || !g.simple(ext) {
+		return g.polygonPieces(ext, p[1:], tr)
+	}
+	g.writeRing(ext, true)
+	var islands [][]ipt
+	for _, h := range p[1:] {
+		pts := g.prepare(h, tr)
+		switch {
+		case pts == nil:
+		case area2(pts) != 0 && g.simple(pts):
+			g.writeRing(pts, false)
+		default:
+			loops := g.fixRing(pts, nil)
+			s := sign(largest(loops))
+			for _, l := range loops {
+				if sign(l) == s {
+					g.writeRing(l, false)
+				} else {
+					islands = append(islands, l)
+				}
+			}
+		}
+	}
+	for _, l := range islands {
+		g.writeRing(l, true)
 	}
 	return geomPolygon
 }
 
-// ring encodes one ring wound as an exterior or an interior; false when
-// it leaves nothing.
-func (g *geomBuilder) ring(r orb.Ring, tr transform, exterior bool) bool {
+// polygonPieces encodes a polygon whose exterior ext is not simple: its
+// loops wound as the largest one are exteriors, the others holes. A hole
+// goes after the first exterior it lies in; a loop of the exterior that
+// lies in none becomes an exterior itself (the other lobe of a bow tie),
+// an interior ring that lies in none is dropped.
+func (g *geomBuilder) polygonPieces(ext []ipt, interiors []orb.Ring, tr transform) geomType {
+	loops := g.fixRing(ext, nil)
+	if len(loops) == 0 {
+		return geomUnknown
+	}
+	s := sign(largest(loops))
+	var outers, holes, islands [][]ipt
+	for _, l := range loops {
+		if sign(l) == s {
+			outers = append(outers, l)
+		} else {
+			holes = append(holes, l)
+		}
+	}
+	fromExt := len(holes)
+	for _, h := range interiors {
+		pts := g.prepare(h, tr)
+		switch {
+		case pts == nil:
+		case area2(pts) != 0 && g.simple(pts):
+			holes = append(holes, slices.Clone(pts))
+		default:
+			hl := g.fixRing(pts, nil)
+			hs := sign(largest(hl))
+			for _, l := range hl {
+				if sign(l) == hs {
+					holes = append(holes, l)
+				} else {
+					islands = append(islands, l)
+				}
+			}
+		}
+	}
+	done := make([]bool, len(holes))
+	for _, o := range outers {
+		g.writeRing(o, true)
+		for i, h := range holes {
+			if !done[i] && within(o, h) {
+				g.writeRing(h, false)
+				done[i] = true
+			}
+		}
+	}
+	for i, h := range holes[:fromExt] {
+		if !done[i] {
+			g.writeRing(h, true)
+		}
+	}
+	for _, l := range islands {
+		g.writeRing(l, true)
+	}
+	return geomPolygon
+}
+
+// largest is the loop of the largest area.
+func largest(loops [][]ipt) []ipt {
+	var best []ipt
+	var ba int64
+	for _, l := range loops {
+		if a := area2(l); max(a, -a) > ba {
+			best, ba = l, max(a, -a)
+		}
+	}
+	return best
+}
+
+// prepare clips, simplifies and quantises one ring; the result, valid
+// until the next call, is nil when nothing of the ring is left.
+func (g *geomBuilder) prepare(r orb.Ring, tr transform) []ipt {
 	if len(r) < 3 {
-		return false
+		return nil
 	}
 	path, b := g.toTile(r, tr)
 	if !g.box.Intersects(b) {
-		return false
+		return nil
 	}
 	ring := orb.Ring(path)
 	if !g.inside(b) {
@@ -235,15 +338,13 @@ func (g *geomBuilder) ring(r orb.Ring, tr transform, exterior bool) bool {
 	if len(ring) > 4 {
 		ring = g.simplify(ring)
 	}
-	pts := g.quantiseRing(ring)
-	if len(pts) < 3 {
-		return false
-	}
-	a := area2(pts)
-	if a == 0 {
-		return false
-	}
-	if (a > 0) != exterior {
+	// A ring of zero area is not dropped here: a bow tie has two lobes.
+	return g.quantiseRing(ring)
+}
+
+// writeRing writes a simple ring wound as an exterior or an interior.
+func (g *geomBuilder) writeRing(pts []ipt, exterior bool) {
+	if (area2(pts) > 0) != exterior {
 		slices.Reverse(pts[1:])
 	}
 	g.command(cmdMoveTo, 1)
@@ -251,7 +352,6 @@ func (g *geomBuilder) ring(r orb.Ring, tr transform, exterior bool) bool {
 	g.command(cmdLineTo, len(pts)-1)
 	g.params(pts[1:])
 	g.command(cmdClosePath, 1)
-	return true
 }
 
 func quantise(p orb.Point) ipt {
@@ -289,39 +389,14 @@ func (g *geomBuilder) quantiseLine(ls orb.LineString) []ipt {
 
 // quantiseRing rounds a ring (open: without its closing point) and drops
 // repeated points, collinear points and zero-width spikes, across the
-// ring's seam too.
+// ring's seam too (cleanRing).
 func (g *geomBuilder) quantiseRing(r orb.Ring) []ipt {
 	pts := g.pts[:0]
 	for _, p := range r {
 		pts = append(pts, quantise(p))
-		for {
-			n := len(pts)
-			if n >= 2 && pts[n-1] == pts[n-2] {
-				pts = pts[:n-1]
-			} else if n >= 3 && cross(pts[n-3], pts[n-2], pts[n-1]) == 0 {
-				pts[n-2] = pts[n-1]
-				pts = pts[:n-1]
-			} else {
-				break
-			}
-		}
 	}
 	g.pts = pts
-	start := 0
-	for len(pts)-start >= 3 {
-		n := len(pts)
-		switch {
-		case pts[n-1] == pts[start]:
-			pts = pts[:n-1]
-		case cross(pts[n-2], pts[n-1], pts[start]) == 0:
-			pts = pts[:n-1]
-		case cross(pts[n-1], pts[start], pts[start+1]) == 0:
-			start++
-		default:
-			return pts[start:]
-		}
-	}
-	return nil
+	return cleanRing(pts)
 }
 
 // area2 is twice the ring's area by the surveyor's formula, in tile
