@@ -103,15 +103,8 @@ fi
 
 # The table's grid (bench/parcelgen): 1000 × 1000 cells of 50 m from (ox, oy).
 ox=-10915000 oy=3480000 size=50000
-extent="$ox,$oy,$((ox + size)),$((oy + size))"
-# The same in degrees for tegola's --bounds (it takes no other system's bounds).
-lonlat=$(python3 -c "
-import math
-ll = lambda x, y: (math.degrees(x / 6378137), math.degrees(2 * math.atan(math.exp(y / 6378137)) - math.pi / 2))
-a, b = ll($ox, $oy), ll($ox + $size, $oy + $size)
-print('%.7f,%.7f,%.7f,%.7f' % (a[0], a[1], b[0], b[1]))")
 # The seeding area, in both systems: the table, or SEED_Z12's block of z12 tiles shrunk by 1 m
-# (no neighbouring tile touched).
+# (no neighbouring tile touched); in degrees too for tegola's --bounds (it takes no other system's bounds).
 read -r sx0 sy0 sx1 sy1 < <(python3 -c "
 w = 20037508.342789244; t = 2 * w / 2**12
 a = '$SEED_Z12'
