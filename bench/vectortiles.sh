@@ -17,10 +17,21 @@
 #              (gzip) and inflated (the MVT), and each server process's CPU ms a tile (its
 #              database's not counted)
 #   seed       levels LEVELS (default 14: tegola's 484 tiles; z13 would add 132 tiles at about four
-#              times the cost each to tegola's side) over the whole table: `tegola cache seed
-#              --concurrency 2` (file cache) and `cachetool seed -format pbf` with two render slots
-#              (MAPFARM_WORKER_CONCURRENCY=2); tiles/s of each, one run (mapfarm seeds whole 4×4
-#              metatiles, so a few more tiles)
+#              times the cost each to tegola's side) over the whole table, or over SEED_Z12's
+#              block of z12 tiles (COLS/ROWS, e.g. 934-935/1690-1691: 2 × 2 tiles in the table's
+#              middle, z13 and z14 metatiles aligned with it; default: the table): `tegola cache seed`
+#              (file cache) once for each of TEGOLA_CONCURRENCY (default "2": `--concurrency 2`;
+#              "default" runs it without the flag: one per CPU) and `cachetool seed -format pbf`
+#              with two render slots (MAPFARM_WORKER_CONCURRENCY=2), in SEED_ROUNDS rounds
+#              (default 1) whose order turns. MINZOOM (default 0) is the parcels layer's first
+#              zoom in both configurations (tegola's map layer `min_zoom`, mapfarm's
+#              `vectorTiles: {minZoom}`): `LEVELS=0-14 MINZOOM=12` seeds z0-14 as an operator
+#              would, with the 1M parcels left out of z0-11. Tiles/s of each are counted two
+#              ways: over the tiles of the area (the same tile set for both: per zoom, the
+#              tiles the area touches) and over the tiles each wrote (tegola writes every tile,
+#              an empty one as an empty file, and reports them apart here; mapfarm seeds whole 4×4
+#              metatiles, so a few more tiles, and stores no empty tile: skipEmpty, counted
+#              apart in its job's "empty (skipped)")
 #   cached     the seeded z14 vector tiles and seeded raster tiles of the same ground (level 15 of
 #              the map's 256-px cache, the same resolution: 4 raster tiles a vector tile) from
 #              mapfarm, 8 clients that do not inflate what they get, CACHED_PASSES × 100 requests
@@ -32,6 +43,7 @@
 # and the ratios (both sides of one run in turn), less so.
 #
 #   bash bench/vectortiles.sh                          # ROUNDS=3 LEVELS=14, about 12 minutes
+#   PARTS=seed LEVELS=0-14 MINZOOM=12 SEED_Z12=934-935/1690-1691 TEGOLA_CONCURRENCY="default 2" bash bench/vectortiles.sh
 #   ROUNDS=2 PARTS="ondemand cached" bash bench/vectortiles.sh
 #
 # Needs: Go, PostgreSQL with PostGIS on 127.0.0.1:5432 (user postgres, trust; or
@@ -41,6 +53,10 @@
 set -euo pipefail
 ROUNDS=${ROUNDS:-3}
 LEVELS=${LEVELS:-14}
+MINZOOM=${MINZOOM:-0}
+SEED_Z12=${SEED_Z12:-}
+SEED_ROUNDS=${SEED_ROUNDS:-1}
+TEGOLA_CONCURRENCY=${TEGOLA_CONCURRENCY:-2}
 CACHED_PASSES=${CACHED_PASSES:-100}
 PARTS=${PARTS:-floor ondemand seed cached}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
@@ -87,12 +103,21 @@ fi
 
 # The table's grid (bench/parcelgen): 1000 × 1000 cells of 50 m from (ox, oy).
 ox=-10915000 oy=3480000 size=50000
-extent="$ox,$oy,$((ox + size)),$((oy + size))"
-# The same in degrees for tegola's --bounds (it takes no other system's bounds).
-lonlat=$(python3 -c "
+# The seeding area, in both systems: the table, or SEED_Z12's block of z12 tiles shrunk by 1 m
+# (no neighbouring tile touched); in degrees too for tegola's --bounds (it takes no other system's bounds).
+read -r sx0 sy0 sx1 sy1 < <(python3 -c "
+w = 20037508.342789244; t = 2 * w / 2**12
+a = '$SEED_Z12'
+if not a:
+    print($ox, $oy, $ox + $size, $oy + $size)
+else:
+    (c0, c1), (r0, r1) = [map(int, p.split('-')) for p in a.split('/')]
+    print('%.3f %.3f %.3f %.3f' % (c0 * t - w + 1, w - (r1 + 1) * t + 1, (c1 + 1) * t - w - 1, w - r0 * t - 1))")
+seed_extent="$sx0,$sy0,$sx1,$sy1"
+seed_lonlat=$(python3 -c "
 import math
 ll = lambda x, y: (math.degrees(x / 6378137), math.degrees(2 * math.atan(math.exp(y / 6378137)) - math.pi / 2))
-a, b = ll($ox, $oy), ll($ox + $size, $oy + $size)
+a, b = ll($sx0, $sy0), ll($sx1, $sy1)
 print('%.7f,%.7f,%.7f,%.7f' % (a[0], a[1], b[0], b[1]))")
 # z14 tiles wholly inside the table: columns 3730-3749, rows 6749-6768 (20 × 20). Warm-up: row 6748.
 x0=3730 x1=3749 y0=6749
@@ -130,7 +155,7 @@ name = "dense"
 
   [[maps.layers]]
   provider_layer = "bench.Parcels"
-  min_zoom = 0
+  min_zoom = $MINZOOM
   max_zoom = 14
 EOF
 cat >"$tmp/services.yaml" <<EOF
@@ -149,7 +174,7 @@ services:
             source: {postgis: bench, table: $table, idColumn: gid}
             fields: [gid, parcel_id, land_use, assessed_value]
             displayField: parcel_id
-            vectorTiles: {fields: [parcel_id, land_use, assessed_value]}
+            vectorTiles: {fields: [parcel_id, land_use, assessed_value], minZoom: $MINZOOM}
             renderer:
               type: simple
               symbol: {type: simpleFill, style: solid, color: [200, 200, 150], outline: {color: [80, 80, 80], width: 0.375}}
@@ -213,24 +238,63 @@ for r in $(seq 0 $((ROUNDS - 1))); do
 done
 
 if has seed; then
-echo "== seeding levels $LEVELS over $extent (load $(load))"
 lo=${LEVELS%-*} hi=${LEVELS#*-}
-start=$(date +%s.%N)
-"$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$lonlat" \
-	--min-zoom "$lo" --max-zoom "$hi" --concurrency 2 --overwrite >"$tmp/tegola-seed.log" 2>&1 ||
-	{ tail -5 "$tmp/tegola-seed.log" >&2; exit 1; }
-end=$(date +%s.%N)
-teg_tiles=$(find "$tmp/tegola-cache" -type f | wc -l)
-echo "seed-tegola tiles $teg_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
-mf_levels=$lo-$hi
-start=$(date +%s.%N)
-"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels "$mf_levels" \
-	-extent "$extent" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
-end=$(date +%s.%N)
-# The tiles stored: a metatile that reaches past the table makes empty tiles, left out (skipEmpty).
-mf_tiles=$(grep -oE '[0-9]+ rendered' "$tmp/mapfarm-seed.log" | tail -1 | cut -d' ' -f1)
-echo "seed-mapfarm tiles ${mf_tiles:-?} seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
-grep -E 'tiles:|rate' "$tmp/mapfarm-seed.log" | tail -2
+# The tiles of the area at each zoom (those it touches), the set both servers are asked for.
+area_tiles=$(python3 -c "
+import math
+w = 20037508.342789244
+n = 0
+for z in range($lo, $hi + 1):
+    t = 2 * w / 2**z
+    c = lambda v: int(math.floor(v / t))
+    n += (c($sx1 + w) - c($sx0 + w) + 1) * (c(w - $sy0) - c(w - $sy1) + 1)
+print(n)")
+# seed_tegola NAME [FLAGS...]: one `tegola cache seed` into an empty file cache; its line gives
+# the files written and how many of them hold no layer (an MVT of no bytes, gzipped or not).
+seed_tegola() {
+	local name=$1 start end
+	shift
+	rm -rf "$tmp/tegola-cache"
+	echo "   $name: tegola cache seed $* (load $(load))"
+	start=$(date +%s.%N)
+	"$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$seed_lonlat" \
+		--min-zoom "$lo" --max-zoom "$hi" "$@" --overwrite >"$tmp/tegola-seed.log" 2>&1 ||
+		{ tail -5 "$tmp/tegola-seed.log" >&2; exit 1; }
+	end=$(date +%s.%N)
+	read -r files empty < <(python3 -c "
+import gzip, os, sys
+n = e = 0
+for d, _, fs in os.walk(sys.argv[1]):
+    for f in fs:
+        b = open(os.path.join(d, f), 'rb').read()
+        n += 1
+        e += len(gzip.decompress(b) if b[:2] == b'\\x1f\\x8b' else b) == 0
+print(n, e)" "$tmp/tegola-cache")
+	echo "$name tiles $files empty $empty area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+}
+seed_mapfarm() {
+	local start end line
+	echo "   mapfarm: cachetool seed -format pbf -levels $lo-$hi, 2 render slots (load $(load))"
+	start=$(date +%s.%N)
+	"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels "$lo-$hi" \
+		-extent "$seed_extent" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
+	end=$(date +%s.%N)
+	# "tiles: T total, R rendered, E empty (skipped), ...": R tiles stored, E empty ones left out.
+	line=$(grep -E 'tiles: [0-9]+ total' "$tmp/mapfarm-seed.log" | tail -1)
+	echo "seed-mapfarm tiles $(grep -oE '[0-9]+ rendered' <<<"$line" | cut -d' ' -f1) empty $(grep -oE '[0-9]+ empty' <<<"$line" | cut -d' ' -f1) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+	grep -E 'tiles:|rate' "$tmp/mapfarm-seed.log" | tail -2
+}
+seed_tegolas() {
+	local c
+	for c in $TEGOLA_CONCURRENCY; do
+		if [[ $c == default ]]; then seed_tegola seed-tegola-default; else seed_tegola "seed-tegola-c$c" --concurrency "$c"; fi
+	done
+}
+echo "== seeding levels $LEVELS over $seed_extent ($area_tiles tiles of the area), parcels from zoom $MINZOOM (load $(load))"
+for r in $(seq 1 "$SEED_ROUNDS"); do
+	echo "   seeding round $r"
+	if ((r % 2 == 1)); then seed_tegolas && seed_mapfarm; else seed_mapfarm && seed_tegolas; fi
+done
 fi
 
 if has cached; then
@@ -282,10 +346,21 @@ if "tegola" in rows:
     t, m = med("tegola", "rate")[0], med("mapfarm", "rate")[0]
     print(f"  ratio mapfarm/tegola: {m / t:.2f}x tiles/s (target >= 2), bytes {med('mapfarm', 'raw')[0] / med('tegola', 'raw')[0]:.3f} MVT,"
           f" {med('mapfarm', 'wire')[0] / med('tegola', 'wire')[0]:.3f} gzip (target <= 1.10)")
-if "seed-tegola" in rows:
-    st, sm = rows["seed-tegola"][0], rows["seed-mapfarm"][0]
-    rt, rm = st["tiles"] / st["seconds"], sm["tiles"] / sm["seconds"]
-    print(f"seeding: tegola {st['tiles']:.0f} tiles in {st['seconds']:.1f} s = {rt:.2f} tiles/s; mapfarm {sm['tiles']:.0f} tiles in {sm['seconds']:.1f} s = {rm:.2f} tiles/s; ratio {rm / rt:.2f}x (target >= 2)")
+seeds = [n for n in rows if n.startswith("seed-tegola")]
+if seeds and "seed-mapfarm" in rows:
+    print(f"seeding, median (min-max) of {len(rows['seed-mapfarm'])} rounds; tiles/s over the area's tiles (the same for both) | over the tiles written:")
+    def rates(name):
+        area = [r["area"] / r["seconds"] for r in rows[name]]
+        wrote = [r["tiles"] / r["seconds"] for r in rows[name]]
+        return statistics.median(area), min(area), max(area), statistics.median(wrote)
+    m = rates("seed-mapfarm")
+    for name in seeds + ["seed-mapfarm"]:
+        r, x = rates(name), rows[name][0]
+        print(f"  {name:<20} {x['area']:.0f} area tiles, wrote {x['tiles']:.0f} ({x['empty']:.0f} empty {'files' if 'tegola' in name else 'left out'})"
+              f" in {statistics.median(v['seconds'] for v in rows[name]):.1f} s: {r[0]:.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f}) | {r[3]:.2f} tiles/s")
+    for name in seeds:
+        t = rates(name)
+        print(f"  ratio mapfarm/{name[5:]}: {m[0] / t[0]:.2f}x over the area's tiles, {m[3] / t[3]:.2f}x over the tiles written (target >= 2)")
 if "cached-vector" in rows:
     v, r = med("cached-vector", "rate"), med("cached-raster", "rate")
     print(f"cached, 8 clients: vector {v[0]:.0f} tiles/s ({v[1]:.0f}-{v[2]:.0f}, {med('cached-vector', 'wire')[0]:.0f} B, server CPU {med('cached-vector', 'cpu')[0]:.3f} ms a tile),"
