@@ -3,7 +3,10 @@ package render
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -159,4 +162,36 @@ func BenchmarkDenseRegion(b *testing.B) {
 func BenchmarkDenseStreet(b *testing.B) {
 	m, v := diffScenes()[0].mapfarm()
 	benchMap(b, m, v, false)
+}
+
+// BenchmarkEncodeStreetPNG encodes the dense street view (1024×768, opaque) as a PNG serially and
+// in pngBands bands (compressed by up to GOMAXPROCS goroutines): wall time, CPU and file size.
+func BenchmarkEncodeStreetPNG(b *testing.B) {
+	m, v := diffScenes()[0].mapfarm()
+	r, err := NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rgba, err := r.Draw(context.Background(), m, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bands := range []int{1, pngBands} {
+		b.Run(fmt.Sprintf("bands=%d", bands), func(b *testing.B) {
+			var pool sync.Pool
+			var buf bytes.Buffer
+			cpu0, n := processCPU(), 0
+			for b.Loop() {
+				n++
+				buf.Reset()
+				if err := encodeRGBAPNGBands(&buf, rgba, !opaque(rgba), 1, &pool, bands, runtime.GOMAXPROCS(0)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if cpu := processCPU() - cpu0; cpu > 0 && n > 0 {
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes")
+		})
+	}
 }

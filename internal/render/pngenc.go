@@ -2,11 +2,16 @@ package render
 
 import (
 	"encoding/binary"
+	"hash"
+	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -14,7 +19,9 @@ import (
 // straight from the premultiplied pixels (no per-pixel interface calls), filtered with the Up filter
 // (cheap, and map images repeat a lot from row to row) and compressed with klauspost/compress's fast
 // deflate at level 1. It produces files a little larger than image/png at BestSpeed in a fraction of
-// the time. pngWriters are pooled; one is not safe for concurrent use.
+// the time. Images of at least parallelPixels pixels are cut into pngBands horizontal bands that are
+// filtered and compressed in parallel (see encodeBands). pngWriters are pooled; one is not safe for
+// concurrent use.
 type pngWriter struct {
 	zw    *zlib.Writer
 	level int
@@ -22,11 +29,106 @@ type pngWriter struct {
 	cur   []byte
 	prev  []byte
 	flt   []byte
+	bands [pngBands]pngBand
+}
+
+// Parallel encoding: images of at least parallelPixels pixels (and pngBands*minBandRows rows) are
+// encoded as pngBands bands, whatever the number of CPUs, so that the file's bytes do not depend on
+// the machine; at most GOMAXPROCS bands are compressed at once.
+const (
+	parallelPixels = 256 << 10
+	pngBands       = 4
+	minBandRows    = 16
+)
+
+// pngBand is one band's state in a parallel encoding: its compressor, its compressed bytes and the
+// Adler-32 of its filtered bytes.
+type pngBand struct {
+	fw    *flate.Writer
+	level int
+	out   sliceWriter
+	row   rowFilter
+	adler hash.Hash32
+	n     int // filtered bytes
+	err   error
+}
+
+// sliceWriter appends what is written to it to a byte slice.
+type sliceWriter struct{ b []byte }
+
+func (s *sliceWriter) Write(p []byte) (int, error) {
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+// rowFilter holds the scratch rows of the Up filter.
+type rowFilter struct {
+	cur, prev, flt []byte
+}
+
+// reset sizes the scratch rows and primes the filter with the row above row y (all zeros for the
+// first row of the image): for an image with alpha, the unpremultiplied row above is kept in prev.
+func (r *rowFilter) reset(img *image.RGBA, y int, alpha bool) {
+	b := img.Bounds()
+	width := b.Dx()
+	bpp := 3
+	if alpha {
+		bpp = 4
+	}
+	rowLen := width * bpp
+	r.cur = resize(r.cur, width*4)
+	r.prev = resize(r.prev, width*4)
+	r.flt = resize(r.flt, rowLen+2) // +1 filter byte, +1 spare for upFilterRGB
+	if alpha && y > b.Min.Y {
+		unpremultiplyRow(r.prev, img.Pix[img.PixOffset(b.Min.X, y-1):][:width*4:width*4], width)
+	} else {
+		clear(r.prev)
+	}
+}
+
+// filter returns the Up-filtered row y (filter byte first); rows must come in order after reset.
+func (r *rowFilter) filter(img *image.RGBA, y int, alpha bool) []byte {
+	b := img.Bounds()
+	width := b.Dx()
+	row := img.Pix[img.PixOffset(b.Min.X, y):][: width*4 : width*4]
+	if !alpha {
+		// Opaque: premultiplied and straight colours are equal; filter straight from the image.
+		f := r.flt[: width*3+1 : width*3+1]
+		f[0] = 2 // Up filter
+		// r.prev is all zeros: the row above the first.
+		up := r.prev[: width*4 : width*4]
+		if y > b.Min.Y {
+			up = img.Pix[img.PixOffset(b.Min.X, y-1):][: width*4 : width*4]
+		}
+		upFilterRGB(r.flt[1:], row, up, width)
+		return f
+	}
+	f := r.flt[: width*4+1 : width*4+1]
+	f[0] = 2
+	cur := r.cur
+	unpremultiplyRow(cur, row, width)
+	prev := r.prev[:width*4]
+	for i, v := range cur {
+		f[i+1] = v - prev[i]
+	}
+	r.prev, r.cur = cur, prev
+	return f
 }
 
 // encodeRGBAPNG writes img as a PNG: 8-bit RGB when alpha is false, else 8-bit RGBA (straight alpha).
 // pool holds reusable pngWriters.
 func encodeRGBAPNG(w io.Writer, img *image.RGBA, alpha bool, level int, pool *sync.Pool) error {
+	b := img.Bounds()
+	bands := 1
+	if b.Dx()*b.Dy() >= parallelPixels && b.Dy() >= pngBands*minBandRows {
+		bands = pngBands
+	}
+	return encodeRGBAPNGBands(w, img, alpha, level, pool, bands, runtime.GOMAXPROCS(0))
+}
+
+// encodeRGBAPNGBands is encodeRGBAPNG with the image cut into bands (1 to pngBands) compressed by
+// at most workers goroutines at once.
+func encodeRGBAPNGBands(w io.Writer, img *image.RGBA, alpha bool, level int, pool *sync.Pool, bands, workers int) error {
 	pw, _ := pool.Get().(*pngWriter)
 	if pw == nil {
 		pw = new(pngWriter)
@@ -41,16 +143,29 @@ func encodeRGBAPNG(w io.Writer, img *image.RGBA, alpha bool, level int, pool *sy
 	binary.BigEndian.PutUint32(ihdr[0:], uint32(width))
 	binary.BigEndian.PutUint32(ihdr[4:], uint32(height))
 	ihdr[8] = 8 // bit depth
-	bpp := 3
 	ihdr[9] = 2 // truecolour
 	if alpha {
-		bpp = 4
 		ihdr[9] = 6 // truecolour with alpha
 	}
 	if err := writeChunk(w, "IHDR", ihdr[:]); err != nil {
 		return err
 	}
 	pw.chunk.reset(w)
+	if bands > 1 && height >= bands {
+		if err := pw.encodeBands(img, alpha, level, bands, workers); err != nil {
+			return err
+		}
+	} else if err := pw.encodeSerial(img, alpha, level); err != nil {
+		return err
+	}
+	if err := pw.chunk.flush(); err != nil {
+		return err
+	}
+	return writeChunk(w, "IEND", nil)
+}
+
+// encodeSerial writes img's zlib stream to pw.chunk with one compressor.
+func (pw *pngWriter) encodeSerial(img *image.RGBA, alpha bool, level int) error {
 	if pw.zw == nil || pw.level != level {
 		zw, err := zlib.NewWriterLevel(&pw.chunk, level)
 		if err != nil {
@@ -60,45 +175,128 @@ func encodeRGBAPNG(w io.Writer, img *image.RGBA, alpha bool, level int, pool *sy
 	} else {
 		pw.zw.Reset(&pw.chunk)
 	}
-	rowLen := width * bpp
-	pw.cur = resize(pw.cur, rowLen)
-	pw.prev = resize(pw.prev, width*4)
-	pw.flt = resize(pw.flt, rowLen+2) // +1 filter byte, +1 spare for upFilterRGB
-	clear(pw.prev)
-	zero := pw.prev // all zeros: the row above the first
+	b := img.Bounds()
+	r := rowFilter{cur: pw.cur, prev: pw.prev, flt: pw.flt}
+	r.reset(img, b.Min.Y, alpha)
 	for y := b.Min.Y; y < b.Max.Y; y++ {
-		row := img.Pix[img.PixOffset(b.Min.X, y):][: width*4 : width*4]
-		f := pw.flt[: rowLen+1 : rowLen+1]
-		f[0] = 2 // Up filter
-		if !alpha {
-			// Opaque: premultiplied and straight colours are equal; filter straight from the image.
-			var up []byte
-			if y > b.Min.Y {
-				up = img.Pix[img.PixOffset(b.Min.X, y-1):][: width*4 : width*4]
-			} else {
-				up = zero[: width*4 : width*4]
-			}
-			upFilterRGB(pw.flt[1:], row, up, width)
-		} else {
-			cur := pw.cur
-			unpremultiplyRow(cur, row, width)
-			prev := pw.prev[:rowLen]
-			for i, v := range cur {
-				f[i+1] = v - prev[i]
-			}
-			pw.prev, pw.cur = cur, prev
-		}
-		if _, err := pw.zw.Write(f); err != nil {
+		if _, err := pw.zw.Write(r.filter(img, y, alpha)); err != nil {
 			return err
 		}
 	}
-	if err := pw.zw.Close(); err != nil {
+	pw.cur, pw.prev, pw.flt = r.cur, r.prev, r.flt
+	return pw.zw.Close()
+}
+
+// encodeBands writes img's zlib stream to pw.chunk pigz-style: the rows are cut into bands, each
+// filtered (its first row against the row above, read only) and deflated by its own compressor
+// ending in a byte-aligned sync flush (the last band's closes the stream); the deflate streams are
+// concatenated after the zlib header and followed by the Adler-32 of all the filtered bytes,
+// combined from the bands'. Bands are compressed by at most workers goroutines, the caller's
+// included.
+func (pw *pngWriter) encodeBands(img *image.RGBA, alpha bool, level, bands, workers int) error {
+	b := img.Bounds()
+	height := b.Dy()
+	workers = max(1, min(workers, bands))
+	var next atomic.Int32
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= bands {
+				return
+			}
+			y0 := b.Min.Y + height*i/bands
+			y1 := b.Min.Y + height*(i+1)/bands
+			pw.bands[i].encode(img, y0, y1, alpha, level, i == bands-1)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if _, err := pw.chunk.Write(zlibHeader(level)); err != nil {
 		return err
 	}
-	if err := pw.chunk.flush(); err != nil {
-		return err
+	var sum uint32 = 1 // Adler-32 of no bytes
+	for i := range bands {
+		band := &pw.bands[i]
+		if band.err != nil {
+			return band.err
+		}
+		if _, err := pw.chunk.Write(band.out.b); err != nil {
+			return err
+		}
+		sum = adler32Combine(sum, band.adler.Sum32(), band.n)
 	}
-	return writeChunk(w, "IEND", nil)
+	var tail [4]byte
+	binary.BigEndian.PutUint32(tail[:], sum)
+	_, err := pw.chunk.Write(tail[:])
+	return err
+}
+
+// encode filters and deflates rows y0 to y1 (exclusive) into band.out, ending with a sync flush,
+// or with the final block when last.
+func (band *pngBand) encode(img *image.RGBA, y0, y1 int, alpha bool, level int, last bool) {
+	band.out.b, band.n, band.err = band.out.b[:0], 0, nil
+	if band.fw == nil || band.level != level {
+		fw, err := flate.NewWriter(&band.out, level)
+		if err != nil {
+			band.err = err
+			return
+		}
+		band.fw, band.level = fw, level
+	} else {
+		band.fw.Reset(&band.out)
+	}
+	if band.adler == nil {
+		band.adler = adler32.New()
+	}
+	band.adler.Reset()
+	band.row.reset(img, y0, alpha)
+	for y := y0; y < y1; y++ {
+		f := band.row.filter(img, y, alpha)
+		band.adler.Write(f)
+		band.n += len(f)
+		if _, err := band.fw.Write(f); err != nil {
+			band.err = err
+			return
+		}
+	}
+	if last {
+		band.err = band.fw.Close()
+	} else {
+		band.err = band.fw.Flush()
+	}
+}
+
+// zlibHeader returns the two-byte zlib header klauspost/compress's zlib writer writes for level.
+func zlibHeader(level int) []byte {
+	h := []byte{0x78, 0}
+	switch {
+	case level >= 7:
+		h[1] = 3 << 6
+	case level == 6 || level < 0:
+		h[1] = 2 << 6
+	case level >= 2:
+		h[1] = 1 << 6
+	}
+	h[1] += uint8(31 - binary.BigEndian.Uint16(h)%31)
+	return h
+}
+
+// adler32Combine returns the Adler-32 of the concatenation of two byte strings from their checksums
+// a1 and a2 and the length n2 of the second, as zlib's adler32_combine.
+func adler32Combine(a1, a2 uint32, n2 int) uint32 {
+	const base = 65521
+	rem := uint64(n2 % base)
+	s1 := uint64(a1 & 0xffff)
+	s2 := rem * s1 % base
+	s1 += uint64(a2&0xffff) + base - 1
+	s2 += uint64(a1>>16) + uint64(a2>>16) + base - rem
+	s1 %= base
+	s2 %= base
+	return uint32(s1 | s2<<16)
 }
 
 // upFilterRGB writes the Up-filtered RGB bytes of an RGBA row (row minus up, dropping alpha) into dst,
