@@ -163,7 +163,7 @@ func (o *Overview) build(ctx context.Context, ver string) (*footprints, error) {
 		if f.Geom == nil {
 			return nil
 		}
-		area, perim, ok := polygonMeasures(f.Geom)
+		area, perim, ok := PolygonMeasures(f.Geom)
 		if !ok || len(fp.v) >= 6*OverviewMaxFeatures {
 			return errNotOverview
 		}
@@ -198,9 +198,10 @@ func (o *Overview) build(ctx context.Context, ver string) (*footprints, error) {
 	return fp, nil
 }
 
-// polygonMeasures returns the area (holes subtracted) and the length of all rings of a polygon
-// or multipolygon, and false for other geometries.
-func polygonMeasures(g orb.Geometry) (area, perimeter float64, ok bool) {
+// PolygonMeasures returns the area (holes subtracted) and the length of all rings of a polygon
+// or multipolygon, and false for other geometries: with its bound, what a polygon smaller than a
+// pixel contributes to a picture (render.Footprint), kept by an Overview.
+func PolygonMeasures(g orb.Geometry) (area, perimeter float64, ok bool) {
 	add := func(p orb.Polygon) {
 		for i, r := range p {
 			a, l := ringMeasures(r)

@@ -143,3 +143,19 @@ func TestOverview(t *testing.T) {
 		t.Errorf("the layer holding a line, changed: drawn %v, %d scans (want false, 1: no second build)", ok, msrc.scans)
 	}
 }
+
+// TestPolygonMeasures: area with holes subtracted and the length of every ring, over the polygons
+// of a multipolygon; nothing for a line.
+func TestPolygonMeasures(t *testing.T) {
+	holed := orb.Polygon{
+		{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}},
+		{{2, 2}, {2, 4}, {4, 4}, {4, 2}, {2, 2}},
+	}
+	area, perimeter, ok := feature.PolygonMeasures(orb.MultiPolygon{holed, {{{20, 0}, {21, 0}, {21, 1}, {20, 1}, {20, 0}}}})
+	if !ok || area != 100-4+1 || perimeter != 40+8+4 {
+		t.Errorf("PolygonMeasures = %v, %v, %v; want 97, 52, true", area, perimeter, ok)
+	}
+	if _, _, ok := feature.PolygonMeasures(orb.LineString{{0, 0}, {1, 1}}); ok {
+		t.Error("a line has measures")
+	}
+}

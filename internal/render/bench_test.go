@@ -151,7 +151,7 @@ func BenchmarkDenseRegion(b *testing.B) {
 	fs := m.Layers[0].Features.(Features)
 	reduced := make(Features, len(fs))
 	for i, f := range fs {
-		reduced[i] = Feature{Footprint: FootprintOf(f.Geom)}
+		reduced[i] = Feature{Footprint: footprintOf(b, f.Geom)}
 	}
 	m.Layers[0].Features = reduced
 	b.Run("footprints", func(b *testing.B) { benchMap(b, m, v, false) })

@@ -15,9 +15,10 @@ const FootprintMaxPixels = 1.0
 // Footprint is what a polygon smaller than a pixel contributes to a picture: its bounding box, its
 // area (holes subtracted) and the length of all its rings, in map units. A Source that knows a
 // drawing's resolution may yield such polygons as a Feature with a Footprint and no Geom, which
-// costs less to read than their vertices; FootprintOf computes one from a geometry. The raster
-// renderer draws a polygon of at most FootprintMaxPixels either way from its footprint anyway (see
-// GGSurface), so both draw the same picture.
+// costs less to read than their vertices (feature.PolygonMeasures gives a geometry's area and ring
+// length; an Overview keeps them). The raster renderer draws a polygon of at most
+// FootprintMaxPixels either way from its footprint anyway (see GGSurface), so both draw the same
+// picture.
 type Footprint struct {
 	Bound     orb.Bound
 	Area      float64
@@ -26,52 +27,6 @@ type Footprint struct {
 
 // IsZero reports whether f is the zero Footprint (a Feature without one).
 func (f Footprint) IsZero() bool { return f == Footprint{} }
-
-// FootprintOf returns the footprint of a polygon or multipolygon (the zero Footprint for other
-// geometries).
-func FootprintOf(g orb.Geometry) Footprint {
-	var fp Footprint
-	add := func(p orb.Polygon) {
-		for i, r := range p {
-			a, l := ringAreaLength(r)
-			if i == 0 {
-				fp.Area += a
-			} else {
-				fp.Area -= a
-			}
-			fp.Perimeter += l
-		}
-	}
-	switch g := g.(type) {
-	case orb.Polygon:
-		add(g)
-	case orb.MultiPolygon:
-		for _, p := range g {
-			add(p)
-		}
-	default:
-		return Footprint{}
-	}
-	fp.Bound = g.Bound()
-	fp.Area = max(fp.Area, 0)
-	return fp
-}
-
-// ringAreaLength returns the absolute area and the length of a ring (closed or not).
-func ringAreaLength(r orb.Ring) (float64, float64) {
-	n := len(r)
-	if n == 0 {
-		return 0, 0
-	}
-	var a, l float64
-	p := r[n-1]
-	for _, q := range r {
-		a += p[0]*q[1] - q[0]*p[1]
-		l += math.Hypot(q[0]-p[0], q[1]-p[1])
-		p = q
-	}
-	return math.Abs(a) / 2, l
-}
 
 // pixelFootprint is a footprint in pixels: the box x0..x1 × y0..y1, area and perimeter.
 type pixelFootprint struct {

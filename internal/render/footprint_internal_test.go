@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
+
+	"github.com/mapfarm/mapfarm/internal/feature"
 )
 
 // plainSurface hides GGSurface's footprint methods: every polygon is filled and stroked.
@@ -58,7 +60,7 @@ func TestFootprintsMatchOutlines(t *testing.T) {
 	fs := m.Layers[0].Features.(Features)
 	reduced := make(Features, len(fs))
 	for i, f := range fs {
-		reduced[i] = Feature{Footprint: FootprintOf(f.Geom)}
+		reduced[i] = Feature{Footprint: footprintOf(t, f.Geom)}
 	}
 	m.Layers[0].Features = reduced
 	fromFootprints, err := Draw(ctx, m, v)
@@ -75,19 +77,13 @@ func TestFootprintsMatchOutlines(t *testing.T) {
 	}
 }
 
-func TestFootprintOf(t *testing.T) {
-	holed := orb.Polygon{
-		{{0, 0}, {10, 0}, {10, 10}, {0, 10}, {0, 0}},
-		{{2, 2}, {2, 4}, {4, 4}, {4, 2}, {2, 2}},
+// footprintOf is the footprint of a polygon or multipolygon, as an Overview keeps it.
+func footprintOf(t testing.TB, g orb.Geometry) Footprint {
+	area, perimeter, ok := feature.PolygonMeasures(g)
+	if !ok {
+		t.Fatalf("%T has no footprint", g)
 	}
-	got := FootprintOf(orb.MultiPolygon{holed, {{{20, 0}, {21, 0}, {21, 1}, {20, 1}, {20, 0}}}})
-	want := Footprint{Bound: orb.Bound{Max: orb.Point{21, 10}}, Area: 100 - 4 + 1, Perimeter: 40 + 8 + 4}
-	if got != want {
-		t.Errorf("FootprintOf = %+v, want %+v", got, want)
-	}
-	if !FootprintOf(orb.LineString{{0, 0}, {1, 1}}).IsZero() {
-		t.Error("a line has a footprint")
-	}
+	return Footprint{Bound: g.Bound(), Area: area, Perimeter: perimeter}
 }
 
 // TestSnappedLineNeverCollapses: a one-pixel outline of a ring within one pixel (drawn through the
