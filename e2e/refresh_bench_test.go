@@ -26,32 +26,7 @@ import (
 //
 //	go test -tags proj,nomsgpack -run '^$' -bench RefreshSingleEdit -benchtime 10x ./e2e/
 func BenchmarkRefreshSingleEdit(b *testing.B) {
-	dsn := testenv.PostgresDB(b)
-	install, err := changes.InstallSQL(changes.Capture{Layer: "parcels", Table: "public.parcels", Geometry: "geom", Cap: 100000})
-	if err != nil {
-		b.Fatal(err)
-	}
-	// 400 parcels of 100 m on a 20 × 20 grid 20 km apart (a region of 380 km, about France's
-	// north).
-	var rows []string
-	for i := range 400 {
-		x, y := 250_000+float64(i%20)*20_000, 6_250_000+float64(i/20)*20_000
-		s, _ := square(x, y, 100)
-		rows = append(rows, fmt.Sprintf("(%d, 'p%d', %s)", i+1, i+1, s))
-	}
-	testenv.PostgresExec(b, dsn,
-		`CREATE TABLE parcels (id int PRIMARY KEY, name text, geom geometry(Polygon, 3857))`,
-		`INSERT INTO parcels VALUES `+strings.Join(rows, ", "), install)
-	b.Setenv("MAPFARM_TEST_PARCELS_DSN", dsn)
-	defPath := filepath.Join(b.TempDir(), "services.yaml")
-	def := strings.Replace(parcelsDefinition, "maxLevel: 6, storage: exploded", "maxLevel: 14, storage: compactV2", 1)
-	if err := os.WriteFile(defPath, []byte(def), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	f := startFarm(b, func(c *config.Config) { c.Services = defPath })
-	base := strings.TrimSuffix(f.url, "/")
-	// conf.xml: a seed of the coarsest levels.
-	seedAndWait(b, base, seed.Request{Service: "parcels", Levels: []int{0, 1, 2}})
+	dsn, base := startRegionFarm(b, 400)
 
 	// A benchmark runs more than once in one binary, on one Redis database: the jobs of an
 	// earlier run are not this run's.
@@ -94,4 +69,36 @@ func seq(lo, hi int) []int {
 		out = append(out, l)
 	}
 	return out
+}
+
+// startRegionFarm makes the refresh benchmarks' region: n parcels of 100 m on a grid of rows of 20,
+// 20 km apart (400 make a region of 380 km, about France's north), in a PostGIS table with change
+// capture installed, a farm of the tests serving it as the parcels service with a compact V2
+// cache of levels 0–14, and a seed of levels 0–2 (conf.xml). It returns the table's database and
+// the farm's base URL.
+func startRegionFarm(b *testing.B, n int) (dsn, base string) {
+	dsn = testenv.PostgresDB(b)
+	install, err := changes.InstallSQL(changes.Capture{Layer: "parcels", Table: "public.parcels", Geometry: "geom", Cap: 100000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rows []string
+	for i := range n {
+		x, y := 250_000+float64(i%20)*20_000, 6_250_000+float64(i/20)*20_000
+		s, _ := square(x, y, 100)
+		rows = append(rows, fmt.Sprintf("(%d, 'p%d', %s)", i+1, i+1, s))
+	}
+	testenv.PostgresExec(b, dsn,
+		`CREATE TABLE parcels (id int PRIMARY KEY, name text, geom geometry(Polygon, 3857))`,
+		`INSERT INTO parcels VALUES `+strings.Join(rows, ", "), install)
+	b.Setenv("MAPFARM_TEST_PARCELS_DSN", dsn)
+	defPath := filepath.Join(b.TempDir(), "services.yaml")
+	def := strings.Replace(parcelsDefinition, "maxLevel: 6, storage: exploded", "maxLevel: 14, storage: compactV2", 1)
+	if err := os.WriteFile(defPath, []byte(def), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	f := startFarm(b, func(c *config.Config) { c.Services = defPath })
+	base = strings.TrimSuffix(f.url, "/")
+	seedAndWait(b, base, seed.Request{Service: "parcels", Levels: []int{0, 1, 2}})
+	return dsn, base
 }

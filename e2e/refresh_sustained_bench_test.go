@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,11 +14,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/paulmach/orb"
 
-	"github.com/mapfarm/mapfarm/internal/changes"
-	"github.com/mapfarm/mapfarm/internal/config"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
-	"github.com/mapfarm/mapfarm/internal/testenv"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
@@ -51,30 +47,8 @@ func BenchmarkRefreshSustained(b *testing.B) {
 		}
 		sustain = d
 	}
-	dsn := testenv.PostgresDB(b)
-	install, err := changes.InstallSQL(changes.Capture{Layer: "parcels", Table: "public.parcels", Geometry: "geom", Cap: 100000})
-	if err != nil {
-		b.Fatal(err)
-	}
 	const parcels = 400
-	var rows []string
-	for i := range parcels {
-		x, y := 250_000+float64(i%20)*20_000, 6_250_000+float64(i/20)*20_000
-		s, _ := square(x, y, 100)
-		rows = append(rows, fmt.Sprintf("(%d, 'p%d', %s)", i+1, i+1, s))
-	}
-	testenv.PostgresExec(b, dsn,
-		`CREATE TABLE parcels (id int PRIMARY KEY, name text, geom geometry(Polygon, 3857))`,
-		`INSERT INTO parcels VALUES `+strings.Join(rows, ", "), install)
-	b.Setenv("MAPFARM_TEST_PARCELS_DSN", dsn)
-	defPath := filepath.Join(b.TempDir(), "services.yaml")
-	def := strings.Replace(parcelsDefinition, "maxLevel: 6, storage: exploded", "maxLevel: 14, storage: compactV2", 1)
-	if err := os.WriteFile(defPath, []byte(def), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	f := startFarm(b, func(c *config.Config) { c.Services = defPath })
-	base := strings.TrimSuffix(f.url, "/")
-	seedAndWait(b, base, seed.Request{Service: "parcels", Levels: []int{0, 1, 2}})
+	dsn, base := startRegionFarm(b, parcels)
 	skip := map[string]bool{}
 	for _, st := range listJobs(b, base) {
 		skip[st.ID] = true
