@@ -14,13 +14,13 @@ import (
 // not fetch itself. The header is on every response of these routes, with an Origin or
 // without, so it does not depend on the request and a shared cache may hand it to anyone.
 
-// readOnlyRoute reports whether path is one of the read-only routes that answer any origin by
-// default, and the methods a preflight may ask for on it: the SOAP endpoints and Catalog and
+// readOnlyRoute reports whether a route of family f is one of the read-only routes that answer
+// any origin by default, and the methods a preflight may ask for on it: the SOAP endpoints and Catalog and
 // the REST API (tiles, WMTS and the cache directories among it) take GET and POST (SOAP, long
 // REST requests as forms); rendered images, WMS, the OGC APIs and the legislative API take GET
 // only.
-func readOnlyRoute(path string) (methods string, ok bool) {
-	switch routeOf(path).family {
+func readOnlyRoute(f family) (methods string, ok bool) {
+	switch f {
 	case familySOAP, familyCatalog, familyRESTInfo, familyREST, familyTiles, familyDirectory:
 		return "GET, HEAD, POST, OPTIONS", true
 	case familyOutput, familyLegislative, familyWMS, familyOGC:
@@ -38,24 +38,24 @@ var anyOriginValue = []string{"*"}
 // a twin of a Django REST Framework service, answers that service's headers only.
 var exposedHeaders = []string{"X-Tile-Thinned, X-Request-Id"}
 
-// expose names exposedHeaders in h, but on the legislative API.
-func expose(h http.Header, path string) {
-	if routeOf(path).family != familyLegislative {
+// expose names exposedHeaders in h for a route of family f, but on the legislative API.
+func expose(h http.Header, f family) {
+	if f != familyLegislative {
 		h["Access-Control-Expose-Headers"] = exposedHeaders
 	}
 }
 
 // anyOrigin answers any origin on the read-only routes: a preflight with 204 and the methods
 // and headers the route takes, every other request with "Access-Control-Allow-Origin: *".
-func anyOrigin(c *gin.Context) {
-	methods, ok := readOnlyRoute(c.Request.URL.Path)
+func anyOrigin(c *gin.Context, f family) {
+	methods, ok := readOnlyRoute(f)
 	if !ok {
 		c.Next()
 		return
 	}
 	h := c.Writer.Header()
 	h["Access-Control-Allow-Origin"] = anyOriginValue
-	expose(h, c.Request.URL.Path)
+	expose(h, f)
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Origin") != "" && c.GetHeader("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", methods)
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")

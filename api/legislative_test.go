@@ -159,7 +159,7 @@ type want struct {
 // onReadRoute is w with the header every answer of a read-only route carries beside DRF's own
 // (cors_default.go): Access-Control-Allow-Origin "*".
 func (w want) onReadRoute(path string) want {
-	if _, ok := readOnlyRoute(path); ok {
+	if _, ok := readOnlyRoute(routeOf(path).family); ok {
 		w.hdr = w.hdr.Clone()
 		w.hdr.Set("Access-Control-Allow-Origin", "*")
 		if routeOf(path).family != familyLegislative {

@@ -399,13 +399,14 @@ func (s *Server) rateLimit(c *gin.Context) {
 // Access-Control-Allow-Origin), merged after what the handler puts there, so a shared cache
 // never hands one origin's answer to another.
 func (s *Server) cors(c *gin.Context) {
-	if routeOf(c.Request.URL.Path).family == familyAdmin {
+	f := routeOf(c.Request.URL.Path).family
+	if f == familyAdmin {
 		c.Next()
 		return
 	}
 	origins := s.p.Security.CORSOrigins
 	if len(origins) == 0 {
-		anyOrigin(c)
+		anyOrigin(c, f)
 		return
 	}
 	w := &headerWriter[varyOrigin]{ResponseWriter: c.Writer}
@@ -418,7 +419,7 @@ func (s *Server) cors(c *gin.Context) {
 	}
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
-	expose(h, c.Request.URL.Path)
+	expose(h, f)
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, SOAPAction")
