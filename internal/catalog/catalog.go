@@ -125,7 +125,7 @@ type Table struct {
 func Open(ctx context.Context, cfg *servicedef.Config, providers *provider.Registry) (*Catalog, error) {
 	systems := proj.NewSystems(0)
 	ld := &loader{ctx: ctx, systems: systems, sessions: providers.NewSessions(provider.Env{Connections: cfg.Connections}),
-		sources: map[provider.Definition]feature.Source{}, overviews: map[provider.Definition]*feature.Overview{}}
+		sources: map[provider.Definition]feature.Source{}, overviews: map[provider.Definition]*feature.Overview{}, overviewBudget: feature.NewOverviewBudget(0)}
 	c := &Catalog{systems: systems, sessions: ld.sessions}
 	for _, sd := range cfg.Services {
 		s := &Service{Def: sd, Name: sd.Name}
@@ -226,7 +226,10 @@ type loader struct {
 	sources  map[provider.Definition]feature.Source // as stored, in their own SR
 	// overviews are the sources' overviews, one for every layer that reads a table as stored
 	overviews map[provider.Definition]*feature.Overview
-	systems   *proj.Systems
+	// overviewBudget bounds the memory of all the overviews together
+	// (feature.DefaultOverviewBytes).
+	overviewBudget *feature.OverviewBudget
+	systems        *proj.Systems
 }
 
 // read opens a table (once for every layer that reads it) and returns it in
@@ -254,7 +257,7 @@ func (ld *loader) overview(src servicedef.Source, data feature.Source) *feature.
 	}
 	ov, ok := ld.overviews[src]
 	if !ok {
-		ov = feature.NewOverview(data)
+		ov = feature.NewOverview(data, ld.overviewBudget)
 		ld.overviews[src] = ov
 	}
 	return ov

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/paulmach/orb"
 )
@@ -28,6 +29,41 @@ var ErrNoVersion = errors.New("source cannot tell its version")
 // with more is drawn from its source.
 const OverviewMaxFeatures = 2_000_000
 
+// DefaultOverviewBytes is the memory the Overviews of one catalog share by default: those of
+// about ten million polygons.
+const DefaultOverviewBytes = 256 << 20
+
+// OverviewBudget bounds the memory of the Overviews that share it: a build that would take them
+// past it is not kept (its layer is drawn from the source, as without an overview). Safe for
+// concurrent use.
+type OverviewBudget struct {
+	max  int64
+	used atomic.Int64
+}
+
+// NewOverviewBudget returns a budget of max bytes (DefaultOverviewBytes when max ≤ 0).
+func NewOverviewBudget(max int64) *OverviewBudget {
+	if max <= 0 {
+		max = DefaultOverviewBytes
+	}
+	return &OverviewBudget{max: max}
+}
+
+// take reserves n bytes, reporting false (reserving nothing) past the budget.
+func (b *OverviewBudget) take(n int64) bool {
+	if b.used.Add(n) > b.max {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// give returns n bytes to the budget.
+func (b *OverviewBudget) give(n int64) { b.used.Add(-n) }
+
+// Used is the memory the Overviews of the budget hold, in bytes.
+func (b *OverviewBudget) Used() int64 { return b.used.Load() }
+
 // Overview is a polygon layer reduced to its features' footprints — bounding box, area and the
 // length of the rings — kept in memory while the source's version stays the same. A drawing
 // whose pixels are at least as large as the largest feature draws every feature from its
@@ -35,8 +71,9 @@ const OverviewMaxFeatures = 2_000_000
 // instead of a million rows (docs/providers.md, "Overviews"). It is built by one full scan of
 // the source, the first time a drawing asks after the source changed. Safe for concurrent use.
 type Overview struct {
-	src Source
-	ver Versioned
+	src    Source
+	ver    Versioned
+	budget *OverviewBudget
 
 	building sync.Mutex // held by the draw building the footprints
 	mu       sync.Mutex // guards cur
@@ -53,14 +90,14 @@ type footprints struct {
 	v          []float32 // 6 a feature: x0, y0, x1, y1 (from origin), area, perimeter
 }
 
-// NewOverview returns the Overview of src, or nil when src cannot have one: it is not a
-// polygon layer or cannot tell its version.
-func NewOverview(src Source) *Overview {
+// NewOverview returns the Overview of src, holding its footprints within budget, or nil when src
+// cannot have one: it is not a polygon layer or cannot tell its version.
+func NewOverview(src Source, budget *OverviewBudget) *Overview {
 	ver, ok := src.(Versioned)
 	if !ok || src.Info().GeometryType != Polygon {
 		return nil
 	}
-	return &Overview{src: src, ver: ver}
+	return &Overview{src: src, ver: ver, budget: budget}
 }
 
 // Source is the source o reads.
@@ -143,11 +180,22 @@ func (o *Overview) current(ctx context.Context, mayBuild bool, maxSize float64) 
 	if err != nil {
 		return nil, err
 	}
+	// The build replaces the last one in the budget; past it, it keeps only what it found (not
+	// usable), so that draws read the source until the source changes.
+	if cur != nil {
+		o.budget.give(cur.bytes())
+	}
+	if !o.budget.take(fp.bytes()) {
+		fp.v, fp.usable = nil, false
+	}
 	o.mu.Lock()
 	o.cur = fp
 	o.mu.Unlock()
 	return fp, nil
 }
+
+// bytes is the memory fp's footprints hold.
+func (fp *footprints) bytes() int64 { return int64(cap(fp.v)) * 4 }
 
 // errNotOverview stops a build: a feature that is not a polygon, or too many features.
 var errNotOverview = errors.New("not an overview")

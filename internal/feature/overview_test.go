@@ -54,7 +54,7 @@ func TestOverview(t *testing.T) {
 	ctx := context.Background()
 	// 10 × 10 squares of 48 m on a 50 m grid, far from the origin (float32 boxes).
 	src := &versioned{Layer: squares(10, -10915000, 3480000, 50, 48), version: 1}
-	ov := feature.NewOverview(src)
+	ov := feature.NewOverview(src, feature.NewOverviewBudget(0))
 	if ov == nil {
 		t.Fatal("no overview of a versioned polygon source")
 	}
@@ -128,13 +128,13 @@ func TestOverview(t *testing.T) {
 
 	// A layer of lines has no overview; nor has a polygon layer holding a line.
 	lines := feature.NewLayer("lines", proj.SR{}, feature.Polyline, nil, []feature.Feature{{ID: 1, Geom: orb.LineString{{0, 0}, {1, 1}}}})
-	if feature.NewOverview(&versioned{Layer: lines}) != nil {
+	if feature.NewOverview(&versioned{Layer: lines}, nil) != nil {
 		t.Error("an overview of a line layer")
 	}
 	mixed := feature.NewLayer("mixed", proj.SR{}, feature.Polygon, nil, []feature.Feature{
 		{ID: 1, Geom: orb.Polygon{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}}, {ID: 2, Geom: orb.LineString{{0, 0}, {1, 1}}}})
 	msrc := &versioned{Layer: mixed}
-	ov = feature.NewOverview(msrc)
+	ov = feature.NewOverview(msrc, feature.NewOverviewBudget(0))
 	if got, ok := collect(mixed.Info().Extent, 100); ok || len(got) != 0 {
 		t.Errorf("a polygon layer holding a line: %d footprints, drawn %v (want 0, false)", len(got), ok)
 	}
@@ -157,5 +157,36 @@ func TestPolygonMeasures(t *testing.T) {
 	}
 	if _, _, ok := feature.PolygonMeasures(orb.LineString{{0, 0}, {1, 1}}); ok {
 		t.Error("a line has measures")
+	}
+}
+
+// TestOverviewBudget: the overviews sharing a budget hold at most its bytes; a build past it is
+// not kept (its layer is drawn from the source), and a rebuild gives the last one's bytes back.
+func TestOverviewBudget(t *testing.T) {
+	ctx := context.Background()
+	whole := func(s feature.Source) orb.Bound { return s.Info().Extent }
+	a := &versioned{Layer: squares(10, 0, 0, 50, 48), version: 1} // 100 footprints: 2,400 bytes
+	b := &versioned{Layer: squares(10, 0, 0, 50, 48), version: 1}
+	budget := feature.NewOverviewBudget(3000)
+	ova, ovb := feature.NewOverview(a, budget), feature.NewOverview(b, budget)
+	if ok, err := ova.Footprints(ctx, whole(a), 100, func(orb.Bound, float64, float64) bool { return true }); !ok || err != nil {
+		t.Fatalf("first overview within the budget: %v, %v", ok, err)
+	}
+	one := budget.Used() // 2,400 bytes, and what the allocator rounds them up to
+	if one < 2400 || one > 3000 {
+		t.Errorf("budget holds %d bytes, want 2,400 to 3,000", one)
+	}
+	if ok, err := ovb.Footprints(ctx, whole(b), 100, func(orb.Bound, float64, float64) bool { return true }); ok || err != nil {
+		t.Errorf("second overview past the budget served: %v, %v", ok, err)
+	}
+	if got := budget.Used(); got != one {
+		t.Errorf("after a build past the budget it holds %d bytes, want %d", got, one)
+	}
+	a.version++ // a rebuild replaces the footprints in the budget
+	if ok, _ := ova.Footprints(ctx, whole(a), 100, func(orb.Bound, float64, float64) bool { return true }); !ok {
+		t.Error("rebuilt overview not served")
+	}
+	if got := budget.Used(); got != one {
+		t.Errorf("after a rebuild the budget holds %d bytes, want %d", got, one)
 	}
 }

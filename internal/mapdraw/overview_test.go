@@ -100,7 +100,7 @@ func TestOverviewDraw(t *testing.T) {
 	}
 	// Count what the draws read.
 	src := &countingSource{Source: l.Data}
-	l.Data, l.Overview = src, feature.NewOverview(src)
+	l.Data, l.Overview = src, feature.NewOverview(src, feature.NewOverviewBudget(0))
 	full := side * cell
 	region := render.View{Extent: orb.Bound{Min: orb.Point{ox - full/6, oy}, Max: orb.Point{ox + full*7/6, oy + full}}, Width: 128, Height: 96, DPI: 96}
 	street := render.View{Extent: orb.Bound{Min: orb.Point{ox + 1000, oy + 1000}, Max: orb.Point{ox + 1512, oy + 1384}}, Width: 256, Height: 192, DPI: 96}
