@@ -54,7 +54,7 @@
 #   ROUNDS=5 PARTS=cached bash bench/vectortiles.sh        # no tegola: neither built nor started
 #
 # Needs: Go, PostgreSQL with PostGIS on 127.0.0.1:5432 (user postgres, trust; or
-# MAPFARM_BENCH_PG_ADMIN). tegola v0.21.2 is built once into $MAPFARM_CACHE/bin (the module proxy
+# MAPFARM_BENCH_PG_ADMIN); wrk for the cached part (installed from apt when missing). tegola v0.21.2 is built once into $MAPFARM_CACHE/bin (the module proxy
 # serves the version but not the module's version list, so `go install` fails; it is built from
 # `go mod download`).
 set -euo pipefail
@@ -81,6 +81,9 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+if has cached && [[ " $CACHED_CLIENTS " == *" wrk "* ]] && ! command -v wrk >/dev/null; then
+	apt-get install -y wrk >/dev/null
+fi
 echo "== build (load $(load))"
 (cd "$root" && go build -o "$tmp/mapfarm" . && go build -o "$tmp/cachetool" ./cachetool &&
 	go build -o "$tmp/vtload" ./bench/vtload && go build -tags proj,nomsgpack -o "$tmp/vtpostgis" ./bench/vtpostgis &&
