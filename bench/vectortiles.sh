@@ -32,10 +32,16 @@
 #              an empty one as an empty file, and reports them apart here; mapfarm seeds whole 4×4
 #              metatiles, so a few more tiles, and stores no empty tile: skipEmpty, counted
 #              apart in its job's "empty (skipped)")
-#   cached     the seeded z14 vector tiles and seeded raster tiles of the same ground (level 15 of
-#              the map's 256-px cache, the same resolution: 4 raster tiles a vector tile) from
-#              mapfarm, 8 clients that do not inflate what they get, CACHED_PASSES × 100 requests
-#              of each after a warm-up pass, in ROUNDS rounds; tiles/s and server CPU of each
+#   cached     the seeded z14 vector tiles (25) and seeded raster tiles of the same ground (level 15
+#              of the map's 256-px cache, the same resolution: 4 raster tiles a vector tile, 100)
+#              from mapfarm, after a warm-up pass over every path, in ROUNDS rounds whose order
+#              turns. CACHED_CLIENTS (default "wrk"): "wrk" runs `wrk -t1 -c32` for CACHED_SECS
+#              (default 8) over each set's paths (a Lua script cycles them; `Accept-Encoding:
+#              gzip` on the vector route, as browsers send it), as bench/tiles.sh does: tiles/s,
+#              bytes a response (headers included), p99, the server process's CPU µs a request
+#              (user and system apart) and wrk's own; "vtload" adds 8 Go clients (bench/vtload)
+#              that do not inflate what they get, CACHED_PASSES × 100 requests of each.
+#              VT_SAVE=DIR keeps the 25 gzipped vector tiles in DIR
 #
 # PARTS (default "floor ondemand seed cached") runs some of them. Ratios: mapfarm's tiles/s over
 # tegola's (above 1: mapfarm is faster), mapfarm's bytes over tegola's. The load average is printed
@@ -45,9 +51,10 @@
 #   bash bench/vectortiles.sh                          # ROUNDS=3 LEVELS=14, about 12 minutes
 #   PARTS=seed LEVELS=0-14 MINZOOM=12 SEED_Z12=934-935/1690-1691 TEGOLA_CONCURRENCY="default 2" bash bench/vectortiles.sh
 #   ROUNDS=2 PARTS="ondemand cached" bash bench/vectortiles.sh
+#   ROUNDS=5 PARTS=cached bash bench/vectortiles.sh        # no tegola: neither built nor started
 #
 # Needs: Go, PostgreSQL with PostGIS on 127.0.0.1:5432 (user postgres, trust; or
-# MAPFARM_BENCH_PG_ADMIN). tegola v0.21.2 is built once into $MAPFARM_CACHE/bin (the module proxy
+# MAPFARM_BENCH_PG_ADMIN); wrk for the cached part (installed from apt when missing). tegola v0.21.2 is built once into $MAPFARM_CACHE/bin (the module proxy
 # serves the version but not the module's version list, so `go install` fails; it is built from
 # `go mod download`).
 set -euo pipefail
@@ -58,6 +65,8 @@ SEED_Z12=${SEED_Z12:-}
 SEED_ROUNDS=${SEED_ROUNDS:-1}
 TEGOLA_CONCURRENCY=${TEGOLA_CONCURRENCY:-2}
 CACHED_PASSES=${CACHED_PASSES:-100}
+CACHED_SECS=${CACHED_SECS:-8}
+CACHED_CLIENTS=${CACHED_CLIENTS:-wrk}
 PARTS=${PARTS:-floor ondemand seed cached}
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 N=1000000
@@ -72,12 +81,18 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 
 trap cleanup EXIT
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
+if has cached && [[ " $CACHED_CLIENTS " == *" wrk "* ]] && ! command -v wrk >/dev/null; then
+	apt-get install -y wrk >/dev/null
+fi
 echo "== build (load $(load))"
 (cd "$root" && go build -o "$tmp/mapfarm" . && go build -o "$tmp/cachetool" ./cachetool &&
 	go build -o "$tmp/vtload" ./bench/vtload && go build -tags proj,nomsgpack -o "$tmp/vtpostgis" ./bench/vtpostgis &&
 	go build -o "$tmp/parcelgen" ./bench/parcelgen)
 tegola=$mcache/bin/tegola-v0.21.2
-if [[ ! -x $tegola ]]; then
+# Only the on-demand and seeding parts run tegola: the others neither build nor start it.
+need_tegola=false
+if has ondemand || has seed; then need_tegola=true; fi
+if $need_tegola && [[ ! -x $tegola ]]; then
 	echo "== building tegola v0.21.2 into $tegola"
 	dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json github.com/go-spatial/tegola@v0.21.2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
 	cp -r "$dir" "$tmp/tegola-src" && chmod -R u+w "$tmp/tegola-src"
@@ -128,9 +143,13 @@ if has floor; then
 fi
 
 echo "== servers (load $(load))"
+# Free ports of this run: helpers on one machine run this script at the same time, and a fixed port
+# would find another run's server (or another run's admin credential file) there.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+tport=$(free_port) mport=$(free_port)
 cat >"$tmp/tegola.toml" <<EOF
 [webserver]
-port = ":18190"
+port = "127.0.0.1:$tport"
 
 [cache]
 type = "file"
@@ -180,16 +199,21 @@ services:
               symbol: {type: simpleFill, style: solid, color: [200, 200, 150], outline: {color: [80, 80, 80], width: 0.375}}
 EOF
 export MAPFARM_BENCH_DSN=$pg MAPFARM_SERVICES=$tmp/services.yaml MAPFARM_STORE=disk MAPFARM_STORE_DIR=$tmp/store \
-	MAPFARM_STATE_DIR=$tmp/state MAPFARM_LOG_LEVEL=warn MAPFARM_LISTEN=127.0.0.1:18191 MAPFARM_WORKER_CONCURRENCY=2
+	MAPFARM_STATE_DIR=$tmp/state MAPFARM_LOG_LEVEL=warn MAPFARM_LISTEN=127.0.0.1:$mport MAPFARM_WORKER_CONCURRENCY=2
 unset MAPFARM_REDIS_ADDR
 # tegola serve caches nothing (the seeding config's [cache] is left out). It runs at the normal
 # priority, while mapfarm's on-demand builds run at nice 10 (api.Admission.TileBuild): on a
 # shared machine that favours tegola. TEGOLA_NICE=10 puts both at the same priority.
 sed '/^\[cache\]/,/^basepath/d' "$tmp/tegola.toml" >"$tmp/tegola-serve.toml"
-nice -n "${TEGOLA_NICE:-0}" "$tegola" serve --config "$tmp/tegola-serve.toml" >"$tmp/tegola.log" 2>&1 &
-pids+=($!)
+tegola_pid=
+if $need_tegola; then
+	nice -n "${TEGOLA_NICE:-0}" "$tegola" serve --config "$tmp/tegola-serve.toml" >"$tmp/tegola.log" 2>&1 &
+	tegola_pid=$!
+	pids+=("$tegola_pid")
+fi
 "$tmp/mapfarm" serve >"$tmp/mapfarm.log" 2>&1 &
-pids+=($!)
+mapfarm_pid=$!
+pids+=("$mapfarm_pid")
 ready() {
 	for _ in $(seq 1 600); do
 		curl -fs -o /dev/null "$1" && return
@@ -199,13 +223,14 @@ ready() {
 	tail -20 "$tmp/$2.log" >&2
 	exit 1
 }
-ready http://127.0.0.1:18190/capabilities tegola
-ready http://127.0.0.1:18191/readyz mapfarm
-teg_url='http://127.0.0.1:18190/maps/dense/{z}/{x}/{y}.pbf'
-mf_url='http://127.0.0.1:18191/arcgis/rest/services/dense_pg/VectorTileServer/tile/{z}/{y}/{x}.pbf'
-tegola_pid=${pids[0]} mapfarm_pid=${pids[1]}
-# cpu PID: the CPU time (user + system) of a process so far, in ms.
+if $need_tegola; then ready http://127.0.0.1:$tport/capabilities tegola; fi
+ready http://127.0.0.1:$mport/readyz mapfarm
+teg_url='http://127.0.0.1:'$tport'/maps/dense/{z}/{x}/{y}.pbf'
+mf_url='http://127.0.0.1:'$mport'/arcgis/rest/services/dense_pg/VectorTileServer/tile/{z}/{y}/{x}.pbf'
+# cpu PID: the CPU time (user + system) of a process so far, in ms; cpusys PID: its user and
+# system times apart.
 cpu() { awk -v t="$(getconf CLK_TCK)" '{ print ($14 + $15) * 1000 / t }' "/proc/$1/stat"; }
+cpusys() { awk -v t="$(getconf CLK_TCK)" '{ print $14 * 1000 / t, $15 * 1000 / t }' "/proc/$1/stat"; }
 # vtload NAME PID URL BLOCK [ARGS...]: one load of the server PID, its line kept under NAME with
 # the server process's CPU ms a tile (not its database's).
 vtload() {
@@ -276,7 +301,7 @@ seed_mapfarm() {
 	local start end line
 	echo "   mapfarm: cachetool seed -format pbf -levels $lo-$hi, 2 render slots (load $(load))"
 	start=$(date +%s.%N)
-	"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels "$lo-$hi" \
+	"$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg -format pbf -levels "$lo-$hi" \
 		-extent "$seed_extent" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
 	end=$(date +%s.%N)
 	# "tiles: T total, R rendered, E empty (skipped), ...": R tiles stored, E empty ones left out.
@@ -303,22 +328,96 @@ echo "== cached: seeded z14 vector tiles and level-15 raster tiles of the same 5
 rext=$(python3 -c "
 w = 20037508.342789244; t = 2 * w / 2**14
 print('%.3f,%.3f,%.3f,%.3f' % ($x0 * t - w + 1, w - ($y0 + 5) * t + 1, ($x0 + 5) * t - w - 1, w - $y0 * t - 1))")
-"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -levels 15 -extent "$rext" >"$tmp/raster-seed.log" 2>&1 ||
+"$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg -levels 15 -extent "$rext" >"$tmp/raster-seed.log" 2>&1 ||
 	{ tail -5 "$tmp/raster-seed.log" >&2; exit 1; }
 if ! has seed; then
-	"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels 14 -extent "$rext" >"$tmp/mapfarm-seed.log" 2>&1 ||
+	"$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg -format pbf -levels 14 -extent "$rext" >"$tmp/mapfarm-seed.log" 2>&1 ||
 		{ tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
 fi
 vblock="14/$x0-$((x0 + 4))/$y0-$((y0 + 4))"
 rblock="15/$((2 * x0))-$((2 * x0 + 9))/$((2 * y0))-$((2 * y0 + 9))"
-mf_raster='http://127.0.0.1:18191/arcgis/rest/services/dense_pg/MapServer/tile/{z}/{y}/{x}'
-"$tmp/vtload" -url "$mf_url" -tiles "$vblock" >/dev/null
-"$tmp/vtload" -url "$mf_raster" -tiles "$rblock" >/dev/null
+mf_raster='http://127.0.0.1:'$mport'/arcgis/rest/services/dense_pg/MapServer/tile/{z}/{y}/{x}'
+# The paths wrk cycles through: the 25 vector tiles, the 100 raster tiles of the same ground.
+: >"$tmp/vector.paths"
+: >"$tmp/raster.paths"
+for dy in 0 1 2 3 4; do for dx in 0 1 2 3 4; do
+	echo "/arcgis/rest/services/dense_pg/VectorTileServer/tile/14/$((y0 + dy))/$((x0 + dx)).pbf" >>"$tmp/vector.paths"
+done; done
+for dy in $(seq 0 9); do for dx in $(seq 0 9); do
+	echo "/arcgis/rest/services/dense_pg/MapServer/tile/15/$((2 * y0 + dy))/$((2 * x0 + dx))" >>"$tmp/raster.paths"
+done; done
+cat >"$tmp/paths.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("TILE_PATHS")) do paths[#paths + 1] = line end
+local headers = {}
+if os.getenv("TILE_GZIP") == "1" then headers["Accept-Encoding"] = "gzip" end
+local i = 0
+request = function()
+	i = i % #paths + 1
+	return wrk.format("GET", paths[i], headers)
+end
+LUA
+# wrkrun NAME PATHS GZIP: wrk -t1 -c32 for CACHED_SECS over the paths (a C client: far less CPU
+# a request than vtload's Go clients), the line kept under NAME with tiles/s, bytes read a
+# response (headers included) and the server process's CPU µs a request.
+wrkrun() {
+	local name=$1 paths=$2 gz=$3 c0 c1 out
+	c0=$(cpusys "$mapfarm_pid")
+	# wrk's own CPU time (user + system, in ms) is printed last, by its parent (a python3 that
+	# reads its child's rusage).
+	out=$(TILE_PATHS=$paths TILE_GZIP=$gz python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("wrkcpu", (r.ru_utime + r.ru_stime) * 1000)' wrk -t1 -c32 -d"${CACHED_SECS}s" --latency -s "$tmp/paths.lua" http://127.0.0.1:$mport)
+	c1=$(cpusys "$mapfarm_pid")
+	if grep -q 'Non-2xx' <<<"$out"; then echo "$name: $(grep 'Non-2xx' <<<"$out")" >&2; fi
+	python3 "$tmp/wrkparse.py" "$name" "$c0" "$c1" <<<"$out" | tee -a "$tmp/results"
+}
+# wrk's summary as a results line: rate (tiles/s), wire (bytes read a response), p99 (ms), cpu
+# (the server's CPU µs a request, from its user and system CPU ms before and after: "U S"), usr
+# and sys (its parts), wrkcpu (wrk's own CPU µs a request).
+cat >"$tmp/wrkparse.py" <<'PY'
+import re, sys
+t = sys.stdin.read()
+name = sys.argv[1]
+(u0, s0), (u1, s1) = [map(float, a.split()) for a in sys.argv[2:4]]
+c0, c1 = u0 + s0, u1 + s1
+wrkcpu = float(re.search(r"^wrkcpu ([\d.]+)", t, re.M).group(1))
+reqs = int(re.search(r"(\d+) requests in", t).group(1))
+v, unit = re.search(r"(\d+(?:\.\d+)?)([KMG]?B) read", t).groups()
+read = float(v) * {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+p, u = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M).groups()
+p99 = float(p) * {"us": 0.001, "ms": 1, "s": 1000}[u]
+n = max(reqs, 1)
+print(f"{name} rate {rps:.0f} wire {read / n:.0f} p99 {p99:.2f} cpu {(c1 - c0) * 1000 / n:.1f} usr {(u1 - u0) * 1000 / n:.1f}"
+      f" sys {(s1 - s0) * 1000 / n:.1f} wrkcpu {wrkcpu * 1000 / n:.1f} requests {reqs}")
+PY
+# Warm-up: every path once. VT_SAVE=DIR keeps the gzipped vector tiles there (to compare encodings).
+for p in "$tmp/vector.paths" "$tmp/raster.paths"; do
+	while read -r u; do
+		out=/dev/null
+		[[ -n ${VT_SAVE:-} && $u == *.pbf ]] && mkdir -p "$VT_SAVE" && out=$VT_SAVE/$(basename "$(dirname "$u")")-$(basename "$u").gz
+		curl -fs -o "$out" -H 'Accept-Encoding: gzip' "http://127.0.0.1:$mport$u"
+	done <"$p"
+done
 for r in $(seq 1 "$ROUNDS"); do
 	echo "   round $r (load $(load))"
-	# The vector block has 25 tiles, the raster one 100: the same number of requests each.
-	vtload cached-vector "$mapfarm_pid" "$mf_url" "$vblock" -clients 8 -passes $((CACHED_PASSES * 4)) -inflate=false
-	vtload cached-raster "$mapfarm_pid" "$mf_raster" "$rblock" -clients 8 -passes "$CACHED_PASSES" -inflate=false
+	if [[ " $CACHED_CLIENTS " == *" wrk "* ]]; then
+		if ((r % 2 == 1)); then
+			wrkrun wrk-vector "$tmp/vector.paths" 1
+			wrkrun wrk-raster "$tmp/raster.paths" 0
+		else
+			wrkrun wrk-raster "$tmp/raster.paths" 0
+			wrkrun wrk-vector "$tmp/vector.paths" 1
+		fi
+	fi
+	if [[ " $CACHED_CLIENTS " == *" vtload "* ]]; then
+		# The vector block has 25 tiles, the raster one 100: the same number of requests each.
+		vtload cached-vector "$mapfarm_pid" "$mf_url" "$vblock" -clients 8 -passes $((CACHED_PASSES * 4)) -inflate=false
+		vtload cached-raster "$mapfarm_pid" "$mf_raster" "$rblock" -clients 8 -passes "$CACHED_PASSES" -inflate=false
+	fi
 done
 fi
 echo "load after: $(load)"
@@ -361,6 +460,16 @@ if seeds and "seed-mapfarm" in rows:
     for name in seeds:
         t = rates(name)
         print(f"  ratio mapfarm/{name[5:]}: {m[0] / t[0]:.2f}x over the area's tiles, {m[3] / t[3]:.2f}x over the tiles written (target >= 2)")
+if "wrk-vector" in rows:
+    v, r = med("wrk-vector", "rate"), med("wrk-raster", "rate")
+    print(f"cached, wrk -t1 -c32, median (min-max) of {len(rows['wrk-vector'])} rounds:")
+    for name, m in (("vector", v), ("raster", r)):
+        n = "wrk-" + name
+        print(f"  {name} {m[0]:.0f} tiles/s ({m[1]:.0f}-{m[2]:.0f}), {med(n, 'wire')[0]:.0f} B a response, p99 {med(n, 'p99')[0]:.2f} ms,"
+              f" server CPU {med(n, 'cpu')[0]:.1f} µs a request ({med(n, 'cpu')[1]:.1f}-{med(n, 'cpu')[2]:.1f};"
+              f" user {med(n, 'usr')[0]:.1f}, system {med(n, 'sys')[0]:.1f}), wrk's CPU {med(n, 'wrkcpu')[0]:.1f} µs a request")
+    ratios = sorted(a["rate"] / b["rate"] for a, b in zip(rows["wrk-vector"], rows["wrk-raster"]))
+    print(f"  vector/raster {v[0] / r[0]:.2f} tiles/s (per round {ratios[0]:.2f}-{ratios[-1]:.2f}), CPU a request {med('wrk-vector', 'cpu')[0] / med('wrk-raster', 'cpu')[0]:.2f}")
 if "cached-vector" in rows:
     v, r = med("cached-vector", "rate"), med("cached-raster", "rate")
     print(f"cached, 8 clients: vector {v[0]:.0f} tiles/s ({v[1]:.0f}-{v[2]:.0f}, {med('cached-vector', 'wire')[0]:.0f} B, server CPU {med('cached-vector', 'cpu')[0]:.3f} ms a tile),"
