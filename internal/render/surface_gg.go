@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"math/bits"
 
 	"github.com/fogleman/gg"
 	xdraw "golang.org/x/image/draw"
@@ -370,7 +371,8 @@ func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGB
 		pix := dst.Pix[dst.PixOffset(r.Min.X, y):][: 4*w : 4*w]
 		for x := 0; x < w; {
 			if x+8 <= w {
-				switch v := binary.LittleEndian.Uint64(m[x:]); {
+				v := binary.LittleEndian.Uint64(m[x:])
+				switch {
 				case v == 0:
 					x += 8
 					continue
@@ -383,6 +385,22 @@ func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGB
 					x += 8
 					continue
 				}
+				// The chunk's other pixels, found from their mask bytes (an outline's mask has a
+				// few in each chunk it crosses).
+				p := pix[4*x : 4*x+32 : 4*x+32]
+				for v != 0 {
+					i := bits.TrailingZeros64(v) &^ 7 // the lowest non-zero byte's first bit
+					a := uint32(v>>i) & 0xFF
+					v &^= 0xFF << i
+					q := p[i/2 : i/2+4 : i/2+4] // pixel i/8
+					if a == 255 && opaque {
+						binary.LittleEndian.PutUint32(q, solid)
+					} else {
+						blendSpread(q, sc, pc[3], a)
+					}
+				}
+				x += 8
+				continue
 			}
 			a := m[x]
 			switch {
