@@ -27,6 +27,8 @@ const fastStrokeMax = 3
 // rasterBands); horizontal text is composited from cached glyph masks, its halo made by dilating the
 // text's mask once; glyph runs (curved labels) and rotated or decorated text are rasterized from the
 // glyphs' outlines into one mask, with the same halo. Images are drawn with golang.org/x/image/draw.
+// For Renderer.Draw of a large image with a core to spare, the fills and thin strokes are recorded
+// and replayed in horizontal bands by two goroutines, with the same bytes (see displayList).
 //
 // A GGSurface is not safe for concurrent use.
 type GGSurface struct {
