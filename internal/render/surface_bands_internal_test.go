@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"runtime"
 	"testing"
 )
 
@@ -68,5 +69,24 @@ func TestBandedDrawIdentical(t *testing.T) {
 					sc.name, bands, diff, first, got.RGBAAt(first.X, first.Y), want.RGBAAt(first.X, first.Y))
 			}
 		}
+	}
+}
+
+// TestDrawBandsLeaveBusyCores checks that a draw is banded only when a core is free: alone, it
+// uses up to two bands; among as many draws in progress as there are cores, one (drawn straight
+// away, as before).
+func TestDrawBandsLeaveBusyCores(t *testing.T) {
+	r, err := NewRenderer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	r.drawing.Store(1)
+	if got, want := r.drawBands(), min(2, procs); got != want {
+		t.Errorf("a draw alone on %d cores: %d bands, want %d", procs, got, want)
+	}
+	r.drawing.Store(int32(procs))
+	if got := r.drawBands(); got >= 2 {
+		t.Errorf("one of %d draws in progress on %d cores: %d bands, want one", procs, procs, got)
 	}
 }
