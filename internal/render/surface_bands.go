@@ -32,13 +32,15 @@ type displayList struct {
 	on    bool // recording
 	bands int  // bands to replay in (at least 2 when on)
 
-	pts   []pathPoint
-	subs  []subpath     // polygons, their points in pts
-	boxes [][4]float64  // bounding box of each of subs
-	ops   []rasterOp    // in drawing order
-	area  int           // total area of the ops' rectangles
-	rows  []int         // scratch: area by row, for the band edges
-	aux   []*tileRaster // scratch of the helper goroutines
+	pts    []pathPoint
+	subs   []subpath     // polygons, their points in pts
+	boxes  [][4]float64  // bounding box of each of subs
+	ops    []rasterOp    // in drawing order
+	area   int           // total area of the ops' rectangles
+	rows   []int         // scratch: area by row, for the band edges
+	cuts   []int         // scratch: the bands' first rows and the last band's end
+	panics []any         // scratch: what each band panicked with
+	aux    []*tileRaster // scratch of the helper goroutines
 
 	banded int // replays in more than one band (tests read it)
 }
@@ -90,8 +92,7 @@ func (l *displayList) edges(y0, y1, n int) []int {
 		run += l.rows[y]
 		total += run
 	}
-	edges := make([]int, 0, n+1)
-	edges = append(edges, y0)
+	edges := append(l.cuts[:0], y0)
 	acc, run := 0, 0
 	for y := range h {
 		if len(edges) == n {
@@ -106,7 +107,8 @@ func (l *displayList) edges(y0, y1, n int) []int {
 	for len(edges) < n {
 		edges = append(edges, y1)
 	}
-	return append(edges, y1)
+	l.cuts = append(edges, y1)
+	return l.cuts
 }
 
 func resizeInts(b []int, n int) []int {
@@ -146,7 +148,8 @@ func (s *GGSurface) flushList() {
 		l.aux = append(l.aux, new(tileRaster))
 	}
 	l.banded++
-	panics := make([]any, n)
+	l.panics = append(l.panics[:0], make([]any, n)...)
+	panics := l.panics
 	band := func(i int, t *tileRaster) {
 		defer func() { panics[i] = recover() }()
 		replayBand(t, s.img, l, edges[i], edges[i+1])
@@ -158,6 +161,7 @@ func (s *GGSurface) flushList() {
 	band(0, &s.raster)
 	wg.Wait()
 	for i, p := range panics {
+		panics[i] = nil
 		if p != nil {
 			panic(fmt.Sprintf("render: band %d of %d of a banded draw: %v", i, n, p))
 		}
