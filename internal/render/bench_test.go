@@ -164,6 +164,38 @@ func BenchmarkDenseStreet(b *testing.B) {
 	benchMap(b, m, v, false)
 }
 
+// BenchmarkDenseStreetBands draws the dense street view as BenchmarkDenseStreet does, drawn
+// straight away (bands=1) and replayed in two bands (bands=2), in one run, whatever the cores and
+// the draws in progress: the wall time of each and its CPU.
+func BenchmarkDenseStreetBands(b *testing.B) {
+	m, v := diffScenes()[0].mapfarm()
+	r, err := NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
+	s := NewGGSurface(img, r.Fonts())
+	st := &drawState{surface: s}
+	for _, bands := range []int{1, 2} {
+		b.Run(fmt.Sprintf("bands=%d", bands), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0, n := processCPU(), 0
+			for b.Loop() {
+				n++
+				s.reset(img)
+				s.record(bands)
+				if err := r.drawTo(context.Background(), s, st, m, v); err != nil {
+					b.Fatal(err)
+				}
+				s.flushList()
+			}
+			if cpu := processCPU() - cpu0; cpu > 0 && n > 0 {
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+			}
+		})
+	}
+}
+
 // BenchmarkEncodeStreetPNG encodes the dense street view (1024×768, opaque) as a PNG serially and
 // in pngBands bands (compressed by up to GOMAXPROCS goroutines): wall time, CPU and file size.
 func BenchmarkEncodeStreetPNG(b *testing.B) {
