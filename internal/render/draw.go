@@ -80,7 +80,10 @@ func (r *Renderer) Draw(ctx context.Context, m Map, v View) (*image.RGBA, error)
 	}
 	err := r.drawTo(ctx, st.surface, st, m, v)
 	if err == nil {
-		st.surface.flushList()
+		// What was recorded and not yet replayed (a street view's fills and outlines, all of it).
+		if err = ctx.Err(); err == nil {
+			st.surface.flushList()
+		}
 	}
 	st.surface.reset(nil)
 	st.surface.dropSpare(maxPooledBytes)
