@@ -111,6 +111,7 @@ func (l *displayList) edges(y0, y1, n int) []int {
 	return l.cuts
 }
 
+// resizeInts returns b with length n, reallocated when it is too small (contents undefined).
 func resizeInts(b []int, n int) []int {
 	if cap(b) < n {
 		return make([]int, n)
