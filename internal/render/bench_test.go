@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/paulmach/orb"
 )
@@ -162,6 +163,85 @@ func BenchmarkDenseRegion(b *testing.B) {
 func BenchmarkDenseStreet(b *testing.B) {
 	m, v := diffScenes()[0].mapfarm()
 	benchMap(b, m, v, false)
+}
+
+// BenchmarkDenseStreetBands draws the dense street view as BenchmarkDenseStreet does, drawn
+// straight away (bands=1) and replayed in two bands (bands=2), in one run, whatever the cores and
+// the draws in progress: the wall time of each and its CPU.
+func BenchmarkDenseStreetBands(b *testing.B) {
+	m, v := diffScenes()[0].mapfarm()
+	r, err := NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
+	s := NewGGSurface(img, r.Fonts())
+	st := &drawState{surface: s}
+	for _, bands := range []int{1, 2} {
+		b.Run(fmt.Sprintf("bands=%d", bands), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0, n := processCPU(), 0
+			for b.Loop() {
+				n++
+				s.reset(img)
+				s.record(bands)
+				if err := r.drawTo(context.Background(), s, st, m, v); err != nil {
+					b.Fatal(err)
+				}
+				s.flushList()
+			}
+			if cpu := processCPU() - cpu0; cpu > 0 && n > 0 {
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/op")
+			}
+		})
+	}
+}
+
+// BenchmarkDenseStreetCriticalPath measures, in CPU time, what two bands can take off the street
+// draw's wall time on an idle machine, which a busy one cannot show in wall time: the CPU of a
+// draw straight away (seq-cpu-ms), and of a banded one's recording (record-cpu-ms) and of each of
+// its two bands replayed one after the other (band0/band1-cpu-ms). With a free core the draw takes
+// about the recording plus the longer band (critical-%: of the draw straight away).
+func BenchmarkDenseStreetCriticalPath(b *testing.B) {
+	m, v := diffScenes()[0].mapfarm()
+	r, err := NewRenderer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
+	s := NewGGSurface(img, r.Fonts())
+	st := &drawState{surface: s}
+	ctx := context.Background()
+	var seq, rec, b0, b1 time.Duration
+	n := 0
+	for b.Loop() {
+		n++
+		c0 := processCPU()
+		s.reset(img)
+		if err := r.drawTo(ctx, s, st, m, v); err != nil {
+			b.Fatal(err)
+		}
+		c1 := processCPU()
+		s.reset(img)
+		s.record(2)
+		if err := r.drawTo(ctx, s, st, m, v); err != nil {
+			b.Fatal(err)
+		}
+		c2 := processCPU()
+		e := s.list.edges(0, v.Height, 2)
+		replayBand(&s.raster, img, &s.list, e[0], e[1])
+		c3 := processCPU()
+		replayBand(&s.raster, img, &s.list, e[1], e[2])
+		c4 := processCPU()
+		s.list.clear()
+		seq, rec, b0, b1 = seq+c1-c0, rec+c2-c1, b0+c3-c2, b1+c4-c3
+	}
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(n) }
+	b.ReportMetric(ms(seq), "seq-cpu-ms")
+	b.ReportMetric(ms(rec), "record-cpu-ms")
+	b.ReportMetric(ms(b0), "band0-cpu-ms")
+	b.ReportMetric(ms(b1), "band1-cpu-ms")
+	b.ReportMetric(100*float64(rec+max(b0, b1))/float64(seq), "critical-%")
 }
 
 // BenchmarkEncodeStreetPNG encodes the dense street view (1024×768, opaque) as a PNG serially and

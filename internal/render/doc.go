@@ -4,10 +4,17 @@
 // Drawing goes through a Surface, a small set of drawing calls (paths, fill, stroke, text, markers,
 // transforms and opacity groups). GGSurface is the raster backend built on github.com/fogleman/gg; its
 // hot paths (polygon fills, thin strokes, glyphs with halos) bypass gg's generic rasterizer and draw
-// straight into the image with golang.org/x/image/vector and cached glyph masks. SVGSurface and
-// PDFSurface are the vector backends (surface_svg.go, surface_pdf.go, with a PDF 1.4 writer of our
-// own); Renderer.DrawTo draws a Map on any Surface and Renderer.DrawEncoded picks the surface for an
-// output Format. DrawScaleBar draws scale bars (scalebar.go) on any Surface too.
+// straight into the image with golang.org/x/image/vector and cached glyph masks. A large image
+// (256 K pixels or more) drawn by Renderer.Draw while a core is free has its fills and thin strokes
+// recorded as a display list (polygons and colours, stroke outlines built once) and replayed in two
+// horizontal bands by two goroutines, each compositing every operation in order within its own rows
+// and with the tiles of a sequential draw, so the image is byte-identical to drawing on one core;
+// the list is replayed before anything else draws (text, images, wide or dashed strokes, groups).
+// A core is free when fewer Draw calls than GOMAXPROCS are in progress: a worker drawing as many
+// images at once as it has cores draws each on one. SVGSurface and PDFSurface are the vector
+// backends (surface_svg.go, surface_pdf.go, with a PDF 1.4 writer of our own); Renderer.DrawTo
+// draws a Map on any Surface and Renderer.DrawEncoded picks the surface for an output Format.
+// DrawScaleBar draws scale bars (scalebar.go) on any Surface too.
 //
 // The renderer works in pixel space: each geometry is transformed once, generalised to the output
 // resolution (vertices closer than half a pixel are dropped), clipped to the image and then drawn.

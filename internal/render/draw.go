@@ -4,7 +4,9 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/paulmach/orb"
 )
@@ -16,9 +18,10 @@ const clipMargin = 64
 // Renderer draws maps. It holds the fonts and their glyph caches and pools of image buffers and
 // drawing state, so one Renderer should serve a whole process. It is safe for concurrent use.
 type Renderer struct {
-	fonts  *Fonts
-	images sync.Pool // *image.RGBA
-	states sync.Pool // *drawState
+	fonts   *Fonts
+	images  sync.Pool    // *image.RGBA
+	states  sync.Pool    // *drawState
+	drawing atomic.Int32 // Draw calls in progress
 }
 
 // drawState is the per-draw scratch space, reused through Renderer.states.
@@ -64,13 +67,24 @@ func (r *Renderer) Draw(ctx context.Context, m Map, v View) (*image.RGBA, error)
 	if err := v.Validate(); err != nil {
 		return nil, err
 	}
+	r.drawing.Add(1)
+	defer r.drawing.Add(-1)
 	img := r.image(v.Width, v.Height)
 	st, _ := r.states.Get().(*drawState)
 	if st == nil {
 		st = &drawState{surface: NewGGSurface(img, r.fonts)}
 	}
 	st.surface.reset(img)
+	if v.Width*v.Height >= parallelPixels {
+		st.surface.record(r.drawBands())
+	}
 	err := r.drawTo(ctx, st.surface, st, m, v)
+	if err == nil {
+		// What was recorded and not yet replayed (a street view's fills and outlines, all of it).
+		if err = ctx.Err(); err == nil {
+			st.surface.flushList()
+		}
+	}
 	st.surface.reset(nil)
 	st.surface.dropSpare(maxPooledBytes)
 	r.states.Put(st)
@@ -79,6 +93,13 @@ func (r *Renderer) Draw(ctx context.Context, m Map, v View) (*image.RGBA, error)
 		return nil, err
 	}
 	return img, nil
+}
+
+// drawBands returns the bands a large image is drawn in (see displayList): drawBands, fewer when
+// the other draws in progress leave fewer cores free (a worker drawing several images at once
+// draws each on one core).
+func (r *Renderer) drawBands() int {
+	return min(drawBands, runtime.GOMAXPROCS(0)-int(r.drawing.Load())+1)
 }
 
 // DrawTo draws m for v on s, whose size should be v.Width×v.Height.

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"math/bits"
 
 	"github.com/fogleman/gg"
 	xdraw "golang.org/x/image/draw"
@@ -26,6 +27,8 @@ const fastStrokeMax = 3
 // rasterBands); horizontal text is composited from cached glyph masks, its halo made by dilating the
 // text's mask once; glyph runs (curved labels) and rotated or decorated text are rasterized from the
 // glyphs' outlines into one mask, with the same halo. Images are drawn with golang.org/x/image/draw.
+// For Renderer.Draw of a large image with a core to spare, the fills and thin strokes are recorded
+// and replayed in horizontal bands by two goroutines, with the same bytes (see displayList).
 //
 // A GGSurface is not safe for concurrent use.
 type GGSurface struct {
@@ -41,11 +44,11 @@ type GGSurface struct {
 
 	pathBuf // the current path, in pixels
 
-	ras  vector.Rasterizer
-	mask image.Alpha
-	text textScratch
-	tmp  []pathPoint
-	tsub []subpath
+	raster tileRaster
+	list   displayList // operations recorded for a banded replay (see displayList)
+	text   textScratch
+	tmp    []pathPoint
+	tsub   []subpath
 
 	line  []pathPoint
 	out   []pathPoint
@@ -87,6 +90,7 @@ func (s *GGSurface) reset(img *image.RGBA) {
 	s.m, s.ident = Identity(), true
 	s.stack = s.stack[:0]
 	s.NewPath()
+	s.record(0)
 	if s.cov.hasFill || s.cov.ink {
 		// A draw stopped half way: forget what it accumulated.
 		clear(s.cov.fill)
@@ -112,6 +116,7 @@ func (s *GGSurface) dropSpare(maxBytes int) {
 
 // Image returns the image the surface draws into (the bottom one when groups are open).
 func (s *GGSurface) Image() *image.RGBA {
+	s.flushList()
 	if len(s.parent) > 0 {
 		return s.parent[0]
 	}
@@ -131,6 +136,7 @@ func (s *GGSurface) Size() (int, int) { b := s.img.Bounds(); return b.Dx(), b.Dy
 
 // Clear implements Surface.
 func (s *GGSurface) Clear(c color.NRGBA) {
+	s.flushList()
 	p := premul(c)
 	px := [4]byte{byte(p[0]), byte(p[1]), byte(p[2]), byte(p[3])}
 	pix := s.img.Pix
@@ -187,6 +193,7 @@ func (s *GGSurface) FillPattern(tile image.Image) {
 	if len(s.pts) < 3 || tile == nil || tile.Bounds().Empty() {
 		return
 	}
+	s.flushList()
 	dc := s.context()
 	dc.Push()
 	defer dc.Pop()
@@ -251,37 +258,69 @@ func (s *GGSurface) fill(pts []pathPoint, subs []subpath, c color.NRGBA) {
 // one (whose SIMD loop reloads MXCSR on every iteration).
 const rasterTile = 512
 
-// rasterBands fills the closed polygons subs of pts (non-zero, coverage clamped) with c, within r.
-//
-// It works in tiles of at most rasterTile pixels wide and about 128 KiB of coverage cells, so the
-// rasterizer runs its fast fixed-point path and its buffer and the mask stay in the CPU cache. Per
-// tile, only the polygons whose bounding box reaches it are added (edges above the tile cost a few
-// skipped rows, edges below or beside it almost nothing), then the tile is composited.
+// rasterBands fills the closed polygons subs of pts (non-zero, coverage clamped) with c, within r:
+// straight away, or, when the surface records a display list, once the list is replayed.
 func (s *GGSurface) rasterBands(pts []pathPoint, subs []subpath, r image.Rectangle, c color.NRGBA) {
-	s.boxes = s.boxes[:0]
+	if s.list.on {
+		if s.list.add(pts, subs, r, c) {
+			s.flushList()
+		}
+		return
+	}
+	s.boxes = appendBoxes(s.boxes[:0], pts, subs)
+	s.raster.fill(s.img, pts, subs, s.boxes, r, c, r.Min.Y, r.Max.Y)
+}
+
+// appendBoxes appends the bounding box (x0, y0, x1, y1) of each of subs.
+func appendBoxes(dst [][4]float64, pts []pathPoint, subs []subpath) [][4]float64 {
 	for _, sp := range subs {
 		b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 		for _, p := range pts[sp.start:sp.end] {
 			b[0], b[1] = min(b[0], p.x), min(b[1], p.y)
 			b[2], b[3] = max(b[2], p.x), max(b[3], p.y)
 		}
-		s.boxes = append(s.boxes, b)
+		dst = append(dst, b)
 	}
+	return dst
+}
+
+// tileRaster is the scratch space of rasterizing polygons in tiles: the rasterizer and the
+// coverage mask of a tile. Each goroutine drawing a band of an image has its own.
+type tileRaster struct {
+	ras  vector.Rasterizer
+	mask image.Alpha
+}
+
+// fill fills the closed polygons subs of pts (non-zero, coverage clamped), whose bounding boxes
+// are boxes, with c into dst, within r, changing only the rows from y0 to y1 (a band of dst).
+//
+// It works in tiles of at most rasterTile pixels wide and about 128 KiB of coverage cells, so the
+// rasterizer runs its fast fixed-point path and its buffer and the mask stay in the CPU cache. Per
+// tile, only the polygons whose bounding box reaches it are added (edges above the tile cost a few
+// skipped rows, edges below or beside it almost nothing), then the tile is composited. The tiles
+// depend on r alone, not on the band: a tile across the band's edge is rasterized whole (each band
+// that reaches it does so) and composited within the band, so every pixel gets the coverage it
+// gets when the whole of r is drawn at once.
+func (t *tileRaster) fill(dst *image.RGBA, pts []pathPoint, subs []subpath, boxes [][4]float64, r image.Rectangle, c color.NRGBA, y0, y1 int) {
 	nx := (r.Dx() + rasterTile - 1) / rasterTile
 	tileW := (r.Dx() + nx - 1) / nx
 	tileH := min(rasterTile, max(8, (32<<10)/max(tileW, 1)))
-	for ty := r.Min.Y; ty < r.Max.Y; ty += tileH {
+	ty := r.Min.Y
+	if y0 > ty {
+		ty += (y0 - ty) / tileH * tileH
+	}
+	for ; ty < r.Max.Y && ty < y1; ty += tileH {
 		for tx := r.Min.X; tx < r.Max.X; tx += tileW {
 			tile := image.Rect(tx, ty, min(tx+tileW, r.Max.X), min(ty+tileH, r.Max.Y))
 			ox, oy := float64(tile.Min.X), float64(tile.Min.Y)
-			x0, y0 := ox-1, oy-1
-			x1, y1 := float64(tile.Max.X)+1, float64(tile.Max.Y)+1
+			x0, ya := ox-1, oy-1
+			x1, yb := float64(tile.Max.X)+1, float64(tile.Max.Y)+1
 			started := false
 			for i, sp := range subs {
-				b := s.boxes[i]
+				b := boxes[i]
 				// Polygons wholly left of the tile still matter: their edges there set the coverage
 				// of the rows they cross (clamped to column 0).
-				if sp.end-sp.start < 3 || b[3] < y0 || b[1] > y1 || b[0] > x1 {
+				if sp.end-sp.start < 3 || b[3] < ya || b[1] > yb || b[0] > x1 {
 					continue
 				}
 				if b[2] < x0 {
@@ -289,41 +328,44 @@ func (s *GGSurface) rasterBands(pts []pathPoint, subs []subpath, r image.Rectang
 					continue
 				}
 				if !started {
-					s.ras.Reset(tile.Dx(), tile.Dy())
+					t.ras.Reset(tile.Dx(), tile.Dy())
 					started = true
 				}
 				p := pts[sp.start]
-				s.ras.MoveTo(float32(p.x-ox), float32(p.y-oy))
+				t.ras.MoveTo(float32(p.x-ox), float32(p.y-oy))
 				for _, p := range pts[sp.start+1 : sp.end] {
-					s.ras.LineTo(float32(p.x-ox), float32(p.y-oy))
+					t.ras.LineTo(float32(p.x-ox), float32(p.y-oy))
 				}
-				s.ras.ClosePath()
+				t.ras.ClosePath()
 			}
 			if started {
-				s.paint(tile, c)
+				t.paint(dst, tile, c, y0, y1)
 			}
 		}
 	}
 }
 
-// paint composites colour c through the coverage accumulated in the rasterizer, which covers r.
-// The rasterizer writes the coverage into an alpha mask with its SIMD accumulator; the blend then
-// skips empty runs eight pixels at a time and stores opaque colour directly where coverage is full,
-// which is most of a map's pixels.
-func (s *GGSurface) paint(r image.Rectangle, c color.NRGBA) {
+// paint composites colour c through the coverage accumulated in the rasterizer, which covers r,
+// into the rows of dst from y0 to y1. The rasterizer writes the coverage into an alpha mask with
+// its SIMD accumulator; the blend then skips empty runs eight pixels at a time and stores opaque
+// colour directly where coverage is full, which is most of a map's pixels.
+func (t *tileRaster) paint(dst *image.RGBA, r image.Rectangle, c color.NRGBA, y0, y1 int) {
 	w, h := r.Dx(), r.Dy()
-	s.mask.Pix = resize(s.mask.Pix, w*h)
-	s.mask.Stride = w
-	s.mask.Rect = image.Rect(0, 0, w, h)
-	s.ras.DrawOp = draw.Src
-	s.ras.Draw(&s.mask, s.mask.Rect, image.Opaque, image.Point{})
-	compositeMask(s.img, r, s.mask.Pix, c)
+	t.mask.Pix = resize(t.mask.Pix, w*h)
+	t.mask.Stride = w
+	t.mask.Rect = image.Rect(0, 0, w, h)
+	t.ras.DrawOp = draw.Src
+	t.ras.Draw(&t.mask, t.mask.Rect, image.Opaque, image.Point{})
+	band := r
+	band.Min.Y, band.Max.Y = max(r.Min.Y, y0), min(r.Max.Y, y1)
+	compositeMask(dst, band, t.mask.Pix[(band.Min.Y-r.Min.Y)*w:], c)
 }
 
 // compositeMask blends c over dst in r through mask (r.Dx() bytes a row).
 func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGBA) {
 	w := r.Dx()
 	pc := premul(c)
+	sc := spreadPremul(pc)
 	solid := uint32(c.R) | uint32(c.G)<<8 | uint32(c.B)<<16 | uint32(c.A)<<24
 	opaque := c.A == 255
 	for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -331,7 +373,8 @@ func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGB
 		pix := dst.Pix[dst.PixOffset(r.Min.X, y):][: 4*w : 4*w]
 		for x := 0; x < w; {
 			if x+8 <= w {
-				switch v := binary.LittleEndian.Uint64(m[x:]); {
+				v := binary.LittleEndian.Uint64(m[x:])
+				switch {
 				case v == 0:
 					x += 8
 					continue
@@ -344,6 +387,22 @@ func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGB
 					x += 8
 					continue
 				}
+				// The chunk's other pixels, found from their mask bytes (an outline's mask has a
+				// few in each chunk it crosses).
+				p := pix[4*x : 4*x+32 : 4*x+32]
+				for v != 0 {
+					i := bits.TrailingZeros64(v) &^ 7 // the lowest non-zero byte's first bit
+					a := uint32(v>>i) & 0xFF
+					v &^= 0xFF << i
+					q := p[i/2 : i/2+4 : i/2+4] // pixel i/8
+					if a == 255 && opaque {
+						binary.LittleEndian.PutUint32(q, solid)
+					} else {
+						blendSpread(q, sc, pc[3], a)
+					}
+				}
+				x += 8
+				continue
 			}
 			a := m[x]
 			switch {
@@ -351,7 +410,7 @@ func compositeMask(dst *image.RGBA, r image.Rectangle, mask []byte, c color.NRGB
 			case a == 255 && opaque:
 				binary.LittleEndian.PutUint32(pix[4*x:], solid)
 			default:
-				blendPix(pix[4*x:4*x+4:4*x+4], pc, uint32(a))
+				blendSpread(pix[4*x:4*x+4:4*x+4], sc, pc[3], uint32(a))
 			}
 			x++
 		}
@@ -645,6 +704,7 @@ func extendEnds(out []pathPoint, n int, line []pathPoint, ext float64) {
 
 // strokeGG strokes through gg, for wide and dashed lines.
 func (s *GGSurface) strokeGG(pts []pathPoint, subs []subpath, st StrokeStyle, w float64) {
+	s.flushList()
 	dc := s.context()
 	dc.Push()
 	defer dc.Pop()
@@ -700,6 +760,7 @@ func (s *GGSurface) Text(str string, x, y float64, t TextStyle) {
 	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) {
 		return
 	}
+	s.flushList()
 	if !s.ident {
 		x, y = s.m.Apply(x, y)
 	}
@@ -718,6 +779,7 @@ func (s *GGSurface) GlyphRun(run []Glyph, t TextStyle) {
 	if t.Size <= 0 || (t.Color.A == 0 && t.Halo.A == 0) || len(run) == 0 {
 		return
 	}
+	s.flushList()
 	if !s.ident {
 		s.text.run = append(s.text.run[:0], run...)
 		for i := range s.text.run {
@@ -764,6 +826,7 @@ func (s *GGSurface) DrawImage(img image.Image, x, y, w, h float64) {
 	if sb.Empty() || w <= 0 || h <= 0 {
 		return
 	}
+	s.flushList()
 	// Source pixel (u, v) → rectangle → current transform.
 	m := Matrix{XX: w / float64(sb.Dx()), YY: h / float64(sb.Dy())}
 	m.X0, m.Y0 = x-m.XX*float64(sb.Min.X), y-m.YY*float64(sb.Min.Y)
@@ -819,6 +882,7 @@ func markerPath(pts []pathPoint, subs []subpath, x, y float64, m MarkerStyle, si
 
 // BeginGroup implements Surface.
 func (s *GGSurface) BeginGroup() {
+	s.flushList()
 	s.parent = append(s.parent, s.img)
 	b := s.img.Bounds()
 	var g *image.RGBA
@@ -841,6 +905,7 @@ func (s *GGSurface) EndGroup(opacity float64) {
 	if n == 0 {
 		return
 	}
+	s.flushList()
 	child := s.img
 	s.img = s.parent[n-1]
 	s.parent = s.parent[:n-1]
@@ -876,7 +941,17 @@ func (s *GGSurface) addFootprint(fp pixelFootprint, fill bool, width, duty float
 }
 
 // compositeFill blends c where accumulated footprints have fill coverage.
-func (s *GGSurface) compositeFill(c color.NRGBA) { s.cov.composite(s.img.Pix, s.img.Stride, c, false) }
+func (s *GGSurface) compositeFill(c color.NRGBA) {
+	if s.cov.hasFill {
+		s.flushList()
+		s.cov.composite(s.img.Pix, s.img.Stride, c, false)
+	}
+}
 
 // compositeStroke blends c where accumulated footprints have outline coverage.
-func (s *GGSurface) compositeStroke(c color.NRGBA) { s.cov.composite(s.img.Pix, s.img.Stride, c, true) }
+func (s *GGSurface) compositeStroke(c color.NRGBA) {
+	if s.cov.ink {
+		s.flushList()
+		s.cov.composite(s.img.Pix, s.img.Stride, c, true)
+	}
+}

@@ -370,12 +370,34 @@ func growBytes(b []byte, n int) []byte {
 // blendPix composites colour c (premultiplied, 8 bits, from premul) at coverage cov (0..255) over
 // one premultiplied RGBA pixel.
 func blendPix(p []byte, c [4]uint32, cov uint32) {
-	a := div255(c[3] * cov)
-	ia := 255 - a
-	p[0] = byte(div255(c[0]*cov + uint32(p[0])*ia))
-	p[1] = byte(div255(c[1]*cov + uint32(p[1])*ia))
-	p[2] = byte(div255(c[2]*cov + uint32(p[2])*ia))
-	p[3] = byte(div255(c[3]*cov + uint32(p[3])*ia))
+	blendSpread(p, spreadPremul(c), c[3], cov)
+}
+
+// spreadPremul returns a premultiplied colour from premul with its channels in the 16-bit lanes of
+// a uint64 (red lowest), for blendSpread.
+func spreadPremul(c [4]uint32) uint64 {
+	return uint64(c[0]) | uint64(c[1])<<16 | uint64(c[2])<<32 | uint64(c[3])<<48
+}
+
+// Lanes of blendSpread: the low byte of each 16-bit lane, and 128 in each lane (rounding).
+const (
+	laneLow  = 0x00FF00FF00FF00FF
+	laneHalf = 0x0080008000800080
+)
+
+// blendSpread is blendPix with the colour spread by spreadPremul and its alpha a: the four channels
+// are blended at once in the 16-bit lanes of a uint64, each exactly as div255(c·cov + p·(255−a'))
+// with a' = div255(a·cov). No lane overflows: a premultiplied channel is at most its alpha, so each
+// sum is at most 255·255 + 127, and 65,280 with the rounding (65,535 after adding its high byte).
+func blendSpread(p []byte, c uint64, a, cov uint32) {
+	ia := uint64(255 - div255(a*cov))
+	d := uint64(binary.LittleEndian.Uint32(p))
+	d = (d | d<<16) & 0x0000FFFF0000FFFF
+	d = (d | d<<8) & laneLow
+	v := c*uint64(cov) + d*ia + laneHalf
+	v = (v + (v>>8)&laneLow) >> 8 & laneLow
+	v = (v | v>>8) & 0x0000FFFF0000FFFF
+	binary.LittleEndian.PutUint32(p, uint32(v|v>>16))
 }
 
 // div255 is x/255 rounded, for x up to 255*255.
