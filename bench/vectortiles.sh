@@ -56,6 +56,7 @@ LEVELS=${LEVELS:-14}
 MINZOOM=${MINZOOM:-0}
 SEED_Z12=${SEED_Z12:-}
 SEED_ROUNDS=${SEED_ROUNDS:-1}
+SEED_TIMEOUT=${SEED_TIMEOUT:-60m}
 TEGOLA_CONCURRENCY=${TEGOLA_CONCURRENCY:-2}
 CACHED_PASSES=${CACHED_PASSES:-100}
 PARTS=${PARTS:-floor ondemand seed cached}
@@ -252,15 +253,21 @@ print(n)")
 # seed_tegola NAME [FLAGS...]: one `tegola cache seed` into an empty file cache; its line gives
 # the files written and how many of them hold no layer (an MVT of no bytes, gzipped or not).
 seed_tegola() {
-	local name=$1 start end
+	local name=$1 start end rc
 	shift
 	rm -rf "$tmp/tegola-cache"
 	echo "   $name: tegola cache seed $* (load $(load))"
 	start=$(date +%s.%N)
-	"$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$seed_lonlat" \
-		--min-zoom "$lo" --max-zoom "$hi" "$@" --overwrite >"$tmp/tegola-seed.log" 2>&1 ||
-		{ tail -5 "$tmp/tegola-seed.log" >&2; exit 1; }
+	rc=0
+	timeout "$SEED_TIMEOUT" "$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$seed_lonlat" \
+		--min-zoom "$lo" --max-zoom "$hi" "$@" --overwrite >"$tmp/tegola-seed.log" 2>&1 || rc=$?
 	end=$(date +%s.%N)
+	if ((rc == 124)); then
+		echo "   $name: stopped at the $SEED_TIMEOUT bound; the tiles written so far are counted" >&2
+	elif ((rc != 0)); then
+		tail -5 "$tmp/tegola-seed.log" >&2
+		exit 1
+	fi
 	read -r files empty < <(python3 -c "
 import gzip, os, sys
 n = e = 0
@@ -270,14 +277,14 @@ for d, _, fs in os.walk(sys.argv[1]):
         n += 1
         e += len(gzip.decompress(b) if b[:2] == b'\\x1f\\x8b' else b) == 0
 print(n, e)" "$tmp/tegola-cache")
-	echo "$name tiles $files empty $empty area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+	echo "$name tiles $files empty $empty stopped $((rc == 124)) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
 }
 seed_mapfarm() {
 	local start end line
 	echo "   mapfarm: cachetool seed -format pbf -levels $lo-$hi, 2 render slots (load $(load))"
 	start=$(date +%s.%N)
 	"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels "$lo-$hi" \
-		-extent "$seed_extent" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
+		-extent "$seed_extent" -timeout "$SEED_TIMEOUT" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
 	end=$(date +%s.%N)
 	# "tiles: T total, R rendered, E empty (skipped), ...": R tiles stored, E empty ones left out.
 	line=$(grep -E 'tiles: [0-9]+ total' "$tmp/mapfarm-seed.log" | tail -1)
@@ -357,7 +364,8 @@ if seeds and "seed-mapfarm" in rows:
     for name in seeds + ["seed-mapfarm"]:
         r, x = rates(name), rows[name][0]
         print(f"  {name:<20} {x['area']:.0f} area tiles, wrote {x['tiles']:.0f} ({x['empty']:.0f} empty {'files' if 'tegola' in name else 'left out'})"
-              f" in {statistics.median(v['seconds'] for v in rows[name]):.1f} s: {r[0]:.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f}) | {r[3]:.2f} tiles/s")
+              f" in {statistics.median(v['seconds'] for v in rows[name]):.1f} s: {r[0]:.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f}) | {r[3]:.2f} tiles/s"
+              f"{'  STOPPED at the time bound in ' + str(sum(v.get('stopped', 0) for v in rows[name])) + ' round(s)' if any(v.get('stopped') for v in rows[name]) else ''}")
     for name in seeds:
         t = rates(name)
         print(f"  ratio mapfarm/{name[5:]}: {m[0] / t[0]:.2f}x over the area's tiles, {m[3] / t[3]:.2f}x over the tiles written (target >= 2)")
