@@ -23,7 +23,7 @@
 #              (file cache) once for each of TEGOLA_CONCURRENCY (default "2": `--concurrency 2`;
 #              "default" runs it without the flag: one per CPU) and `cachetool seed -format pbf`
 #              with two render slots (MAPFARM_WORKER_CONCURRENCY=2), in SEED_ROUNDS rounds
-#              (default 1) whose order turns. MINZOOM (default 0) is the parcels layer's first
+#              (default 1) whose order turns (SEED_FIRST=mapfarm: mapfarm first in round 1). MINZOOM (default 0) is the parcels layer's first
 #              zoom in both configurations (tegola's map layer `min_zoom`, mapfarm's
 #              `vectorTiles: {minZoom}`): `LEVELS=0-14 MINZOOM=12` seeds z0-14 as an operator
 #              would, with the 1M parcels left out of z0-11. Tiles/s of each are counted two
@@ -57,6 +57,7 @@ MINZOOM=${MINZOOM:-0}
 SEED_Z12=${SEED_Z12:-}
 SEED_ROUNDS=${SEED_ROUNDS:-1}
 SEED_TIMEOUT=${SEED_TIMEOUT:-60m}
+SEED_FIRST=${SEED_FIRST:-tegola}
 TEGOLA_CONCURRENCY=${TEGOLA_CONCURRENCY:-2}
 CACHED_PASSES=${CACHED_PASSES:-100}
 PARTS=${PARTS:-floor ondemand seed cached}
@@ -268,16 +269,22 @@ seed_tegola() {
 		tail -5 "$tmp/tegola-seed.log" >&2
 		exit 1
 	fi
+	# Files by zoom (the cache's <map>/<z>/<x>/<y>) to the log, for checking against the area's tiles.
 	read -r files empty < <(python3 -c "
-import gzip, os, sys
+import collections, gzip, os, sys
 n = e = 0
+z = collections.Counter()
 for d, _, fs in os.walk(sys.argv[1]):
     for f in fs:
         b = open(os.path.join(d, f), 'rb').read()
         n += 1
         e += len(gzip.decompress(b) if b[:2] == b'\\x1f\\x8b' else b) == 0
-print(n, e)" "$tmp/tegola-cache")
-	echo "$name tiles $files empty $empty stopped $((rc == 124)) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+        p = os.path.relpath(d, sys.argv[1]).split(os.sep)
+        z[int(p[1]) if len(p) > 1 and p[1].isdigit() else -1] += 1
+print(n, e)
+print('   files by zoom:', ' '.join('z%d %d' % kv for kv in sorted(z.items())), file=sys.stderr)" "$tmp/tegola-cache")
+	# tiles: the tiles holding data (non-empty), counted as mapfarm's "rendered" are.
+	echo "$name tiles $((files - empty)) empty $empty failed 0 stopped $((rc == 124)) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
 }
 seed_mapfarm() {
 	local start end line
@@ -286,9 +293,10 @@ seed_mapfarm() {
 	"$tmp/cachetool" seed -server http://127.0.0.1:18191 -service dense_pg -format pbf -levels "$lo-$hi" \
 		-extent "$seed_extent" -timeout "$SEED_TIMEOUT" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
 	end=$(date +%s.%N)
-	# "tiles: T total, R rendered, E empty (skipped), ...": R tiles stored, E empty ones left out.
+	# "tiles: T total, R rendered, E empty (skipped), K kept, F failed": R tiles stored, E empty
+	# ones left out, F failed (a job ends done with failures within its budget: not a whole seed).
 	line=$(grep -E 'tiles: [0-9]+ total' "$tmp/mapfarm-seed.log" | tail -1)
-	echo "seed-mapfarm tiles $(grep -oE '[0-9]+ rendered' <<<"$line" | cut -d' ' -f1) empty $(grep -oE '[0-9]+ empty' <<<"$line" | cut -d' ' -f1) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+	echo "seed-mapfarm tiles $(grep -oE '[0-9]+ rendered' <<<"$line" | cut -d' ' -f1) empty $(grep -oE '[0-9]+ empty' <<<"$line" | cut -d' ' -f1) failed $(grep -oE '[0-9]+ failed' <<<"$line" | cut -d' ' -f1) stopped 0 area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
 	grep -E 'tiles:|rate' "$tmp/mapfarm-seed.log" | tail -2
 }
 seed_tegolas() {
@@ -297,10 +305,12 @@ seed_tegolas() {
 		if [[ $c == default ]]; then seed_tegola seed-tegola-default; else seed_tegola "seed-tegola-c$c" --concurrency "$c"; fi
 	done
 }
+first=0
+[[ $SEED_FIRST == mapfarm ]] && first=1
 echo "== seeding levels $LEVELS over $seed_extent ($area_tiles tiles of the area), parcels from zoom $MINZOOM (load $(load))"
 for r in $(seq 1 "$SEED_ROUNDS"); do
 	echo "   seeding round $r"
-	if ((r % 2 == 1)); then seed_tegolas && seed_mapfarm; else seed_mapfarm && seed_tegolas; fi
+	if (((r + first) % 2 == 1)); then seed_tegolas && seed_mapfarm; else seed_mapfarm && seed_tegolas; fi
 done
 fi
 
@@ -355,7 +365,7 @@ if "tegola" in rows:
           f" {med('mapfarm', 'wire')[0] / med('tegola', 'wire')[0]:.3f} gzip (target <= 1.10)")
 seeds = [n for n in rows if n.startswith("seed-tegola")]
 if seeds and "seed-mapfarm" in rows:
-    print(f"seeding, median (min-max) of {len(rows['seed-mapfarm'])} rounds; tiles/s over the area's tiles (the same for both) | over the tiles written:")
+    print(f"seeding, median (min-max) of {len(rows['seed-mapfarm'])} rounds; tiles/s over the area's tiles (the same for both) | over the tiles written with data:")
     def rates(name):
         area = [r["area"] / r["seconds"] for r in rows[name]]
         wrote = [r["tiles"] / r["seconds"] for r in rows[name]]
@@ -363,9 +373,10 @@ if seeds and "seed-mapfarm" in rows:
     m = rates("seed-mapfarm")
     for name in seeds + ["seed-mapfarm"]:
         r, x = rates(name), rows[name][0]
-        print(f"  {name:<20} {x['area']:.0f} area tiles, wrote {x['tiles']:.0f} ({x['empty']:.0f} empty {'files' if 'tegola' in name else 'left out'})"
+        print(f"  {name:<20} {x['area']:.0f} area tiles, wrote {x['tiles']:.0f} with data ({x['empty']:.0f} empty {'files besides' if 'tegola' in name else 'left out'})"
               f" in {statistics.median(v['seconds'] for v in rows[name]):.1f} s: {r[0]:.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f}) | {r[3]:.2f} tiles/s"
-              f"{'  STOPPED at the time bound in ' + str(sum(v.get('stopped', 0) for v in rows[name])) + ' round(s)' if any(v.get('stopped') for v in rows[name]) else ''}")
+              f"{'  STOPPED at the time bound in ' + str(sum(v.get('stopped', 0) for v in rows[name])) + ' round(s)' if any(v.get('stopped') for v in rows[name]) else ''}"
+              f"{'  FAILED tiles: ' + str(int(sum(v.get('failed', 0) for v in rows[name]))) + ' (not a whole seed)' if any(v.get('failed') for v in rows[name]) else ''}")
     for name in seeds:
         t = rates(name)
         print(f"  ratio mapfarm/{name[5:]}: {m[0] / t[0]:.2f}x over the area's tiles, {m[3] / t[3]:.2f}x over the tiles written (target >= 2)")
