@@ -79,13 +79,19 @@ echo "== build (load $(load))"
 	go build -o "$tmp/vtload" ./bench/vtload && go build -tags proj,nomsgpack -o "$tmp/vtpostgis" ./bench/vtpostgis &&
 	go build -o "$tmp/parcelgen" ./bench/parcelgen)
 tegola=$mcache/bin/tegola-v0.21.2
+mkdir -p "$mcache/bin"
+# One build at a time (two runs of this script at once built into the same file), checked again
+# under the lock; the binary is written beside its name and renamed into place whole.
+exec {tegola_lock}>"$mcache/bin/.tegola.lock"
+flock "$tegola_lock"
 if [[ ! -x $tegola ]]; then
 	echo "== building tegola v0.21.2 into $tegola"
 	dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json github.com/go-spatial/tegola@v0.21.2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
 	cp -r "$dir" "$tmp/tegola-src" && chmod -R u+w "$tmp/tegola-src"
-	mkdir -p "$mcache/bin"
-	(cd "$tmp/tegola-src" && GOFLAGS=-mod=mod go build -o "$tegola.tmp" ./cmd/tegola) && mv "$tegola.tmp" "$tegola"
+	(cd "$tmp/tegola-src" && GOFLAGS=-mod=mod go build -o "$tegola.tmp.$$" ./cmd/tegola) && mv "$tegola.tmp.$$" "$tegola"
 fi
+flock -u "$tegola_lock"
+exec {tegola_lock}>&-
 
 echo "== data: $N parcels in $table"
 psql "$pg_admin" -qAtc "SELECT 1 FROM pg_database WHERE datname = 'mapfarm_bench'" | grep -q 1 ||
