@@ -23,15 +23,18 @@
 #              (file cache) once for each of TEGOLA_CONCURRENCY (default "2": `--concurrency 2`;
 #              "default" runs it without the flag: one per CPU) and `cachetool seed -format pbf`
 #              with two render slots (MAPFARM_WORKER_CONCURRENCY=2), in SEED_ROUNDS rounds
-#              (default 1) whose order turns (SEED_FIRST=mapfarm: mapfarm first in round 1). MINZOOM (default 0) is the parcels layer's first
+#              (default 1) whose order turns (SEED_FIRST=mapfarm: mapfarm first in round 1),
+#              each bounded by SEED_TIMEOUT (default 60m; a tegola seed stopped there is counted
+#              and flagged STOPPED). MINZOOM (default 0) is the parcels layer's first
 #              zoom in both configurations (tegola's map layer `min_zoom`, mapfarm's
 #              `vectorTiles: {minZoom}`): `LEVELS=0-14 MINZOOM=12` seeds z0-14 as an operator
 #              would, with the 1M parcels left out of z0-11. Tiles/s of each are counted two
 #              ways: over the tiles of the area (the same tile set for both: per zoom, the
-#              tiles the area touches) and over the tiles each wrote (tegola writes every tile,
-#              an empty one as an empty file, and reports them apart here; mapfarm seeds whole 4×4
-#              metatiles, so a few more tiles, and stores no empty tile: skipEmpty, counted
-#              apart in its job's "empty (skipped)")
+#              tiles the area touches) and over the tiles each wrote with data, the empty ones
+#              apart on both sides (tegola writes every tile, an empty one as an empty file;
+#              mapfarm seeds whole 4×4 metatiles, so it may write tiles of the metatiles past
+#              the area, and stores no empty tile: skipEmpty, its job's "empty (skipped)"). A
+#              mapfarm job that ends done with failed tiles is flagged FAILED: not a whole seed
 #   cached     the seeded z14 vector tiles and seeded raster tiles of the same ground (level 15 of
 #              the map's 256-px cache, the same resolution: 4 raster tiles a vector tile) from
 #              mapfarm, 8 clients that do not inflate what they get, CACHED_PASSES × 100 requests
