@@ -23,15 +23,18 @@
 #              (file cache) once for each of TEGOLA_CONCURRENCY (default "2": `--concurrency 2`;
 #              "default" runs it without the flag: one per CPU) and `cachetool seed -format pbf`
 #              with two render slots (MAPFARM_WORKER_CONCURRENCY=2), in SEED_ROUNDS rounds
-#              (default 1) whose order turns. MINZOOM (default 0) is the parcels layer's first
+#              (default 1) whose order turns (SEED_FIRST=mapfarm: mapfarm first in round 1),
+#              each bounded by SEED_TIMEOUT (default 60m; a tegola seed stopped there is counted
+#              and flagged STOPPED). MINZOOM (default 0) is the parcels layer's first
 #              zoom in both configurations (tegola's map layer `min_zoom`, mapfarm's
 #              `vectorTiles: {minZoom}`): `LEVELS=0-14 MINZOOM=12` seeds z0-14 as an operator
 #              would, with the 1M parcels left out of z0-11. Tiles/s of each are counted two
 #              ways: over the tiles of the area (the same tile set for both: per zoom, the
-#              tiles the area touches) and over the tiles each wrote (tegola writes every tile,
-#              an empty one as an empty file, and reports them apart here; mapfarm seeds whole 4×4
-#              metatiles, so a few more tiles, and stores no empty tile: skipEmpty, counted
-#              apart in its job's "empty (skipped)")
+#              tiles the area touches) and over the tiles each wrote with data, the empty ones
+#              apart on both sides (tegola writes every tile, an empty one as an empty file;
+#              mapfarm seeds whole 4×4 metatiles, so it may write tiles of the metatiles past
+#              the area, and stores no empty tile: skipEmpty, its job's "empty (skipped)"). A
+#              mapfarm job that ends done with failed tiles is flagged FAILED: not a whole seed
 #   cached     the seeded z14 vector tiles (25) and seeded raster tiles of the same ground (level 15
 #              of the map's 256-px cache, the same resolution: 4 raster tiles a vector tile, 100)
 #              from mapfarm, after a warm-up pass over every path, in ROUNDS rounds whose order
@@ -63,6 +66,8 @@ LEVELS=${LEVELS:-14}
 MINZOOM=${MINZOOM:-0}
 SEED_Z12=${SEED_Z12:-}
 SEED_ROUNDS=${SEED_ROUNDS:-1}
+SEED_TIMEOUT=${SEED_TIMEOUT:-60m}
+SEED_FIRST=${SEED_FIRST:-tegola}
 TEGOLA_CONCURRENCY=${TEGOLA_CONCURRENCY:-2}
 CACHED_PASSES=${CACHED_PASSES:-100}
 CACHED_SECS=${CACHED_SECS:-8}
@@ -92,13 +97,19 @@ tegola=$mcache/bin/tegola-v0.21.2
 # Only the on-demand and seeding parts run tegola: the others neither build nor start it.
 need_tegola=false
 if has ondemand || has seed; then need_tegola=true; fi
+mkdir -p "$mcache/bin"
+# One build at a time (two runs of this script at once built into the same file), checked again
+# under the lock; the binary is written beside its name and renamed into place whole.
+exec {tegola_lock}>"$mcache/bin/.tegola.lock"
+flock "$tegola_lock"
 if $need_tegola && [[ ! -x $tegola ]]; then
 	echo "== building tegola v0.21.2 into $tegola"
 	dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json github.com/go-spatial/tegola@v0.21.2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
 	cp -r "$dir" "$tmp/tegola-src" && chmod -R u+w "$tmp/tegola-src"
-	mkdir -p "$mcache/bin"
-	(cd "$tmp/tegola-src" && GOFLAGS=-mod=mod go build -o "$tegola.tmp" ./cmd/tegola) && mv "$tegola.tmp" "$tegola"
+	(cd "$tmp/tegola-src" && GOFLAGS=-mod=mod go build -o "$tegola.tmp.$$" ./cmd/tegola) && mv "$tegola.tmp.$$" "$tegola"
 fi
+flock -u "$tegola_lock"
+exec {tegola_lock}>&-
 
 echo "== data: $N parcels in $table"
 psql "$pg_admin" -qAtc "SELECT 1 FROM pg_database WHERE datname = 'mapfarm_bench'" | grep -q 1 ||
@@ -277,36 +288,49 @@ print(n)")
 # seed_tegola NAME [FLAGS...]: one `tegola cache seed` into an empty file cache; its line gives
 # the files written and how many of them hold no layer (an MVT of no bytes, gzipped or not).
 seed_tegola() {
-	local name=$1 start end
+	local name=$1 start end rc
 	shift
 	rm -rf "$tmp/tegola-cache"
 	echo "   $name: tegola cache seed $* (load $(load))"
 	start=$(date +%s.%N)
-	"$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$seed_lonlat" \
-		--min-zoom "$lo" --max-zoom "$hi" "$@" --overwrite >"$tmp/tegola-seed.log" 2>&1 ||
-		{ tail -5 "$tmp/tegola-seed.log" >&2; exit 1; }
+	rc=0
+	timeout "$SEED_TIMEOUT" "$tegola" cache seed --config "$tmp/tegola.toml" --map dense --bounds "$seed_lonlat" \
+		--min-zoom "$lo" --max-zoom "$hi" "$@" --overwrite >"$tmp/tegola-seed.log" 2>&1 || rc=$?
 	end=$(date +%s.%N)
+	if ((rc == 124)); then
+		echo "   $name: stopped at the $SEED_TIMEOUT bound; the tiles written so far are counted" >&2
+	elif ((rc != 0)); then
+		tail -5 "$tmp/tegola-seed.log" >&2
+		exit 1
+	fi
+	# Files by zoom (the cache's <map>/<z>/<x>/<y>) to the log, for checking against the area's tiles.
 	read -r files empty < <(python3 -c "
-import gzip, os, sys
+import collections, gzip, os, sys
 n = e = 0
+z = collections.Counter()
 for d, _, fs in os.walk(sys.argv[1]):
     for f in fs:
         b = open(os.path.join(d, f), 'rb').read()
         n += 1
         e += len(gzip.decompress(b) if b[:2] == b'\\x1f\\x8b' else b) == 0
-print(n, e)" "$tmp/tegola-cache")
-	echo "$name tiles $files empty $empty area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+        p = os.path.relpath(d, sys.argv[1]).split(os.sep)
+        z[int(p[1]) if len(p) > 1 and p[1].isdigit() else -1] += 1
+print(n, e)
+print('   files by zoom:', ' '.join('z%d %d' % kv for kv in sorted(z.items())), file=sys.stderr)" "$tmp/tegola-cache")
+	# tiles: the tiles holding data (non-empty), counted as mapfarm's "rendered" are.
+	echo "$name tiles $((files - empty)) empty $empty failed 0 stopped $((rc == 124)) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
 }
 seed_mapfarm() {
 	local start end line
 	echo "   mapfarm: cachetool seed -format pbf -levels $lo-$hi, 2 render slots (load $(load))"
 	start=$(date +%s.%N)
 	"$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg -format pbf -levels "$lo-$hi" \
-		-extent "$seed_extent" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
+		-extent "$seed_extent" -timeout "$SEED_TIMEOUT" >"$tmp/mapfarm-seed.log" 2>&1 || { tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
 	end=$(date +%s.%N)
-	# "tiles: T total, R rendered, E empty (skipped), ...": R tiles stored, E empty ones left out.
+	# "tiles: T total, R rendered, E empty (skipped), K kept, F failed": R tiles stored, E empty
+	# ones left out, F failed (a job ends done with failures within its budget: not a whole seed).
 	line=$(grep -E 'tiles: [0-9]+ total' "$tmp/mapfarm-seed.log" | tail -1)
-	echo "seed-mapfarm tiles $(grep -oE '[0-9]+ rendered' <<<"$line" | cut -d' ' -f1) empty $(grep -oE '[0-9]+ empty' <<<"$line" | cut -d' ' -f1) area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
+	echo "seed-mapfarm tiles $(grep -oE '[0-9]+ rendered' <<<"$line" | cut -d' ' -f1) empty $(grep -oE '[0-9]+ empty' <<<"$line" | cut -d' ' -f1) failed $(grep -oE '[0-9]+ failed' <<<"$line" | cut -d' ' -f1) stopped 0 area $area_tiles seconds $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" | tee -a "$tmp/results"
 	grep -E 'tiles:|rate' "$tmp/mapfarm-seed.log" | tail -2
 }
 seed_tegolas() {
@@ -315,10 +339,12 @@ seed_tegolas() {
 		if [[ $c == default ]]; then seed_tegola seed-tegola-default; else seed_tegola "seed-tegola-c$c" --concurrency "$c"; fi
 	done
 }
+first=0
+[[ $SEED_FIRST == mapfarm ]] && first=1
 echo "== seeding levels $LEVELS over $seed_extent ($area_tiles tiles of the area), parcels from zoom $MINZOOM (load $(load))"
 for r in $(seq 1 "$SEED_ROUNDS"); do
 	echo "   seeding round $r"
-	if ((r % 2 == 1)); then seed_tegolas && seed_mapfarm; else seed_mapfarm && seed_tegolas; fi
+	if (((r + first) % 2 == 1)); then seed_tegolas && seed_mapfarm; else seed_mapfarm && seed_tegolas; fi
 done
 fi
 
@@ -447,7 +473,7 @@ if "tegola" in rows:
           f" {med('mapfarm', 'wire')[0] / med('tegola', 'wire')[0]:.3f} gzip (target <= 1.10)")
 seeds = [n for n in rows if n.startswith("seed-tegola")]
 if seeds and "seed-mapfarm" in rows:
-    print(f"seeding, median (min-max) of {len(rows['seed-mapfarm'])} rounds; tiles/s over the area's tiles (the same for both) | over the tiles written:")
+    print(f"seeding, median (min-max) of {len(rows['seed-mapfarm'])} rounds; tiles/s over the area's tiles (the same for both) | over the tiles written with data:")
     def rates(name):
         area = [r["area"] / r["seconds"] for r in rows[name]]
         wrote = [r["tiles"] / r["seconds"] for r in rows[name]]
@@ -455,8 +481,10 @@ if seeds and "seed-mapfarm" in rows:
     m = rates("seed-mapfarm")
     for name in seeds + ["seed-mapfarm"]:
         r, x = rates(name), rows[name][0]
-        print(f"  {name:<20} {x['area']:.0f} area tiles, wrote {x['tiles']:.0f} ({x['empty']:.0f} empty {'files' if 'tegola' in name else 'left out'})"
-              f" in {statistics.median(v['seconds'] for v in rows[name]):.1f} s: {r[0]:.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f}) | {r[3]:.2f} tiles/s")
+        print(f"  {name:<20} {x['area']:.0f} area tiles, wrote {x['tiles']:.0f} with data ({x['empty']:.0f} empty {'files besides' if 'tegola' in name else 'left out'})"
+              f" in {statistics.median(v['seconds'] for v in rows[name]):.1f} s: {r[0]:.2f} tiles/s ({r[1]:.2f}-{r[2]:.2f}) | {r[3]:.2f} tiles/s"
+              f"{'  STOPPED at the time bound in ' + str(sum(v.get('stopped', 0) for v in rows[name])) + ' round(s)' if any(v.get('stopped') for v in rows[name]) else ''}"
+              f"{'  FAILED tiles: ' + str(int(sum(v.get('failed', 0) for v in rows[name]))) + ' (not a whole seed)' if any(v.get('failed') for v in rows[name]) else ''}")
     for name in seeds:
         t = rates(name)
         print(f"  ratio mapfarm/{name[5:]}: {m[0] / t[0]:.2f}x over the area's tiles, {m[3] / t[3]:.2f}x over the tiles written (target >= 2)")
