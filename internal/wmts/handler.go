@@ -29,6 +29,7 @@ import (
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/onewrite"
 )
 
 // Services finds the service a URL names; *mapserver.Server implements it.
@@ -121,7 +122,7 @@ func (h *Handler) writeTile(w http.ResponseWriter, r *http.Request, k tileKey, d
 	hd["Content-Length"] = vals[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(data)
+		_ = onewrite.Write(w, r, data) // header and tile in one write system call
 	}
 }
 
