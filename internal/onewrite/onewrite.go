@@ -29,16 +29,26 @@ import (
 
 // Listener returns a listener whose connections take the writes that Write arms (one
 // write system call for the header and the body). Everything else passes through.
-func Listener(ln net.Listener) net.Listener { return listener{ln} }
+func Listener(ln net.Listener) net.Listener {
+	return &listener{Listener: ln, bufs: sync.Pool{New: func() any { return new(heldBuf) }}}
+}
 
-type listener struct{ net.Listener }
+type listener struct {
+	net.Listener
+	// bufs are the copies of held writes, taken while a hold is armed: an idle connection
+	// keeps none, so the listener's memory follows the answers in flight.
+	bufs sync.Pool
+}
 
-func (l listener) Accept() (net.Conn, error) {
+// heldBuf is the copy of a held write: net/http's 4 KiB connection buffer, flushed full.
+type heldBuf [4 << 10]byte
+
+func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Conn: c}, nil
+	return &Conn{Conn: c, bufs: &l.bufs}, nil
 }
 
 // connKey is the context key of a request's connection.
@@ -80,16 +90,23 @@ func Write(w http.ResponseWriter, r *http.Request, body []byte) error {
 type Conn struct {
 	net.Conn
 
+	bufs    *sync.Pool // of *heldBuf
 	mu      sync.Mutex // net/http writes from the connection's goroutine; the lock is for safety
 	holding bool
-	held    []byte    // the held write's bytes (a copy: a writer may reuse its buffer)
-	vec     [2][]byte // the held write and the next, for writev
-	err     error     // the first write error, returned by every later write
+	buf     *heldBuf    // from bufs while the hold is armed
+	held    []byte      // the held write's bytes (a copy: a writer may reuse its buffer)
+	vec     [2][]byte   // the held write and the next, for writev
+	iov     net.Buffers // over vec: a field, so that writev costs no allocation
+	err     error       // the first write error, returned by every later write
 }
 
 func (c *Conn) hold() {
 	c.mu.Lock()
 	c.holding = true
+	if c.buf == nil {
+		c.buf = c.bufs.Get().(*heldBuf)
+		c.held = c.buf[:0]
+	}
 	c.mu.Unlock()
 }
 
@@ -101,7 +118,10 @@ func (c *Conn) release() {
 	if len(c.held) > 0 && c.err == nil {
 		_, c.err = c.Conn.Write(c.held)
 	}
-	c.held = c.held[:0]
+	if c.buf != nil {
+		c.bufs.Put(c.buf)
+		c.buf, c.held = nil, nil
+	}
 }
 
 // Write writes p, or while the hold is armed keeps the first write and sends it with the
@@ -118,10 +138,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return n, err
 	}
 	if len(c.held) == 0 {
-		if cap(c.held) == 0 {
-			c.held = make([]byte, 0, 4<<10) // net/http's connection buffer: its flushes fit
-		}
-		c.held = append(c.held, p...)
+		c.held = append(c.held, p...) // a flush of net/http's buffer fits in the pooled one
 		return len(p), nil
 	}
 	c.holding = false
@@ -130,9 +147,9 @@ func (c *Conn) Write(p []byte) (int, error) {
 	var err error
 	if _, vectored := c.Conn.(*net.TCPConn); vectored {
 		c.vec = [2][]byte{c.held, p}
-		bufs := net.Buffers(c.vec[:])
-		n, err = bufs.WriteTo(c.Conn) // one writev
-		c.vec = [2][]byte{}           // p is not kept
+		c.iov = c.vec[:]
+		n, err = c.iov.WriteTo(c.Conn)  // one writev
+		c.vec, c.iov = [2][]byte{}, nil // p is not kept
 	} else {
 		// A connection without writev (a test's, a pipe): one write of the two joined.
 		c.held = append(c.held, p...)
