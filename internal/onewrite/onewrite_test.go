@@ -200,7 +200,7 @@ func dateless(b []byte) []byte {
 // TestClientGone: a client that hangs up mid-answer makes Write fail, not hang, and the server
 // goes on answering other connections.
 func TestClientGone(t *testing.T) {
-	big := bytes.Repeat([]byte{'x'}, 8<<20) // more than the socket buffers hold
+	big := make([]byte, 64<<20) // far more than loopback socket buffers hold (tcp_wmem and tcp_rmem at most 4 and 6 MiB by default)
 	errs := make(chan error, 1)
 	srv := &http.Server{ConnContext: onewrite.ConnContext, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/big" {
