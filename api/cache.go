@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/onewrite"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/seed"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
@@ -122,7 +123,7 @@ func (st servedTile) write(c *gin.Context) {
 	hd["Content-Type"] = st.contentType
 	hd["Content-Length"] = st.length
 	c.Writer.WriteHeader(http.StatusOK)
-	_, _ = c.Writer.Write(st.data)
+	_ = onewrite.Write(c.Writer, c.Request, st.data) // header and tile in one write system call
 }
 
 // remember keeps a tile served at path, and returns it with its header values.

@@ -193,7 +193,8 @@ type policyWriter = headerWriter[policyHeaders]
 
 func (p policyHeaders) beforeHeader(h http.Header) {
 	h["X-Content-Type-Options"] = nosniff
-	if isHTML(h.Get("Content-Type")) {
+	// Header.Get canonicalises the name it is given; this one is canonical already.
+	if ct := h["Content-Type"]; len(ct) > 0 && isHTML(ct[0]) {
 		h.Set("X-Frame-Options", "DENY")
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors") {
 			if csp != "" {

@@ -40,16 +40,21 @@ func tileServer(t *testing.T, sec Security) (http.Handler, []byte) {
 // tile, 0/0/0, and that tile's bytes.
 func worldTileStore(t testing.TB) (*blob.Disk, []byte) {
 	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewNRGBA(image.Rect(0, 0, 256, 256))); err != nil {
+		t.Fatal(err)
+	}
+	return worldTileStoreWith(t, buf.Bytes()), buf.Bytes()
+}
+
+// worldTileStoreWith is worldTileStore with the tile's bytes given.
+func worldTileStoreWith(t testing.TB, tile []byte) *blob.Disk {
+	t.Helper()
 	ctx := context.Background()
 	store, err := blob.NewDisk(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, image.NewNRGBA(image.Rect(0, 0, 256, 256))); err != nil {
-		t.Fatal(err)
-	}
-	tile := buf.Bytes()
 	c, err := tilecache.New(store, tilecache.Options{Root: seed.CacheRoot("world", "Layers")})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +74,7 @@ func worldTileStore(t testing.TB) (*blob.Disk, []byte) {
 	if err := c.WriteMetadata(ctx, tilecache.CacheInfo{Scheme: scheme}, scheme.Extent); err != nil {
 		t.Fatal(err)
 	}
-	return store, tile
+	return store
 }
 
 func tileGet(h http.Handler, path string, header ...string) (*http.Response, []byte) {

@@ -15,7 +15,14 @@
 # noise of a shared machine hits all three alike; prints each round, and the medians of tiles/s and
 # p99 with the ratios to nginx, and each server's own CPU time per request (its processes' user and
 # system time around each wrk run, from /proc: nginx's master and workers, mapfarm's one process),
-# which a busy machine disturbs far less than the rates.
+# which a busy machine disturbs far less than the rates, and their write system calls per request
+# (write and writev, /proc/<pid>/io's syscw; nginx sends the files' bytes with sendfile, not
+# counted there), which it does not disturb at all.
+#
+# BASE_BIN=path runs a fourth server, "base": that mapfarm binary (built from another commit, say
+# main: `git worktree add /tmp/main main && (cd /tmp/main && go build -o /tmp/mapfarm.main .)`)
+# on the same store, its REST tile route measured in the same rounds, so that a change is
+# compared with what it changes in one run.
 # Loopback only; nginx and wrk come from apt when missing. Stops what it started.
 # Figures and how to read them: bench/README.md ("Cached tiles beside nginx"), docs/wmts.md.
 set -euo pipefail
@@ -81,6 +88,19 @@ for row in $(seq 0 31); do
 	done
 done
 tiles=$(wc -l <"$tmp/nginx.paths")
+names=(nginx rest directory)
+if [ -n "${BASE_BIN:-}" ]; then
+	bport=$(free_port)
+	MAPFARM_STORE_DIR=$tmp/store MAPFARM_STATE_DIR=$tmp/state.base MAPFARM_LISTEN=127.0.0.1:$bport MAPFARM_ADMIN_TOKEN=$admin \
+		MAPFARM_RATE_LIMIT=0 "$BASE_BIN" serve >"$tmp/base.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 120); do
+		curl -sf "http://127.0.0.1:$bport/healthz" >/dev/null && break
+		sleep 0.5
+	done
+	cp "$tmp/rest.paths" "$tmp/base.paths"
+	names+=(base)
+fi
 
 nport=$(free_port)
 cat >"$tmp/nginx.conf" <<EOF
@@ -121,24 +141,27 @@ warm() {
 	while read -r p; do curl -sf -o /dev/null "$1$p"; done <"$tmp/$2.paths"
 }
 
-# cpu NAME: the CPU clock ticks the server NAME's processes have used (nginx: master and workers).
+# cpu NAME: the CPU clock ticks the server NAME's processes have used (nginx: master and workers),
+# and their write system calls so far (write and writev: /proc/<pid>/io's syscw).
 cpu() {
 	local procs=${pids[0]}
+	[ "$1" = base ] && procs=${pids[1]}
 	[ "$1" = nginx ] && procs="$(cat "$tmp/nginx.pid") $(pgrep -P "$(cat "$tmp/nginx.pid")" | tr '\n' ' ')"
-	for p in $procs; do awk '{ print $14 + $15 }' "/proc/$p/stat"; done | awk '{ t += $1 } END { print t }'
+	for p in $procs; do echo "$(awk '{ print $14 + $15 }' "/proc/$p/stat") $(awk '/^syscw/ { print $2 }' "/proc/$p/io")"; done |
+		awk '{ t += $1; w += $2 } END { print t, w }'
 }
 
-# run NAME URL: wrk over the paths; prints "tiles/s p99_ms us_cpu_per_request".
+# run NAME URL: wrk over the paths; prints "tiles/s p99_ms us_cpu_per_request writes_per_request".
 run() {
-	local name=$1 url=$2 cpu0 cpu1
-	cpu0=$(cpu "$name")
+	local name=$1 url=$2 cpu0 cpu1 w0 w1
+	read -r cpu0 w0 < <(cpu "$name")
 	TILE_PATHS=$tmp/$name.paths wrk -t1 -c32 -d"${secs}s" --latency -s "$tmp/paths.lua" "$url" >"$tmp/$name.wrk"
-	cpu1=$(cpu "$name")
+	read -r cpu1 w1 < <(cpu "$name")
 	echo "$((cpu1 - cpu0))" >"$tmp/$name.cpu"
 	if grep -q 'Non-2xx' "$tmp/$name.wrk"; then
 		echo "$name: $(grep 'Non-2xx' "$tmp/$name.wrk")" >&2
 	fi
-	python3 - "$tmp/$name.wrk" "$(cat "$tmp/$name.cpu")" "$(getconf CLK_TCK)" <<'EOF'
+	python3 - "$tmp/$name.wrk" "$(cat "$tmp/$name.cpu")" "$(getconf CLK_TCK)" "$((w1 - w0))" <<'EOF'
 import re, sys
 t = open(sys.argv[1]).read()
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
@@ -146,7 +169,7 @@ reqs = int(re.search(r"(\d+) requests in", t).group(1))
 v, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M).groups()
 ms = float(v) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
 us = int(sys.argv[2]) / int(sys.argv[3]) * 1e6 / max(reqs, 1)
-print(f"{rps:.0f} {ms:.2f} {us:.1f}")
+print(f"{rps:.0f} {ms:.2f} {us:.1f} {int(sys.argv[4]) / max(reqs, 1):.2f}")
 EOF
 }
 
@@ -154,17 +177,19 @@ nurl=http://127.0.0.1:$nport
 warm "$nurl" nginx
 warm "$base" rest
 warm "$base" directory
+[ -n "${BASE_BIN:-}" ] && warm "http://127.0.0.1:$bport" base
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $tiles z5 tiles; wrk -t1 -c32 -d${secs}s, paths cycled; $rounds rounds, the order turning"
 : >"$tmp/results"
-order=(nginx rest directory)
+order=("${names[@]}")
 for round in $(seq "$rounds"); do
 	line="round $round:"
 	for name in "${order[@]}"; do
 		url=$base
 		[ "$name" = nginx ] && url=$nurl
-		read -r rps p99 us < <(run "$name" "$url")
-		echo "$round $name $rps $p99 $us" >>"$tmp/results"
-		line="$line  $name $rps/s p99 $p99 ms ${us} µs CPU"
+		[ "$name" = base ] && url=http://127.0.0.1:$bport
+		read -r rps p99 us writes < <(run "$name" "$url")
+		echo "$round $name $rps $p99 $us $writes" >>"$tmp/results"
+		line="$line  $name $rps/s p99 $p99 ms ${us} µs CPU $writes writes"
 	done
 	echo "$line"
 	order=("${order[@]:1}" "${order[0]}")
@@ -174,14 +199,15 @@ python3 - "$tmp/results" <<'EOF'
 import statistics, sys
 by = {}
 for line in open(sys.argv[1]):
-    _, name, rps, p99, us = line.split()
-    by.setdefault(name, []).append((float(rps), float(p99), float(us)))
-med = {n: [statistics.median(x[i] for x in v) for i in range(3)] for n, v in by.items()}
+    _, name, rps, p99, us, writes = line.split()
+    by.setdefault(name, []).append((float(rps), float(p99), float(us), float(writes)))
+med = {n: [statistics.median(x[i] for x in v) for i in range(4)] for n, v in by.items()}
 print(f"medians over {len(by['nginx'])} rounds (ratio = tiles/s over nginx's; CPU = the server's own per request,")
-print("cpu ratio = nginx's over this: what the tiles/s ratio would be if the servers were CPU-bound alone):")
-print(f"{'route':<10} {'tiles/s':>9} {'range':>15} {'p99 ms':>8} {'ratio':>6} {'CPU µs':>7} {'cpu ratio':>9}")
-for n in ("nginx", "rest", "directory"):
+print("cpu ratio = nginx's over this: what the tiles/s ratio would be if the servers were CPU-bound alone;")
+print("writes = the server's write and writev system calls per request, nginx's sendfile not among them):")
+print(f"{'route':<10} {'tiles/s':>9} {'range':>15} {'p99 ms':>8} {'ratio':>6} {'CPU µs':>7} {'cpu ratio':>9} {'writes':>6}")
+for n in [n for n in ("nginx", "rest", "directory", "base") if n in by]:
     rs = [x[0] for x in by[n]]
-    print(f"{n:<10} {med[n][0]:>9.0f} {min(rs):>7.0f}-{max(rs):<7.0f} {med[n][1]:>8.2f} {med[n][0] / med['nginx'][0]:>6.2f} {med[n][2]:>7.1f} {med['nginx'][2] / med[n][2]:>9.2f}")
+    print(f"{n:<10} {med[n][0]:>9.0f} {min(rs):>7.0f}-{max(rs):<7.0f} {med[n][1]:>8.2f} {med[n][0] / med['nginx'][0]:>6.2f} {med[n][2]:>7.1f} {med['nginx'][2] / med[n][2]:>9.2f} {med[n][3]:>6.2f}")
 EOF
 echo "mapfarm's request log: $(grep -c '"msg":"request"' "$tmp/mapfarm.log") request lines (the export's 404s among them), $(grep -c '"msg":"tile hits"' "$tmp/mapfarm.log") tile-hits lines"

@@ -23,12 +23,14 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/gisxml"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/onewrite"
 )
 
 // Services finds the service a URL names; *mapserver.Server implements it.
@@ -86,15 +88,76 @@ func requestID(r *http.Request) string {
 }
 
 // call runs the typed cache operation f (a method of h.caches) for a service, bounded by the
-// handler's timeout.
+// handler's timeout (a lazyDeadline).
 func call[Req, Resp any](r *http.Request, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
 	ctx := r.Context()
 	if h.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.timeout)
-		defer cancel()
+		l := &lazyDeadline{Context: ctx, deadline: time.Now().Add(h.timeout)}
+		defer l.stop()
+		ctx = l
 	}
 	return f(ctx, &mapserver.Call{Service: svc, RequestID: requestID(r)}, req)
+}
+
+// lazyDeadline is the request's context with a deadline, as context.WithDeadline makes it, but
+// whose timer (and its registration with the request's context) is only made when something
+// asks for its Done channel: a tile from the served-tile memory never does, and the timer was
+// a tenth of such a tile's answer. Err is right before that too: the request's error, else
+// DeadlineExceeded once the deadline is past; Canceled once stop is called.
+type lazyDeadline struct {
+	context.Context // the request's
+	deadline        time.Time
+
+	mu      sync.Mutex
+	ctx     context.Context // made by the first Done; nil before
+	cancel  context.CancelFunc
+	stopped bool
+}
+
+func (l *lazyDeadline) Deadline() (time.Time, bool) {
+	if d, ok := l.Context.Deadline(); ok && d.Before(l.deadline) {
+		return d, true
+	}
+	return l.deadline, true
+}
+
+func (l *lazyDeadline) Done() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ctx == nil {
+		l.ctx, l.cancel = context.WithDeadline(l.Context, l.deadline)
+		if l.stopped {
+			l.cancel()
+		}
+	}
+	return l.ctx.Done()
+}
+
+func (l *lazyDeadline) Err() error {
+	l.mu.Lock()
+	ctx, stopped := l.ctx, l.stopped
+	l.mu.Unlock()
+	switch {
+	case ctx != nil:
+		return ctx.Err()
+	case l.Context.Err() != nil:
+		return l.Context.Err()
+	case !time.Now().Before(l.deadline):
+		return context.DeadlineExceeded
+	case stopped:
+		return context.Canceled
+	}
+	return nil
+}
+
+// stop is the CancelFunc: it ends the context.
+func (l *lazyDeadline) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.stopped = true
+	if l.cancel != nil {
+		l.cancel()
+	}
 }
 
 // writeTile answers tile bytes: the content type read from the bytes (a MIXED cache holds PNG
@@ -121,7 +184,7 @@ func (h *Handler) writeTile(w http.ResponseWriter, r *http.Request, k tileKey, d
 	hd["Content-Length"] = vals[2:3:3]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(data)
+		_ = onewrite.Write(w, r, data) // header and tile in one write system call
 	}
 }
 
