@@ -17,6 +17,7 @@ import (
 
 	"github.com/mapfarm/mapfarm/internal/catalog"
 	"github.com/mapfarm/mapfarm/internal/mvt"
+	"github.com/mapfarm/mapfarm/internal/onewrite"
 	"github.com/mapfarm/mapfarm/internal/refresh"
 	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
@@ -93,7 +94,7 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 	hd["Content-Length"] = length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(data)
+		_ = onewrite.Write(w, r, data) // header and tile in one write system call
 	}
 }
 
