@@ -208,6 +208,24 @@ services:
             renderer:
               type: simple
               symbol: {type: simpleFill, style: solid, color: [200, 200, 150], outline: {color: [80, 80, 80], width: 0.375}}
+  # The same map with a 512-px raster cache (the same resolution a level, so twice the ground a
+  # tile): its level 15 is the vector tiles' z14 grid, ground and resolution, tile for tile (the
+  # cached part's third route).
+  - name: dense_pg512
+    maps:
+      - name: Layers
+        spatialReference: 3857
+        cache: {scheme: webMercator, tileSize: 512, maxLevel: 15, format: PNG, storage: compactV2}
+        layers:
+          - id: 0
+            name: Parcels
+            geometryType: polygon
+            source: {postgis: bench, table: $table, idColumn: gid}
+            fields: [gid, parcel_id, land_use, assessed_value]
+            displayField: parcel_id
+            renderer:
+              type: simple
+              symbol: {type: simpleFill, style: solid, color: [200, 200, 150], outline: {color: [80, 80, 80], width: 0.375}}
 EOF
 export MAPFARM_BENCH_DSN=$pg MAPFARM_SERVICES=$tmp/services.yaml MAPFARM_STORE=disk MAPFARM_STORE_DIR=$tmp/store \
 	MAPFARM_STATE_DIR=$tmp/state MAPFARM_LOG_LEVEL=warn MAPFARM_LISTEN=127.0.0.1:$mport MAPFARM_WORKER_CONCURRENCY=2
@@ -356,6 +374,8 @@ w = 20037508.342789244; t = 2 * w / 2**14
 print('%.3f,%.3f,%.3f,%.3f' % ($x0 * t - w + 1, w - ($y0 + 5) * t + 1, ($x0 + 5) * t - w - 1, w - $y0 * t - 1))")
 "$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg -levels 15 -extent "$rext" >"$tmp/raster-seed.log" 2>&1 ||
 	{ tail -5 "$tmp/raster-seed.log" >&2; exit 1; }
+"$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg512 -levels 15 -extent "$rext" >"$tmp/raster512-seed.log" 2>&1 ||
+	{ tail -5 "$tmp/raster512-seed.log" >&2; exit 1; }
 if ! has seed; then
 	"$tmp/cachetool" seed -server http://127.0.0.1:$mport -service dense_pg -format pbf -levels 14 -extent "$rext" >"$tmp/mapfarm-seed.log" 2>&1 ||
 		{ tail -5 "$tmp/mapfarm-seed.log" >&2; exit 1; }
@@ -363,11 +383,14 @@ fi
 vblock="14/$x0-$((x0 + 4))/$y0-$((y0 + 4))"
 rblock="15/$((2 * x0))-$((2 * x0 + 9))/$((2 * y0))-$((2 * y0 + 9))"
 mf_raster='http://127.0.0.1:'$mport'/arcgis/rest/services/dense_pg/MapServer/tile/{z}/{y}/{x}'
-# The paths wrk cycles through: the 25 vector tiles, the 100 raster tiles of the same ground.
+# The paths wrk cycles through: the 25 vector tiles, the 100 256-px raster tiles of the same
+# ground, and the 25 512-px raster tiles of the same grid.
 : >"$tmp/vector.paths"
 : >"$tmp/raster.paths"
+: >"$tmp/raster512.paths"
 for dy in 0 1 2 3 4; do for dx in 0 1 2 3 4; do
 	echo "/arcgis/rest/services/dense_pg/VectorTileServer/tile/14/$((y0 + dy))/$((x0 + dx)).pbf" >>"$tmp/vector.paths"
+	echo "/arcgis/rest/services/dense_pg512/MapServer/tile/15/$((y0 + dy))/$((x0 + dx))" >>"$tmp/raster512.paths"
 done; done
 for dy in $(seq 0 9); do for dx in $(seq 0 9); do
 	echo "/arcgis/rest/services/dense_pg/MapServer/tile/15/$((2 * y0 + dy))/$((2 * x0 + dx))" >>"$tmp/raster.paths"
@@ -421,7 +444,7 @@ print(f"{name} rate {rps:.0f} wire {read / n:.0f} p99 {p99:.2f} cpu {(c1 - c0) *
       f" sys {(s1 - s0) * 1000 / n:.1f} wrkcpu {wrkcpu * 1000 / n:.1f} requests {reqs}")
 PY
 # Warm-up: every path once. VT_SAVE=DIR keeps the gzipped vector tiles there (to compare encodings).
-for p in "$tmp/vector.paths" "$tmp/raster.paths"; do
+for p in "$tmp/vector.paths" "$tmp/raster.paths" "$tmp/raster512.paths"; do
 	while read -r u; do
 		out=/dev/null
 		[[ -n ${VT_SAVE:-} && $u == *.pbf ]] && mkdir -p "$VT_SAVE" && out=$VT_SAVE/$(basename "$(dirname "$u")")-$(basename "$u").gz
@@ -434,7 +457,9 @@ for r in $(seq 1 "$ROUNDS"); do
 		if ((r % 2 == 1)); then
 			wrkrun wrk-vector "$tmp/vector.paths" 1
 			wrkrun wrk-raster "$tmp/raster.paths" 0
+			wrkrun wrk-raster512 "$tmp/raster512.paths" 0
 		else
+			wrkrun wrk-raster512 "$tmp/raster512.paths" 0
 			wrkrun wrk-raster "$tmp/raster.paths" 0
 			wrkrun wrk-vector "$tmp/vector.paths" 1
 		fi
@@ -491,13 +516,18 @@ if seeds and "seed-mapfarm" in rows:
 if "wrk-vector" in rows:
     v, r = med("wrk-vector", "rate"), med("wrk-raster", "rate")
     print(f"cached, wrk -t1 -c32, median (min-max) of {len(rows['wrk-vector'])} rounds:")
-    for name, m in (("vector", v), ("raster", r)):
+    r5 = med("wrk-raster512", "rate") if "wrk-raster512" in rows else None
+    for name, m in (("vector", v), ("raster", r)) + ((("raster512", r5),) if r5 else ()):
         n = "wrk-" + name
         print(f"  {name} {m[0]:.0f} tiles/s ({m[1]:.0f}-{m[2]:.0f}), {med(n, 'wire')[0]:.0f} B a response, p99 {med(n, 'p99')[0]:.2f} ms,"
               f" server CPU {med(n, 'cpu')[0]:.1f} µs a request ({med(n, 'cpu')[1]:.1f}-{med(n, 'cpu')[2]:.1f};"
               f" user {med(n, 'usr')[0]:.1f}, system {med(n, 'sys')[0]:.1f}), wrk's CPU {med(n, 'wrkcpu')[0]:.1f} µs a request")
     ratios = sorted(a["rate"] / b["rate"] for a, b in zip(rows["wrk-vector"], rows["wrk-raster"]))
     print(f"  vector/raster {v[0] / r[0]:.2f} tiles/s (per round {ratios[0]:.2f}-{ratios[-1]:.2f}), CPU a request {med('wrk-vector', 'cpu')[0] / med('wrk-raster', 'cpu')[0]:.2f}")
+    if r5:
+        ratios = sorted(a["rate"] / b["rate"] for a, b in zip(rows["wrk-vector"], rows["wrk-raster512"]))
+        print(f"  vector/raster512 (the same tile grid, ground and resolution) {v[0] / r5[0]:.2f} tiles/s (per round {ratios[0]:.2f}-{ratios[-1]:.2f}),"
+              f" CPU a request {med('wrk-vector', 'cpu')[0] / med('wrk-raster512', 'cpu')[0]:.2f}")
 if "cached-vector" in rows:
     v, r = med("cached-vector", "rate"), med("cached-raster", "rate")
     print(f"cached, 8 clients: vector {v[0]:.0f} tiles/s ({v[1]:.0f}-{v[2]:.0f}, {med('cached-vector', 'wire')[0]:.0f} B, server CPU {med('cached-vector', 'cpu')[0]:.3f} ms a tile),"
