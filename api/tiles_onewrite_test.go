@@ -13,50 +13,15 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/catalog/catalogtest"
 	"github.com/mapfarm/mapfarm/internal/mapserver"
+	"github.com/mapfarm/mapfarm/internal/onewrite/onewritetest"
 	"github.com/mapfarm/mapfarm/internal/soap"
 	"github.com/mapfarm/mapfarm/internal/wmts"
 )
-
-// writeCounter is a listener whose connections count their Write calls. Its connections are
-// no *net.TCPConn, so the api's listener (internal/onewrite) joins a held write and the next
-// in one Write, where on TCP it would make one writev.
-type writeCounter struct {
-	net.Listener
-	mu     sync.Mutex
-	writes int
-}
-
-type countedConn struct {
-	net.Conn
-	l *writeCounter
-}
-
-func (l *writeCounter) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return countedConn{c, l}, nil
-}
-
-func (c countedConn) Write(p []byte) (int, error) {
-	c.l.mu.Lock()
-	c.l.writes++
-	c.l.mu.Unlock()
-	return c.Conn.Write(p)
-}
-
-func (l *writeCounter) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.writes
-}
 
 // noisyTile is a 64×64 PNG of random pixels: 16 KB, a real map tile's size (bench/tiles.sh's
 // z5 tiles are 14 KB on average), over net/http's 4 KiB connection buffer.
@@ -93,7 +58,7 @@ func TestTileAnswersInOneWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter := &writeCounter{Listener: ln}
+	counter := onewritetest.NewCountingListener(ln)
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx, counter) }()
 	t.Cleanup(func() {
@@ -142,7 +107,7 @@ func TestTileAnswersInOneWrite(t *testing.T) {
 		return b
 	}
 	got := exchange(ln.Addr().String())
-	if n := counter.count(); n != len(reqs) {
+	if n := counter.Writes(); n != len(reqs) {
 		t.Errorf("%d answers (4 tiles, a HEAD, a 304) in %d writes, want one each", len(reqs), n)
 	}
 	if want := exchange(plainLn.Addr().String()); !bytes.Equal(withoutDate(got), withoutDate(want)) {

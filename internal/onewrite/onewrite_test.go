@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/onewrite"
+	"github.com/mapfarm/mapfarm/internal/onewrite/onewritetest"
 )
 
 // tile is a body larger than net/http's 4 KiB connection buffer, which it sends in two writes.
@@ -37,40 +38,6 @@ func handler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = onewrite.Write(w, r, tile)
-}
-
-// countingListener counts the Write calls of its connections: a connection that is no
-// *net.TCPConn, so onewrite joins a held write and the next into one Write.
-type countingListener struct {
-	net.Listener
-	mu     sync.Mutex
-	writes int
-}
-
-type countingConn struct {
-	net.Conn
-	l *countingListener
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return countingConn{c, l}, nil
-}
-
-func (c countingConn) Write(p []byte) (int, error) {
-	c.l.mu.Lock()
-	c.l.writes++
-	c.l.mu.Unlock()
-	return c.Conn.Write(p)
-}
-
-func (l *countingListener) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.writes
 }
 
 // serve starts an http.Server on ln (wrapped in onewrite.Listener when one is set) and returns
@@ -127,7 +94,7 @@ func get(path string, close bool) string {
 // TestOneWritePerAnswer: an answer written with Write leaves in one write, header and body;
 // one written without it, in two (net/http's 4 KiB buffer), on the same server.
 func TestOneWritePerAnswer(t *testing.T) {
-	cl := &countingListener{Listener: listen(t)}
+	cl := onewritetest.NewCountingListener(listen(t))
 	addr := serve(t, cl, true)
 	const n = 5
 	reqs := make([]string, n)
@@ -135,12 +102,12 @@ func TestOneWritePerAnswer(t *testing.T) {
 		reqs[i] = get("/tile/"+strconv.Itoa(i), i == n-1)
 	}
 	raw(t, addr, reqs...)
-	if got := cl.count(); got != n {
+	if got := cl.Writes(); got != n {
 		t.Errorf("%d tiles on a keep-alive connection: %d writes, want %d (one each)", n, got, n)
 	}
-	before := cl.count()
+	before := cl.Writes()
 	raw(t, addr, get("/plain", true))
-	if got := cl.count() - before; got != 2 {
+	if got := cl.Writes() - before; got != 2 {
 		t.Errorf("an answer written without onewrite.Write: %d writes, want net/http's 2", got)
 	}
 }

@@ -6,41 +6,13 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/mvt"
 	"github.com/mapfarm/mapfarm/internal/onewrite"
+	"github.com/mapfarm/mapfarm/internal/onewrite/onewritetest"
 )
-
-// countingListener counts its connections' Write calls (its connections are no *net.TCPConn,
-// so onewrite joins a held write and the next in one Write, where TCP would take one writev).
-type countingListener struct {
-	net.Listener
-	mu     sync.Mutex
-	writes int
-}
-
-type countingConn struct {
-	net.Conn
-	l *countingListener
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return countingConn{c, l}, nil
-}
-
-func (c countingConn) Write(p []byte) (int, error) {
-	c.l.mu.Lock()
-	c.l.writes++
-	c.l.mu.Unlock()
-	return c.Conn.Write(p)
-}
 
 // TestTileInOneWrite: served as the api serves it (internal/onewrite's listener), a stored
 // vector tile larger than net/http's 4 KiB connection buffer leaves in one write, header and
@@ -58,7 +30,7 @@ func TestTileInOneWrite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cl := &countingListener{Listener: ln}
+		cl := onewritetest.NewCountingListener(ln)
 		srv := &http.Server{Handler: f.mux}
 		var serveOn net.Listener = cl
 		if one {
@@ -84,10 +56,7 @@ func TestTileInOneWrite(t *testing.T) {
 		if n := strings.Count(string(got), "HTTP/1.1 200 OK"); n != 2 {
 			t.Fatalf("listener %v: %d answers of 200, want 2:\n%.300s", one, n, got)
 		}
-		cl.mu.Lock()
-		writes := cl.writes
-		cl.mu.Unlock()
-		if want := map[bool]int{true: 2, false: 4}[one]; writes != want {
+		if writes, want := cl.Writes(), map[bool]int{true: 2, false: 4}[one]; writes != want {
 			t.Errorf("onewrite listener %v: 2 tiles in %d writes, want %d", one, writes, want)
 		}
 	}
