@@ -19,7 +19,9 @@
 # (write and writev, /proc/<pid>/io's syscw; nginx sends the files' bytes with sendfile, not
 # counted there), which it does not disturb at all.
 #
-# BASE_BIN=path runs a fourth server, "base": that mapfarm binary (built from another commit, say
+# A fourth server, "floor", is bench/httpfloor: the z5 files in memory behind a bare net/http
+# handler (no router, middleware, cache operation or log), what Go's net/http itself costs a tile.
+# BASE_BIN=path runs another server, "base": that mapfarm binary (built from another commit, say
 # main: `git worktree add /tmp/main main && (cd /tmp/main && go build -o /tmp/mapfarm.main .)`)
 # on the same store, its REST tile route measured in the same rounds, so that a change is
 # compared with what it changes in one run.
@@ -102,6 +104,15 @@ if [ -n "${BASE_BIN:-}" ]; then
 	names+=(base)
 fi
 
+# The floor of Go's net/http: the same files, in memory, behind a bare handler (bench/httpfloor).
+go build -o "$tmp/httpfloor" ./bench/httpfloor
+fport=$(free_port)
+"$tmp/httpfloor" -root "$tmp/www" -listen 127.0.0.1:$fport >"$tmp/httpfloor.log" 2>&1 &
+floor_pid=$!
+pids+=($floor_pid)
+cp "$tmp/nginx.paths" "$tmp/floor.paths"
+names+=(floor)
+
 nport=$(free_port)
 cat >"$tmp/nginx.conf" <<EOF
 worker_processes auto;
@@ -146,6 +157,7 @@ warm() {
 cpu() {
 	local procs=${pids[0]}
 	[ "$1" = base ] && procs=${pids[1]}
+	[ "$1" = floor ] && procs=$floor_pid
 	[ "$1" = nginx ] && procs="$(cat "$tmp/nginx.pid") $(pgrep -P "$(cat "$tmp/nginx.pid")" | tr '\n' ' ')"
 	for p in $procs; do echo "$(awk '{ print $14 + $15 }' "/proc/$p/stat") $(awk '/^syscw/ { print $2 }' "/proc/$p/io")"; done |
 		awk '{ t += $1; w += $2 } END { print t, w }'
@@ -178,6 +190,7 @@ warm "$nurl" nginx
 warm "$base" rest
 warm "$base" directory
 [ -n "${BASE_BIN:-}" ] && warm "http://127.0.0.1:$bport" base
+warm "http://127.0.0.1:$fport" floor
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $tiles z5 tiles; wrk -t1 -c32 -d${secs}s, paths cycled; $rounds rounds, the order turning"
 : >"$tmp/results"
 order=("${names[@]}")
@@ -187,6 +200,7 @@ for round in $(seq "$rounds"); do
 		url=$base
 		[ "$name" = nginx ] && url=$nurl
 		[ "$name" = base ] && url=http://127.0.0.1:$bport
+		[ "$name" = floor ] && url=http://127.0.0.1:$fport
 		read -r rps p99 us writes < <(run "$name" "$url")
 		echo "$round $name $rps $p99 $us $writes" >>"$tmp/results"
 		line="$line  $name $rps/s p99 $p99 ms ${us} µs CPU $writes writes"
@@ -206,7 +220,7 @@ print(f"medians over {len(by['nginx'])} rounds (ratio = tiles/s over nginx's; CP
 print("cpu ratio = nginx's over this: what the tiles/s ratio would be if the servers were CPU-bound alone;")
 print("writes = the server's write and writev system calls per request, nginx's sendfile not among them):")
 print(f"{'route':<10} {'tiles/s':>9} {'range':>15} {'p99 ms':>8} {'ratio':>6} {'CPU µs':>7} {'cpu ratio':>9} {'writes':>6}")
-for n in [n for n in ("nginx", "rest", "directory", "base") if n in by]:
+for n in [n for n in ("nginx", "floor", "rest", "directory", "base") if n in by]:
     rs = [x[0] for x in by[n]]
     print(f"{n:<10} {med[n][0]:>9.0f} {min(rs):>7.0f}-{max(rs):<7.0f} {med[n][1]:>8.2f} {med[n][0] / med['nginx'][0]:>6.2f} {med[n][2]:>7.1f} {med['nginx'][2] / med[n][2]:>9.2f} {med[n][3]:>6.2f}")
 EOF
