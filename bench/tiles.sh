@@ -20,7 +20,8 @@
 # counted there), which it does not disturb at all.
 #
 # A fourth server, "floor", is bench/httpfloor: the z5 files in memory behind a bare net/http
-# handler (no router, middleware, cache operation or log), what Go's net/http itself costs a tile.
+# handler (no router, middleware, cache operation or log), what Go's net/http itself costs a tile;
+# FLOOR_TIMEOUTS=1 gives it the read and idle time-outs the api's server sets.
 # BASE_BIN=path runs another server, "base": that mapfarm binary (built from another commit, say
 # main: `git worktree add /tmp/main main && (cd /tmp/main && go build -o /tmp/mapfarm.main .)`)
 # on the same store, its REST tile route measured in the same rounds, so that a change is
@@ -107,7 +108,7 @@ fi
 # The floor of Go's net/http: the same files, in memory, behind a bare handler (bench/httpfloor).
 go build -o "$tmp/httpfloor" ./bench/httpfloor
 fport=$(free_port)
-"$tmp/httpfloor" -root "$tmp/www" -listen 127.0.0.1:$fport >"$tmp/httpfloor.log" 2>&1 &
+"$tmp/httpfloor" -root "$tmp/www" -listen 127.0.0.1:$fport ${FLOOR_TIMEOUTS:+-timeouts} >"$tmp/httpfloor.log" 2>&1 &
 floor_pid=$!
 pids+=($floor_pid)
 cp "$tmp/nginx.paths" "$tmp/floor.paths"

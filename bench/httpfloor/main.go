@@ -3,7 +3,7 @@
 // header values, one Write), with no router, middleware, cache operation or log. What mapfarm's
 // tile routes cost a request above it is theirs; what it costs above nginx is net/http's.
 //
-//	httpfloor -root DIR -listen 127.0.0.1:PORT
+//	httpfloor -root DIR -listen 127.0.0.1:PORT [-timeouts]
 package main
 
 import (
@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 type file struct {
@@ -25,6 +26,7 @@ type file struct {
 func main() {
 	root := flag.String("root", ".", "the directory whose files are served, by their paths under it")
 	listen := flag.String("listen", "127.0.0.1:0", "the address to listen on")
+	timeouts := flag.Bool("timeouts", false, "the read and idle time-outs api.Server.Run sets (each request then sets its connection's deadlines)")
 	flag.Parse()
 	files, err := load(*root)
 	if err != nil {
@@ -44,7 +46,11 @@ func main() {
 		_, _ = w.Write(f.data)
 	})
 	slog.Info("httpfloor: serving", "files", len(files), "listen", *listen)
-	if err := http.ListenAndServe(*listen, h); err != nil {
+	srv := &http.Server{Addr: *listen, Handler: h}
+	if *timeouts {
+		srv.ReadHeaderTimeout, srv.ReadTimeout, srv.IdleTimeout = 10*time.Second, 60*time.Second, 120*time.Second
+	}
+	if err := srv.ListenAndServe(); err != nil {
 		slog.Error("httpfloor", "err", err)
 		os.Exit(1)
 	}
