@@ -197,7 +197,7 @@ services:
       - name: Layers
         spatialReference: 3857
         cache: {scheme: webMercator, maxLevel: 15, format: PNG, storage: compactV2}
-        layers:
+        layers: &parcels
           - id: 0
             name: Parcels
             geometryType: polygon
@@ -216,16 +216,7 @@ services:
       - name: Layers
         spatialReference: 3857
         cache: {scheme: webMercator, tileSize: 512, maxLevel: 15, format: PNG, storage: compactV2}
-        layers:
-          - id: 0
-            name: Parcels
-            geometryType: polygon
-            source: {postgis: bench, table: $table, idColumn: gid}
-            fields: [gid, parcel_id, land_use, assessed_value]
-            displayField: parcel_id
-            renderer:
-              type: simple
-              symbol: {type: simpleFill, style: solid, color: [200, 200, 150], outline: {color: [80, 80, 80], width: 0.375}}
+        layers: *parcels
 EOF
 export MAPFARM_BENCH_DSN=$pg MAPFARM_SERVICES=$tmp/services.yaml MAPFARM_STORE=disk MAPFARM_STORE_DIR=$tmp/store \
 	MAPFARM_STATE_DIR=$tmp/state MAPFARM_LOG_LEVEL=warn MAPFARM_LISTEN=127.0.0.1:$mport MAPFARM_WORKER_CONCURRENCY=2

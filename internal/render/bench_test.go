@@ -165,10 +165,19 @@ func BenchmarkDenseStreet(b *testing.B) {
 	benchMap(b, m, v, false)
 }
 
-// BenchmarkDenseStreetBands draws the dense street view as BenchmarkDenseStreet does, drawn
-// straight away (bands=1) and replayed in two bands (bands=2), in one run, whatever the cores and
-// the draws in progress: the wall time of each and its CPU.
-func BenchmarkDenseStreetBands(b *testing.B) {
+// streetDraw is what the banded street benchmarks draw with: the dense street scene, a renderer,
+// and one surface and drawing state kept across draws as Renderer.Draw keeps them.
+type streetDraw struct {
+	r   *Renderer
+	m   Map
+	v   View
+	img *image.RGBA
+	s   *GGSurface
+	st  *drawState
+}
+
+func newStreetDraw(b *testing.B) streetDraw {
+	b.Helper()
 	m, v := diffScenes()[0].mapfarm()
 	r, err := NewRenderer()
 	if err != nil {
@@ -176,7 +185,15 @@ func BenchmarkDenseStreetBands(b *testing.B) {
 	}
 	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
 	s := NewGGSurface(img, r.Fonts())
-	st := &drawState{surface: s}
+	return streetDraw{r: r, m: m, v: v, img: img, s: s, st: &drawState{surface: s}}
+}
+
+// BenchmarkDenseStreetBands draws the dense street view as BenchmarkDenseStreet does, drawn
+// straight away (bands=1) and replayed in two bands (bands=2), in one run, whatever the cores and
+// the draws in progress: the wall time of each and its CPU.
+func BenchmarkDenseStreetBands(b *testing.B) {
+	d := newStreetDraw(b)
+	r, m, v, img, s, st := d.r, d.m, d.v, d.img, d.s, d.st
 	for _, bands := range []int{1, 2} {
 		b.Run(fmt.Sprintf("bands=%d", bands), func(b *testing.B) {
 			b.ReportAllocs()
@@ -203,14 +220,8 @@ func BenchmarkDenseStreetBands(b *testing.B) {
 // its two bands replayed one after the other (band0/band1-cpu-ms). With a free core the draw takes
 // about the recording plus the longer band (critical-%: of the draw straight away).
 func BenchmarkDenseStreetCriticalPath(b *testing.B) {
-	m, v := diffScenes()[0].mapfarm()
-	r, err := NewRenderer()
-	if err != nil {
-		b.Fatal(err)
-	}
-	img := image.NewRGBA(image.Rect(0, 0, v.Width, v.Height))
-	s := NewGGSurface(img, r.Fonts())
-	st := &drawState{surface: s}
+	d := newStreetDraw(b)
+	r, m, v, img, s, st := d.r, d.m, d.v, d.img, d.s, d.st
 	ctx := context.Background()
 	var seq, rec, b0, b1 time.Duration
 	n := 0
