@@ -192,7 +192,12 @@ type policyHeaders struct {
 type policyWriter = headerWriter[policyHeaders]
 
 func (p policyHeaders) beforeHeader(h http.Header) {
-	h["X-Content-Type-Options"] = nosniff
+	// The hook runs again at each write until gin sends the header (gin's WriteHeader only
+	// records the status), so the value is set only when missing or changed: assigning even an
+	// existing key of a full small map (8 headers, a cached tile's) grows it to a table.
+	if v := h["X-Content-Type-Options"]; len(v) != 1 || v[0] != nosniff[0] {
+		h["X-Content-Type-Options"] = nosniff
+	}
 	// Header.Get canonicalises the name it is given; this one is canonical already.
 	if ct := h["Content-Type"]; len(ct) > 0 && isHTML(ct[0]) {
 		h.Set("X-Frame-Options", "DENY")

@@ -225,8 +225,19 @@ func (s *Spec) Validate() error {
 // CacheRoot is the cache root of a map in the store: "arcgiscache/<service>/<map>", holding
 // conf.xml, conf.cdi and the layer folders, as ArcGIS's arcgiscache/<service>/<map>/_alllayers.
 func CacheRoot(service, mapName string) string {
-	return "arcgiscache/" + service + "/" + mapName
+	return string(AppendCacheRoot(make([]byte, 0, len(cacheRootPrefix)+len(service)+1+len(mapName)), service, mapName))
 }
+
+// AppendCacheRoot appends CacheRoot(service, mapName) to dst: a hot path looks a root up in a
+// map by string(AppendCacheRoot(buf[:0], …)), which Go does without allocating.
+func AppendCacheRoot(dst []byte, service, mapName string) []byte {
+	dst = append(dst, cacheRootPrefix...)
+	dst = append(dst, service...)
+	dst = append(dst, '/')
+	return append(dst, mapName...)
+}
+
+const cacheRootPrefix = "arcgiscache/"
 
 // VectorCacheRoot is the cache root of a map's vector tiles: "arcgiscache/<service>/<map>_vector",
 // beside the raster cache's root and distinct from it, holding conf.xml (tile format PBF),

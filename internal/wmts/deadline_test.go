@@ -100,10 +100,10 @@ func TestTileReadTimeout(t *testing.T) {
 	}
 }
 
-// The timeout costs a tile read that never waits (one from the served-tile memory) no timer:
-// at most one allocation more than no timeout at all (context.WithTimeout's context, timer and
-// cancel function were three, and a tenth of a cached tile's answer with the request's
-// context's bookkeeping).
+// The timeout costs a tile read that never waits (one from the served-tile memory) no timer
+// and no allocation: the deadline is made with the operation's Call and request, in one
+// allocation (context.WithTimeout's context, timer and cancel function were three, and a tenth
+// of a cached tile's answer with the request's context's bookkeeping).
 func TestTimeoutCostsAFastReadNoTimer(t *testing.T) {
 	read := func(context.Context) ([]byte, error) { return []byte("tile"), nil }
 	allocs := func(h *wmts.Handler) float64 {
@@ -116,7 +116,8 @@ func TestTimeoutCostsAFastReadNoTimer(t *testing.T) {
 		})
 	}
 	without, with := allocs(tileHandler(0, read)), allocs(tileHandler(time.Minute, read))
-	if with > without+1 {
-		t.Errorf("a tile read from memory: %v allocations with a timeout, %v without; want at most one more", with, without)
+	t.Logf("a tile read from memory: %v allocations with a timeout, %v without", with, without)
+	if with > without {
+		t.Errorf("a tile read from memory: %v allocations with a timeout, %v without; want no more", with, without)
 	}
 }

@@ -89,14 +89,24 @@ func requestID(r *http.Request) string {
 
 // call runs the typed cache operation f (a method of h.caches) for a service, bounded by the
 // handler's timeout (a lazyDeadline).
-func call[Req, Resp any](r *http.Request, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req *Req) (*Resp, error) {
+func call[Req, Resp any](r *http.Request, h *Handler, svc *catalog.Service, f func(context.Context, *mapserver.Call, *Req) (*Resp, error), req Req) (*Resp, error) {
+	// The operation's context, Call and request are one allocation: a tile from the
+	// served-tile memory costs little more than they do.
+	oc := &opCall[Req]{call: mapserver.Call{Service: svc, RequestID: requestID(r)}, req: req}
 	ctx := r.Context()
 	if h.timeout > 0 {
-		l := &lazyDeadline{Context: ctx, deadline: time.Now().Add(h.timeout)}
-		defer l.stop()
-		ctx = l
+		oc.deadline.Context, oc.deadline.deadline = ctx, time.Now().Add(h.timeout)
+		defer oc.deadline.stop()
+		ctx = &oc.deadline
 	}
-	return f(ctx, &mapserver.Call{Service: svc, RequestID: requestID(r)}, req)
+	return f(ctx, &oc.call, &oc.req)
+}
+
+// opCall is what one operation call is given, kept together.
+type opCall[Req any] struct {
+	deadline lazyDeadline // unused without a timeout
+	call     mapserver.Call
+	req      Req
 }
 
 // lazyDeadline is the request's context with a deadline, as context.WithDeadline makes it, but
@@ -165,23 +175,18 @@ func (l *lazyDeadline) stop() {
 // client's If-None-Match names the ETag. Tiles are public here; the front end makes the
 // answers to token-gated requests private (api/policy.go), however the token came.
 func (h *Handler) writeTile(w http.ResponseWriter, r *http.Request, k tileKey, data []byte) {
-	// A tile hit is the farm's commonest answer: its header is built with one allocation (the
-	// slices; the strings of the ETag and the length come from the tag memory, or one string),
-	// the Cache-Control shared by every tile (canonical keys, so no Set).
-	strs := h.tileStrings(k, data)
-	etag, length := strs[:etagLen], strs[etagLen:]
-	vals := make([]string, 3)
-	vals[0] = etag
+	// A tile hit is the farm's commonest answer: its header values come from the tag memory,
+	// made once per tile (canonical keys, so no Set; nothing edits a value slice in place).
+	th := h.tileHeader(k, data)
 	hd := w.Header()
-	hd["Etag"] = vals[0:1:1]
+	hd["Etag"] = th.etag
 	hd["Cache-Control"] = tileCacheControl
-	if etagMatch(r.Header["If-None-Match"], etag) {
+	if etagMatch(r.Header["If-None-Match"], th.etag[0]) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	vals[1], vals[2] = http.DetectContentType(data), length
-	hd["Content-Type"] = vals[1:2:2]
-	hd["Content-Length"] = vals[2:3:3]
+	hd["Content-Type"] = th.contentType
+	hd["Content-Length"] = th.length
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_ = onewrite.Write(w, r, data) // header and tile in one write system call
@@ -194,10 +199,16 @@ type tileKey struct {
 	layer, level, row, col int
 }
 
-// taggedTile is a tile's bytes with its ETag and Content-Length, one string (ETag first).
+// tileHeaderValues are a tile's header values, each a slice of one element with capacity one
+// (so an Add to the header copies it rather than writing into the shared array).
+type tileHeaderValues struct {
+	etag, contentType, length []string
+}
+
+// taggedTile is a tile's bytes with its header values.
 type taggedTile struct {
 	data []byte
-	strs string
+	tileHeaderValues
 }
 
 // tagMemoryBytes bounds the tag memory by the bytes of the tiles it refers to; they are most
@@ -205,29 +216,28 @@ type taggedTile struct {
 // costs little more than its own entries. Tiles over an eighth of it are not kept.
 const tagMemoryBytes = 16 << 20
 
-// tileStrings returns the ETag and Content-Length of a tile's bytes, in one string (ETag first).
-// Hashing a 20 KB tile takes longer than the rest of its answer, so the tags of the tiles
+// taggedTileBytes is what an entry counts for beside its tile's bytes: its header values.
+const taggedTileBytes = 160
+
+// tileHeader returns the header values of a tile's bytes: its ETag, content type and length.
+// Hashing a 20 KB tile takes longer than the rest of its answer, so the values of the tiles
 // served lately are kept, by tile, with the bytes they were computed from: the same bytes (most
-// often the same array, which compares at once) take the kept tag; other bytes, a new one.
-func (h *Handler) tileStrings(k tileKey, data []byte) string {
+// often the same array, which compares at once) take the kept values; other bytes, new ones.
+func (h *Handler) tileHeader(k tileKey, data []byte) tileHeaderValues {
 	if e, ok := h.tags.Get(k); ok && bytes.Equal(e.data, data) {
 		if len(data) > 0 && &e.data[0] != &data[0] {
 			// The same bytes in another array (the served-tile memory read the tile again):
 			// kept with it, so that the next answers compare the arrays, not their bytes.
-			h.tags.Add(k, taggedTile{data: data, strs: e.strs}, int64(len(data)+len(e.strs)+64))
+			h.tags.Add(k, taggedTile{data: data, tileHeaderValues: e.tileHeaderValues}, int64(len(data)+taggedTileBytes))
 		}
-		return e.strs
+		return e.tileHeaderValues
 	}
-	sum := sha256.Sum256(data)
-	var buf [etagLen + 20]byte
-	buf[0] = '"'
-	hex.Encode(buf[1:etagLen-1], sum[:16])
-	buf[etagLen-1] = '"'
-	strs := string(strconv.AppendInt(buf[:etagLen], int64(len(data)), 10))
+	v := tileHeaderValues{etag: []string{TileETag(data)}, contentType: []string{http.DetectContentType(data)},
+		length: []string{strconv.Itoa(len(data))}}
 	if len(data) <= tagMemoryBytes/8 {
-		h.tags.Add(k, taggedTile{data: data, strs: strs}, int64(len(data)+len(strs)+64))
+		h.tags.Add(k, taggedTile{data: data, tileHeaderValues: v}, int64(len(data)+taggedTileBytes))
 	}
-	return strs
+	return v
 }
 
 // TileETag is the strong ETag of tile bytes as the tile routes send it: the first 32 hex digits

@@ -42,7 +42,7 @@ func (h *Handler) ServeTileAt(w http.ResponseWriter, r *http.Request, service, l
 		}
 		at[i] = n
 	}
-	resp, err := call(r, h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
+	resp, err := call(r, h, svc, h.caches.GetMapTile, gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: at[0], Row: at[1], Column: at[2]})
 	if err != nil {
 		h.restFailed(w, r, err)
 		return

@@ -43,7 +43,7 @@ func (h *Handler) contents(r *http.Request, svc *catalog.Service) (*contents, er
 	if ok && time.Since(cc.at) < contentsTTL {
 		return cc.c, nil
 	}
-	resp, err := call(r, h, svc, h.caches.GetCacheDescriptionInfo, &gisxml.GetCacheDescriptionInfo{MapName: svc.Maps[0].Name})
+	resp, err := call(r, h, svc, h.caches.GetCacheDescriptionInfo, gisxml.GetCacheDescriptionInfo{MapName: svc.Maps[0].Name})
 	if err != nil {
 		return nil, err
 	}
@@ -213,14 +213,14 @@ func (h *Handler) serveTile(w http.ResponseWriter, r *http.Request, svc *catalog
 	}
 	var data []byte
 	if l.LayerID == -1 {
-		resp, err := call(r, h, svc, h.caches.GetMapTile, &gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: m.Level, Row: row, Column: col})
+		resp, err := call(r, h, svc, h.caches.GetMapTile, gisxml.GetMapTile{MapName: svc.Maps[0].Name, Level: m.Level, Row: row, Column: col})
 		if err != nil {
 			h.wmtsFailed(w, r, err)
 			return
 		}
 		data = resp.Result
 	} else {
-		resp, err := call(r, h, svc, h.caches.GetLayerTile, &gisxml.GetLayerTile{MapName: svc.Maps[0].Name, LayerID: l.LayerID, Level: m.Level, Row: row, Column: col})
+		resp, err := call(r, h, svc, h.caches.GetLayerTile, gisxml.GetLayerTile{MapName: svc.Maps[0].Name, LayerID: l.LayerID, Level: m.Level, Row: row, Column: col})
 		if err != nil {
 			h.wmtsFailed(w, r, err)
 			return

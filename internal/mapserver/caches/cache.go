@@ -88,18 +88,21 @@ const (
 )
 
 // stored returns the stored cache of a map: its conf.xml (ok false when there is none).
-func (s *Service) stored(ctx context.Context, c *operation.Call, m *catalog.Map) (*storedCache, error) {
+func (s *Service) stored(ctx context.Context, c *operation.Call, m *catalog.Map, now time.Time) (*storedCache, error) {
 	if s.p.Tiles == nil {
 		return &storedCache{}, nil
 	}
-	root := seed.CacheRoot(c.Service.Name, m.Name)
+	// The root's key is built on the stack: a tile read that finds its cache costs no allocation.
+	var buf [128]byte
+	key := seed.AppendCacheRoot(buf[:0], c.Service.Name, m.Name)
 	tc := s.tiles
 	tc.mu.Lock()
-	sc := tc.roots[root]
+	sc := tc.roots[string(key)]
 	tc.mu.Unlock()
-	if sc != nil && time.Since(sc.read) < cacheMetaTTL {
+	if sc != nil && now.Sub(sc.read) < cacheMetaTTL {
 		return sc, nil
 	}
+	root := string(key)
 	info, _, err := tilecache.ReadMetadata(ctx, s.p.Tiles, root)
 	sc = &storedCache{info: info, ok: err == nil, read: time.Now(), caches: map[string]*tilecache.Cache{}}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -144,11 +147,16 @@ func (s *Service) cacheOf(c *operation.Call, m *catalog.Map, sc *storedCache, fo
 
 // cachedMap resolves the map and its stored cache, or faults when it has none.
 func (s *Service) cachedMap(ctx context.Context, c *operation.Call, name string) (*catalog.Map, *storedCache, error) {
+	return s.cachedMapAt(ctx, c, name, time.Now())
+}
+
+// cachedMapAt is cachedMap for a caller that has read the clock already (now).
+func (s *Service) cachedMapAt(ctx context.Context, c *operation.Call, name string, now time.Time) (*catalog.Map, *storedCache, error) {
 	m, err := operation.MapOf(c, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	sc, err := s.stored(ctx, c, m)
+	sc, err := s.stored(ctx, c, m, now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -208,7 +216,7 @@ func (s *Service) hasLayerCache(ctx context.Context, c *operation.Call, mapName 
 	if err != nil {
 		return false, err
 	}
-	sc, err := s.stored(ctx, c, m)
+	sc, err := s.stored(ctx, c, m, time.Now())
 	if err != nil || !sc.ok {
 		return false, err
 	}
@@ -400,7 +408,8 @@ func TileExtensions(format string) []string {
 }
 
 func (s *Service) tile(ctx context.Context, c *operation.Call, mapName string, layerID, level, row, col int, format *string) ([]byte, error) {
-	m, sc, err := s.cachedMap(ctx, c, mapName)
+	now := time.Now()
+	m, sc, err := s.cachedMapAt(ctx, c, mapName, now)
 	if err != nil {
 		return nil, err
 	}
@@ -426,8 +435,7 @@ func (s *Service) tile(ctx context.Context, c *operation.Call, mapName string, l
 	if err != nil {
 		return nil, err
 	}
-	memKey := cc.Dir() + "/" + t.String()
-	now := time.Now()
+	memKey := tileKey{dir: cc.Dir(), tile: t}
 	if data, ok := s.tiles.memory.get(memKey, now); ok {
 		return data, nil
 	}
@@ -491,7 +499,7 @@ func (s *Service) onDemandTile(ctx context.Context, c *operation.Call, r Metatil
 		}
 		now := time.Now()
 		for tt, data := range tiles {
-			s.tiles.memory.put(cc.Dir()+"/"+tt.String(), data, now, m.Def.Cache.OnDemandTTL)
+			s.tiles.memory.put(tileKey{dir: cc.Dir(), tile: tt}, data, now, m.Def.Cache.OnDemandTTL)
 		}
 		return tiles, nil
 	})

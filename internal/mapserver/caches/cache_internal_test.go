@@ -238,3 +238,28 @@ func TestOnDemandRefused(t *testing.T) {
 		t.Errorf("%d renders, want none", n)
 	}
 }
+
+// A tile from the served-tile memory costs GetMapTile its response alone: the memory's key and
+// the stored cache's root are looked up without building strings (bench/tiles.sh's REST route
+// answers thousands of these a second per core).
+func TestMemoryHitAllocatesTheResponseAlone(t *testing.T) {
+	farm := &fakeFarm{release: make(chan struct{})}
+	close(farm.release)
+	s, c := onDemandServer(t, farm, 0)
+	ctx := context.Background()
+	req := &gisxml.GetMapTile{MapName: "Layers", Level: 2, Row: 1, Column: 2}
+	if _, err := s.GetMapTile(ctx, c, req); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	allocs := testing.AllocsPerRun(200, func() { _, err = s.GetMapTile(ctx, c, req) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs > 1 {
+		t.Errorf("a tile from memory costs %.1f allocations, want 1 (the response)", allocs)
+	}
+	if n := len(farm.renders()); n != 1 {
+		t.Errorf("%d renders, want 1: the later reads did not come from memory", n)
+	}
+}

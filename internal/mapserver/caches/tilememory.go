@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mapfarm/mapfarm/internal/memcache"
+	"github.com/mapfarm/mapfarm/internal/tilecache"
 )
 
 // tileMemory keeps recently served tiles in memory, least recently used out first, so that hot
@@ -14,8 +15,20 @@ import (
 type tileMemory struct {
 	maxBytes int
 	maxAge   time.Duration
-	tiles    *memcache.Cache[string, tileEntry]
+	tiles    *memcache.Cache[tileKey, tileEntry]
 }
+
+// tileKey names a tile of the memory: the key of its cache folder in the store (the
+// tilecache.Cache's Dir) and the tile. A struct, not the joined string, so that a hit allocates
+// nothing; the string ("<dir>/<level>/<row>/<col>", the form refresh.Invalidation.CoversTileKey
+// reads) is made only when the memory is invalidated (forget).
+type tileKey struct {
+	dir  string
+	tile tilecache.Tile
+}
+
+// String is the key's store form, "<dir>/<level>/<row>/<col>".
+func (k tileKey) String() string { return k.dir + "/" + k.tile.String() }
 
 type tileEntry struct {
 	data []byte
@@ -41,11 +54,11 @@ func newTileMemory(maxBytes int, maxAge time.Duration) *tileMemory {
 	if maxBytes <= 0 {
 		return nil
 	}
-	return &tileMemory{maxBytes: maxBytes, maxAge: maxAge, tiles: memcache.New[string, tileEntry]("served tiles", int64(maxBytes))}
+	return &tileMemory{maxBytes: maxBytes, maxAge: maxAge, tiles: memcache.New[tileKey, tileEntry]("served tiles", int64(maxBytes))}
 }
 
 // get returns the tile stored under key if it is fresh.
-func (m *tileMemory) get(key string, now time.Time) ([]byte, bool) {
+func (m *tileMemory) get(key tileKey, now time.Time) ([]byte, bool) {
 	if m == nil {
 		return nil, false
 	}
@@ -66,19 +79,22 @@ func (m *tileMemory) get(key string, now time.Time) ([]byte, bool) {
 
 // put remembers a tile for ttl (0: the memory's maxAge); tiles larger than an eighth of the
 // budget are not kept.
-func (m *tileMemory) put(key string, data []byte, now time.Time, ttl time.Duration) {
+func (m *tileMemory) put(key tileKey, data []byte, now time.Time, ttl time.Duration) {
 	if m == nil || len(data) > m.maxBytes/8 {
 		return
 	}
-	m.tiles.Add(key, tileEntry{data: data, at: now, ttl: ttl}, int64(len(data)+len(key)))
+	m.tiles.Add(key, tileEntry{data: data, at: now, ttl: ttl}, int64(len(data)+len(key.dir)+tileKeyBytes))
 }
 
-// forget drops the tiles whose keys covers reports.
+// tileKeyBytes is what a key counts for beside its folder's name: the tile's three numbers.
+const tileKeyBytes = 24
+
+// forget drops the tiles whose keys, in their store form (tileKey.String), covers reports.
 func (m *tileMemory) forget(covers func(key string) bool) {
 	if m == nil {
 		return
 	}
-	m.tiles.RemoveIf(covers)
+	m.tiles.RemoveIf(func(k tileKey) bool { return covers(k.String()) })
 }
 
 // cache is the memory's cache, for metrics (nil when there is none).
