@@ -25,7 +25,10 @@
 #                       route (f=image), end to end: timed to the last byte (bench/densebench)
 # MapServer's times are its own per-draw times (map2img -c RUNS+1 with map debug 2: msDrawMap's
 # and msSaveImage's total times per draw, the first draw dropped as a warm-up), one process. Every measure is RUNS
-# draws after one warm-up: median (min–max). Ratios are the tuned MapServer's median over
+# draws after one warm-up: median (min–max); mapfarm's measures are timed in rounds, one request of
+# each a round in turning order, after a warm-up request of each, so that the farm's first
+# requests weigh on no measure alone (the first measure timed was about 1.2x slower when each
+# measure ran its draws in a row). Ratios are the tuned MapServer's median over
 # mapfarm's (above 1: mapfarm is faster). Then, unless TILES=0, bench/tiles.sh 4 1 (cached z5
 # tiles, nginx beside mapfarm's REST tile route).
 #

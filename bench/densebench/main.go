@@ -2,8 +2,9 @@
 // api (bench/dense.sh starts it): for each service and each view, ExportMapImage over SOAP (the
 // PNG inline in the answer) and the REST export route (f=image), both 1024×768 PNG24 at 96 DPI.
 // A request is timed from sending it to the last byte of the answer, as curl would; the answer
-// is then checked (a PNG of the asked size), untimed. After one untimed warm-up per measure it
-// makes -runs requests and prints one line per measure:
+// is then checked (a PNG of the asked size), untimed. After one untimed warm-up request of every
+// measure it makes -runs rounds of one timed request of each, the order turning each round, and
+// prints one line per measure:
 //
 //	<service> <transport> <view> <median ms> <min ms> <max ms> <bytes>
 //
@@ -71,57 +72,80 @@ func main() {
 	}
 	codec := soap.NewCodec(*ns, soap.Limits{})
 	ctx := context.Background()
+	var ms []*measure
 	for _, svc := range strings.Split(*services, ",") {
 		cl := &soap.Client{Codec: codec, Endpoint: *url + "/arcgis/services/" + svc + "/MapServer"}
 		for _, v := range vs {
 			for _, tr := range strings.Split(*transports, ",") {
-				var get func() ([]byte, time.Duration, error)
+				m := &measure{name: svc + " " + tr + " " + v.name}
 				switch tr {
 				case "soap":
-					get = func() ([]byte, time.Duration, error) { return soapExport(ctx, cl, v) }
+					m.get = func() ([]byte, time.Duration, error) { return soapExport(ctx, cl, v) }
 				case "rest":
 					u := fmt.Sprintf("%s/arcgis/rest/services/%s/MapServer/export?bbox=%.3f,%.3f,%.3f,%.3f&size=%d,%d&dpi=%d&format=png24&f=image",
 						*url, svc, v.box[0], v.box[1], v.box[2], v.box[3], width, height, dpi)
-					get = func() ([]byte, time.Duration, error) { return restExport(ctx, u) }
+					m.get = func() ([]byte, time.Duration, error) { return restExport(ctx, u) }
 				default:
 					fmt.Fprintf(os.Stderr, "densebench: unknown transport %q\n", tr)
 					os.Exit(2)
 				}
-				ms, size, err := measure(*runs, get)
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "densebench: %s %s %s: %v\n", svc, tr, v.name, err)
-					os.Exit(1)
-				}
-				fmt.Printf("%s %s %s %.1f %.1f %.1f %d\n", svc, tr, v.name, ms[len(ms)/2], ms[0], ms[len(ms)-1], size)
+				ms = append(ms, m)
 			}
 		}
 	}
+	if err := run(ms, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "densebench:", err)
+		os.Exit(1)
+	}
+	for _, m := range ms {
+		slices.Sort(m.ms)
+		fmt.Printf("%s %.1f %.1f %.1f %d\n", m.name, m.ms[len(m.ms)/2], m.ms[0], m.ms[len(m.ms)-1], m.size)
+	}
 }
 
-// measure makes one warm-up and runs timed requests; it returns the sorted times in ms and the
-// size of the last image, after checking every answer is a width×height PNG.
-func measure(runs int, get func() ([]byte, time.Duration, error)) ([]float64, int, error) {
-	var ms []float64
-	size := 0
-	for i := range runs + 1 {
-		body, took, err := get()
-		if err != nil {
-			return nil, 0, err
+// measure is one service, transport and view: its request and its times in ms.
+type measure struct {
+	name string
+	get  func() ([]byte, time.Duration, error)
+	ms   []float64
+	size int // of the last image
+}
+
+// run makes one untimed warm-up request of every measure, then runs rounds: one timed request
+// of each measure a round, the order turning each round, so that a farm still warming up (the
+// first requests of a process, its pools and heap) or a change of the machine's load weighs on
+// every measure alike, not on whichever came first. Every answer is checked to be a
+// width×height PNG.
+func run(ms []*measure, runs int) error {
+	for round := range runs + 1 {
+		for i := range ms {
+			m := ms[(i+round)%len(ms)]
+			body, took, err := m.get()
+			if err == nil {
+				err = checkPNG(body)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			if round > 0 {
+				m.ms = append(m.ms, float64(took.Microseconds())/1000)
+			}
+			m.size = len(body)
 		}
-		cfg, err := png.DecodeConfig(bytes.NewReader(body))
-		if err != nil {
-			return nil, 0, fmt.Errorf("answer is not a PNG: %w", err)
-		}
-		if cfg.Width != width || cfg.Height != height {
-			return nil, 0, fmt.Errorf("PNG is %d×%d, want %d×%d", cfg.Width, cfg.Height, width, height)
-		}
-		if i > 0 {
-			ms = append(ms, float64(took.Microseconds())/1000)
-		}
-		size = len(body)
 	}
-	slices.Sort(ms)
-	return ms, size, nil
+	return nil
+}
+
+// checkPNG reports whether an answer is a width×height PNG.
+func checkPNG(body []byte) error {
+	cfg, err := png.DecodeConfig(bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("answer is not a PNG: %w", err)
+	}
+	if cfg.Width != width || cfg.Height != height {
+		return fmt.Errorf("PNG is %d×%d, want %d×%d", cfg.Width, cfg.Height, width, height)
+	}
+	return nil
 }
 
 func soapExport(ctx context.Context, cl *soap.Client, v view) ([]byte, time.Duration, error) {
