@@ -163,3 +163,56 @@ func TestJSONRouteRefusalsCounted(t *testing.T) {
 		t.Errorf("rateLimit refusals %d, want 1", n)
 	}
 }
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// A SOAP body that declares a length over the limit is refused with 413 without being decoded
+// (the codec allocates for every element it reads: 50,000 here before the limit), yet read on to
+// the limit, so that a client still sending gets the answer. A body of unknown length is decoded
+// as it comes and refused when it passes the limit.
+func TestDeclaredOversizedBodyNotDecoded(t *testing.T) {
+	logger := slog.New(slog.DiscardHandler)
+	ops := mapserver.New(mapserver.Params{Catalog: catalogtest.Samples(t), Logger: logger, NewID: NewID})
+	const limit = 200_000
+	h := New(Params{Ops: ops, Codec: soap.NewCodec(testNS, soap.Limits{MaxElements: 1_000_000}), MaxBodyBytes: limit, OutputTTL: time.Minute,
+		Logger: logger}).Handler()
+	body := soapEnvelope(`<gis:GetMapCount>` + strings.Repeat("<x/>", 100_000) + `</gis:GetMapCount>`)
+	serve := func(declared bool) (*httptest.ResponseRecorder, int) {
+		cr := &countingReader{r: strings.NewReader(body)}
+		req := httptest.NewRequest("POST", "/arcgis/services/world/MapServer", cr)
+		req.ContentLength = -1
+		if declared {
+			req.ContentLength = int64(len(body))
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec, cr.n
+	}
+	for _, declared := range []bool{true, false} {
+		rec, read := serve(declared)
+		if rec.Code != 413 || !strings.Contains(rec.Body.String(), "request body is larger than the limit of 200000 bytes (maxBodyBytes)") {
+			t.Errorf("declared %v: HTTP %d %.300s", declared, rec.Code, rec.Body)
+		}
+		if read < limit {
+			t.Errorf("declared %v: %d bytes of the body read, want the limit's %d at least", declared, read, limit)
+		}
+	}
+	allocs := testing.AllocsPerRun(5, func() { serve(true) })
+	t.Logf("declared: %.0f allocations", allocs)
+	if allocs > 2000 {
+		t.Errorf("a body declared over the limit cost %.0f allocations to refuse: it was decoded", allocs)
+	}
+	if chunked := testing.AllocsPerRun(2, func() { serve(false) }); chunked < 10*allocs {
+		t.Errorf("a chunked body over the limit cost %.0f allocations, the declared one %.0f: the test no longer tells decoding apart", chunked, allocs)
+	}
+}

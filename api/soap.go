@@ -66,6 +66,15 @@ func (h *soapHandler) decodeAndDo(ctx context.Context, c *gin.Context, buf *byte
 	// (bounded by the codec's MaxDecodedBytes), not the body.
 	body := &bodyReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, h.p.MaxBodyBytes)}
 	body.large, body.atLarge = t.bodyLimit()
+	if max := h.p.MaxBodyBytes; max > 0 && c.Request.ContentLength > max {
+		// Declared over the limit: refused without decoding a byte of it. It is still read
+		// on to the limit (discarding, as a body found over it while decoding is), so that a
+		// client still sending gets the answer rather than a reset connection.
+		_, _ = io.Copy(io.Discard, body)
+		h.refuse(c, buf, http.StatusRequestEntityTooLarge, limits.Refuse(limits.BodyBytes,
+			"request body is larger than the limit of %d bytes (%s)", max, limits.BodyBytes))
+		return
+	}
 	req, err := h.p.Codec.ReadRequest(body, isMapServerOp)
 	if err != nil {
 		if body.err == nil {
