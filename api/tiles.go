@@ -19,7 +19,9 @@ func routeTiles(e *gin.Engine, h *wmts.Handler) {
 			h.ServeTileAt(c.Writer, c.Request, c.Param("service"), c.Param("level"), c.Param("row"), c.Param("col"))
 		})
 		e.Handle(method, tileRoutePrefix+"/WMTS", tileHandler(h.ServeKVP, "service"))
-		e.Handle(method, tileRoutePrefix+"/WMTS/*path", tileHandler(h.ServeREST, "service", "path"))
+		e.Handle(method, tileRoutePrefix+"/WMTS/*path", func(c *gin.Context) {
+			h.ServeRESTAt(c.Writer, c.Request, c.Param("service"), c.Param("path"))
+		})
 	}
 }
 

@@ -135,12 +135,18 @@ func contains(list []string, s string) bool {
 //	1.0.0/WMTSCapabilities.xml
 //	tile/1.0.0/<layer>/<style>/<TileMatrixSet>/<TileMatrix>/<TileRow>/<TileCol>[.png|.jpg]
 func (h *Handler) ServeREST(w http.ResponseWriter, r *http.Request) {
-	svc, ok := h.services.Service(r.PathValue("service"))
+	h.ServeRESTAt(w, r, r.PathValue("service"), r.PathValue("path"))
+}
+
+// ServeRESTAt is ServeREST with the path's values given, for a router that has them already
+// (as ServeTileAt: setting them as the request's path values costs two allocations a tile).
+func (h *Handler) ServeRESTAt(w http.ResponseWriter, r *http.Request, service, path string) {
+	svc, ok := h.services.Service(service)
 	if !ok {
-		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+quoted(r.PathValue("service"))+" does not exist")
+		writeException(w, http.StatusNotFound, "InvalidParameterValue", "service", "service "+quoted(service)+" does not exist")
 		return
 	}
-	p := strings.TrimPrefix(r.PathValue("path"), "/")
+	p := strings.TrimPrefix(path, "/")
 	if p == "1.0.0/WMTSCapabilities.xml" {
 		h.serveCapabilities(w, r, svc)
 		return
