@@ -110,7 +110,7 @@ func TestTileAnswersInOneWrite(t *testing.T) {
 	if n := counter.Writes(); n != len(reqs) {
 		t.Errorf("%d answers (4 tiles, a HEAD, a 304) in %d writes, want one each", len(reqs), n)
 	}
-	if want := exchange(plainLn.Addr().String()); !bytes.Equal(withoutDate(got), withoutDate(want)) {
+	if want := exchange(plainLn.Addr().String()); !bytes.Equal(onewritetest.WithoutDate(got), onewritetest.WithoutDate(want)) {
 		t.Errorf("the answers' bytes differ from net/http's own:\n%q\nwant\n%q", clip(got), clip(want))
 	}
 	br := bufio.NewReader(bytes.NewReader(got))
@@ -134,17 +134,6 @@ func TestTileAnswersInOneWrite(t *testing.T) {
 			t.Errorf("answer %d (%s %s): %s, %d bytes, %v", i, r.method, r.path, resp.Status, len(body), h)
 		}
 	}
-}
-
-// withoutDate drops the Date lines, which two servers' answers differ in.
-func withoutDate(b []byte) []byte {
-	var out []byte
-	for line := range bytes.Lines(b) {
-		if !bytes.HasPrefix(line, []byte("Date: ")) {
-			out = append(out, line...)
-		}
-	}
-	return out
 }
 
 func clip(b []byte) []byte { return b[:min(len(b), 600)] }

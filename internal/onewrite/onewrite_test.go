@@ -123,7 +123,7 @@ func TestBytesOnTheWire(t *testing.T) {
 		{"HEAD /tile/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"},
 		{get("/tile/1", false), "HEAD /tile/2 HTTP/1.1\r\nHost: x\r\n\r\n", get("/tile/3", false), get("/plain", false), get("/tile/5", true)},
 	} {
-		a, b := dateless(raw(t, with, reqs...)), dateless(raw(t, without, reqs...))
+		a, b := onewritetest.WithoutDate(raw(t, with, reqs...)), onewritetest.WithoutDate(raw(t, without, reqs...))
 		if !bytes.Equal(a, b) {
 			t.Errorf("%q: %d bytes with the listener differ from the %d without", reqs, len(a), len(b))
 		}
@@ -151,17 +151,6 @@ func TestBytesOnTheWire(t *testing.T) {
 			}
 		}
 	}
-}
-
-// dateless drops the Date lines, the one thing two servers' answers differ in.
-func dateless(b []byte) []byte {
-	var out []byte
-	for line := range bytes.Lines(b) {
-		if !bytes.HasPrefix(line, []byte("Date: ")) {
-			out = append(out, line...)
-		}
-	}
-	return out
 }
 
 // TestClientGone: a client that hangs up mid-answer makes Write fail, not hang, and the server

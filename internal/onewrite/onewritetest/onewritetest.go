@@ -1,11 +1,24 @@
 // Package onewritetest counts the write calls of a server's connections, for the tests of the
-// routes that send their answers through internal/onewrite.
+// routes that send their answers through internal/onewrite, and compares their answers' bytes.
 package onewritetest
 
 import (
+	"bytes"
 	"net"
 	"sync"
 )
+
+// WithoutDate returns raw HTTP answers without their Date lines, the one thing two servers'
+// answers to the same requests differ in.
+func WithoutDate(b []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(b) {
+		if !bytes.HasPrefix(line, []byte("Date: ")) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
 
 // CountingListener is a listener whose connections count their Write calls. Its connections
 // are no *net.TCPConn, so onewrite's listener joins a held write and the next into one Write
